@@ -1,0 +1,109 @@
+package stream
+
+// CaptureSpec describes one forward page of a stream.
+type CaptureSpec struct {
+	From      int64 // stream offset to start after
+	GapAtFrom bool  // a drop recorded exactly at From counts (From came from a cursor)
+	MaxBytes  int   // keep at most this many bytes of output
+	MaxLines  int   // keep at most this many lines (0: no limit)
+	Raw       bool  // return bytes as recorded instead of the plain view
+}
+
+// CaptureResult is one page: the output that follows From, the cursor at
+// its end, and what is left or was lost.
+type CaptureResult struct {
+	Output    string
+	Cursor    int64 // end of what was returned: the next page starts here
+	Remaining int64 // retained bytes after Cursor
+	Missed    int64 // bytes evicted between From and the oldest retained byte
+	Failure   Failure
+}
+
+// Capture returns the output after spec.From, keeping the first MaxBytes
+// and MaxLines of it. Chained calls, each from the previous Cursor, return
+// every byte exactly once. It never blocks.
+func (s *PaneStream) Capture(spec CaptureSpec) CaptureResult {
+	var res CaptureResult
+	pos := spec.From
+	if start, _ := s.Bounds(); pos < start {
+		res.Missed = start - pos
+		pos = start
+	}
+	from := pos
+	out := make([]byte, 0, min(spec.MaxBytes, 64<<10))
+	lines := 0
+	dec := NewPlain(pos)
+	readPos := pos // next byte to read; pos is the cursor (a clean point)
+	var end int64
+	var gaps []int64
+	chunkSize := min(readChunk, max(4096, 2*spec.MaxBytes))
+	var buf []byte
+	for {
+		c := s.read(readPos, chunkSize, buf)
+		buf = c.data[:0]
+		end = c.end
+		gaps = append(gaps, c.gaps...)
+		if c.from > readPos { // evicted while we read
+			res.Missed += c.from - readPos
+			readPos, pos = c.from, c.from
+			dec = NewPlain(pos)
+		}
+		if len(c.data) == 0 {
+			break
+		}
+		if spec.Raw {
+			n, full := len(c.data), false
+			if room := spec.MaxBytes - len(out); n > room {
+				n, full = room, true
+			}
+			for i := 0; i < n; i++ {
+				if c.data[i] == '\n' {
+					lines++
+					if spec.MaxLines > 0 && lines == spec.MaxLines {
+						n, full = i+1, true
+						break
+					}
+				}
+			}
+			out = append(out, c.data[:n]...)
+			readPos += int64(n)
+			pos = readPos
+			if full {
+				break
+			}
+			continue
+		}
+		stopAt := int64(-1)
+		dec.Feed(c.data, func(text []byte, st, e int64) {
+			if stopAt >= 0 {
+				return
+			}
+			if len(out)+len(text) > spec.MaxBytes || (spec.MaxLines > 0 && lines >= spec.MaxLines) {
+				stopAt = st
+				return
+			}
+			out = append(out, text...)
+			if text[0] == '\n' {
+				lines++
+			}
+		})
+		if stopAt >= 0 {
+			pos = stopAt
+			break
+		}
+		// Bytes that make no output (escapes) are consumed; anything still
+		// pending (a partial rune, a CR, an unfinished sequence) is left for
+		// the next page, which then decodes it whole.
+		pos = dec.Clean()
+		readPos = dec.Offset()
+	}
+	for _, g := range gaps {
+		if (g > from || (g == from && spec.GapAtFrom)) && g <= pos {
+			res.Failure = EventsDropped
+		}
+	}
+	res.Output = string(out)
+	res.Cursor = pos
+	res.Remaining = max(0, end-pos)
+	return res
+}

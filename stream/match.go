@@ -1,0 +1,164 @@
+package stream
+
+import (
+	"bytes"
+	"fmt"
+	"time"
+	"unicode/utf8"
+
+	"github.com/dlclark/regexp2"
+)
+
+// Limits of the pattern grammar, enforced by NewMatcher.
+const (
+	MaxPatterns      = 64
+	MaxPatternLength = 1024
+	// DefaultRegexTimeout bounds one regex evaluation against one line.
+	DefaultRegexTimeout = 100 * time.Millisecond
+	// maxLine bounds the text of one line kept for matching; a longer line
+	// is matched in pieces of this size.
+	maxLine = 32 << 10
+)
+
+// Match is one pattern match within a line.
+type Match struct {
+	Index      int    // which pattern matched
+	Start, End int    // byte offsets in the line text
+	Text       string // the matched text
+	Groups     map[string]string
+}
+
+// Matcher finds literal or regex patterns within one line of plain text.
+type Matcher struct {
+	lits   [][]byte
+	res    []*regexp2.Regexp
+	maxLit int
+}
+
+// PatternError says which pattern is unusable and why.
+type PatternError struct {
+	Index   int
+	Pattern string
+	Reason  string
+}
+
+func (e *PatternError) Error() string {
+	p := e.Pattern
+	if len(p) > 80 {
+		p = p[:80] + "…"
+	}
+	return fmt.Sprintf("patterns[%d] %q %s", e.Index, p, e.Reason)
+}
+
+// NewMatcher compiles patterns: literal substrings, or regular expressions
+// (regexp2 syntax, each evaluation bounded by timeout) when regex is true.
+func NewMatcher(patterns []string, regex bool, timeout time.Duration) (*Matcher, error) {
+	if len(patterns) == 0 || len(patterns) > MaxPatterns {
+		return nil, fmt.Errorf("patterns: %d given, want 1..%d", len(patterns), MaxPatterns)
+	}
+	if timeout <= 0 {
+		timeout = DefaultRegexTimeout
+	}
+	m := &Matcher{}
+	for i, p := range patterns {
+		switch {
+		case p == "":
+			return nil, &PatternError{i, p, "is empty: give at least one character"}
+		case len(p) > MaxPatternLength:
+			return nil, &PatternError{i, p, fmt.Sprintf("is %d bytes long, over the limit of %d", len(p), MaxPatternLength)}
+		case !utf8.ValidString(p):
+			return nil, &PatternError{i, p, "is not valid UTF-8"}
+		case bytes.ContainsAny([]byte(p), "\n\r"):
+			return nil, &PatternError{i, p, "contains a line break, but patterns match within one line: split it into one pattern per line"}
+		}
+		if !regex {
+			m.lits = append(m.lits, []byte(p))
+			m.maxLit = max(m.maxLit, len(p))
+			continue
+		}
+		re, err := regexp2.Compile(p, regexp2.None)
+		if err != nil {
+			return nil, &PatternError{i, p, "is not a valid regular expression: " + err.Error()}
+		}
+		re.MatchTimeout = timeout
+		m.res = append(m.res, re)
+	}
+	return m, nil
+}
+
+// Regex reports whether the matcher uses regular expressions.
+func (m *Matcher) Regex() bool { return m.res != nil }
+
+// Find returns the match that ends first in line (ties go to the lower
+// pattern index). Literal patterns skip text before checked, which earlier
+// calls on the same growing line already ruled out.
+func (m *Matcher) Find(line []byte, checked int) (Match, bool, error) {
+	best := Match{Index: -1}
+	better := func(i, s, e int) {
+		if best.Index < 0 || e < best.End {
+			best = Match{Index: i, Start: s, End: e}
+		}
+	}
+	if m.res == nil {
+		from := max(0, checked-m.maxLit+1)
+		for i, p := range m.lits {
+			if j := bytes.Index(line[from:], p); j >= 0 {
+				better(i, from+j, from+j+len(p))
+			}
+		}
+		if best.Index < 0 {
+			return Match{}, false, nil
+		}
+		best.Text = string(line[best.Start:best.End])
+		return best, true, nil
+	}
+	s := string(line)
+	var groups map[string]string
+	for i, re := range m.res {
+		mt, err := re.FindStringMatch(s)
+		if err != nil {
+			return Match{}, false, &PatternError{i, re.String(), fmt.Sprintf("took longer than %v to match one line (%v): simplify it, e.g. avoid nested quantifiers such as (a+)+", re.MatchTimeout, err)}
+		}
+		if mt == nil {
+			continue
+		}
+		start := runeToByte(s, mt.Index)
+		end := start + len(mt.String())
+		if best.Index < 0 || end < best.End {
+			better(i, start, end)
+			groups = namedGroups(re, mt)
+		}
+	}
+	if best.Index < 0 {
+		return Match{}, false, nil
+	}
+	best.Text = s[best.Start:best.End]
+	best.Groups = groups
+	return best, true, nil
+}
+
+func namedGroups(re *regexp2.Regexp, m *regexp2.Match) map[string]string {
+	var out map[string]string
+	for _, name := range re.GetGroupNames() {
+		if name == "" || (name[0] >= '0' && name[0] <= '9') {
+			continue
+		}
+		if g := m.GroupByName(name); g != nil && len(g.Captures) > 0 {
+			if out == nil {
+				out = map[string]string{}
+			}
+			out[name] = g.String()
+		}
+	}
+	return out
+}
+
+// runeToByte converts a rune index in s to a byte offset.
+func runeToByte(s string, runes int) int {
+	i := 0
+	for n := 0; n < runes && i < len(s); n++ {
+		_, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+	}
+	return i
+}

@@ -1,0 +1,195 @@
+package stream
+
+import (
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/cursor"
+)
+
+// Failure says why a stream stopped being live, or that it lost data.
+type Failure string
+
+// The stream failures a result can report (SPEC §3, streamFailure).
+const (
+	ConnectionLost  Failure = "connection_lost"
+	EventsDropped   Failure = "events_dropped"
+	Expired         Failure = "expired"
+	HubClosed       Failure = "hub_closed"
+	TopologyChanged Failure = "topology_changed"
+)
+
+type span struct{ start, end int64 }
+
+// PaneStream is one recording of one pane's output: a retained byte window
+// with absolute offsets, the places where tmux dropped output, the ranges
+// that are echo of text tmuxmcp typed, and whether the recording has ended.
+type PaneStream struct {
+	pane int
+	id   cursor.StreamID
+
+	mu      sync.Mutex
+	ring    ring
+	gaps    []int64 // offsets at which tmux discarded output (%pause)
+	masks   []span  // echo of typed text, ascending and disjoint
+	ledger  echoLedger
+	ended   bool
+	died    bool    // ended because the pane died or closed
+	failure Failure // why it ended, when not died
+	changed chan struct{}
+	born    time.Time
+}
+
+func newPaneStream(pane int, id cursor.StreamID, retain int, born time.Time) *PaneStream {
+	return &PaneStream{pane: pane, id: id, ring: ring{limit: retain}, changed: make(chan struct{}), born: born}
+}
+
+func (s *PaneStream) adoptedBefore(t time.Time) bool { return s.born.Before(t) }
+
+// Pane returns the tmux pane number (the N of %N).
+func (s *PaneStream) Pane() int { return s.pane }
+
+// ID returns the stream id that cursors of this recording carry.
+func (s *PaneStream) ID() cursor.StreamID { return s.id }
+
+// Cursor returns a cursor at offset off of this stream.
+func (s *PaneStream) Cursor(off int64) cursor.Cursor { return cursor.Cursor{Stream: s.id, Offset: off} }
+
+// Bounds returns the oldest retained offset and the end of the stream.
+func (s *PaneStream) Bounds() (start, end int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ring.start, s.ring.end
+}
+
+// End returns the offset after the last byte recorded.
+func (s *PaneStream) End() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ring.end
+}
+
+// Ended reports whether the recording has stopped, and why: died is true
+// when the pane died or closed, otherwise failure names the cause.
+func (s *PaneStream) Ended() (ended, died bool, failure Failure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ended, s.died, s.failure
+}
+
+// wake tells every reader something changed; s.mu is held.
+func (s *PaneStream) wake() {
+	close(s.changed)
+	s.changed = make(chan struct{})
+}
+
+func (s *PaneStream) append(data []byte, now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended || len(data) == 0 {
+		return
+	}
+	at := s.ring.end
+	s.ring.write(data)
+	if len(s.ledger.entries) > 0 {
+		s.ledger.scan(data, at, now, s.addMask)
+	}
+	s.pruneLocked()
+	s.wake()
+}
+
+func (s *PaneStream) addMask(start, end int64) {
+	if n := len(s.masks); n > 0 && s.masks[n-1].end >= start {
+		s.masks[n-1].end = max(s.masks[n-1].end, end)
+		return
+	}
+	s.masks = append(s.masks, span{start, end})
+}
+
+func (s *PaneStream) pruneLocked() {
+	i := sort.Search(len(s.masks), func(i int) bool { return s.masks[i].end > s.ring.start })
+	if i > 0 {
+		s.masks = append(s.masks[:0], s.masks[i:]...)
+	}
+	j := sort.Search(len(s.gaps), func(j int) bool { return s.gaps[j] >= s.ring.start })
+	if j > 0 {
+		s.gaps = append(s.gaps[:0], s.gaps[j:]...)
+	}
+}
+
+func (s *PaneStream) dropped() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return
+	}
+	if n := len(s.gaps); n == 0 || s.gaps[n-1] != s.ring.end {
+		s.gaps = append(s.gaps, s.ring.end)
+	}
+	s.wake()
+}
+
+func (s *PaneStream) end(died bool, failure Failure) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.ended {
+		return
+	}
+	s.ended, s.died, s.failure = true, died, failure
+	s.wake()
+}
+
+// Typed records text about to be typed into the pane and returns the stream
+// offset before it: the pane's echo of the text, found from there on, is
+// masked from matching while unsubmitted and for EchoWindow after.
+func (s *PaneStream) Typed(text string, now time.Time) int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ledger.add(text, s.ring.end)
+	return s.ring.end
+}
+
+// Submitted marks all typed text as submitted (Enter, C-c) at now.
+func (s *PaneStream) Submitted(now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ledger.submit(now)
+}
+
+// chunk is a consistent snapshot of part of a stream for one reader.
+type chunk struct {
+	data    []byte
+	from    int64 // offset of data[0]; > the requested offset when evicted
+	end     int64 // stream end at snapshot time
+	gaps    []int64
+	masks   []span
+	ended   bool
+	died    bool
+	failure Failure
+	changed <-chan struct{}
+}
+
+// read snapshots up to limit bytes from offset from (clamped to what is
+// retained), with the gaps in [from, end] and masks overlapping the data.
+func (s *PaneStream) read(from int64, limit int, buf []byte) chunk {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := chunk{end: s.ring.end, ended: s.ended, died: s.died, failure: s.failure, changed: s.changed}
+	c.from = max(from, s.ring.start)
+	to := min(s.ring.end, c.from+int64(limit))
+	if to > c.from {
+		c.data = s.ring.read(buf[:0], c.from, to)
+	}
+	for _, g := range s.gaps {
+		if g >= from && g <= to {
+			c.gaps = append(c.gaps, g)
+		}
+	}
+	for _, m := range s.masks {
+		if m.end > c.from && m.start < to {
+			c.masks = append(c.masks, m)
+		}
+	}
+	return c
+}

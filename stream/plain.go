@@ -1,0 +1,166 @@
+package stream
+
+import (
+	"unicode/utf8"
+
+	"github.com/charmbracelet/x/ansi/parser"
+)
+
+// maxSequence bounds how long an escape string (OSC, DCS, APC, ...) may run
+// before the decoder gives up on it and returns to text, so a program that
+// never terminates one cannot hide the rest of its output.
+const maxSequence = 64 << 10
+
+// Emit receives one unit of plain text: a rune's UTF-8 bytes, "\n" or "\t",
+// and the raw byte range [start, end) it came from. text is only valid during
+// the call.
+type Emit func(text []byte, start, end int64)
+
+// Plain is the stateful decoder from a pane's raw byte stream to its plain
+// view: escape sequences (CSI, OSC, DCS, SOS, PM, APC, charset switches) are
+// removed using the DEC/VT500 state table of charmbracelet/x/ansi, CR LF and
+// lone CR become "\n", other C0 controls are dropped, and invalid UTF-8
+// becomes U+FFFD. Sequences and runes split across Feed calls decode as if
+// the bytes had come in one piece.
+type Plain struct {
+	off    int64 // raw offset of the next byte
+	clean  int64 // offset after the last byte that left no pending state
+	state  parser.State
+	seqLen int
+
+	cr      bool // a CR waits to learn whether LF follows
+	crStart int64
+
+	rune    [utf8.UTFMax]byte
+	runeN   int
+	runeLen int
+	runeAt  int64
+}
+
+// NewPlain returns a decoder whose first byte is at raw offset off, assumed
+// to be in the ground state (outside any escape sequence).
+func NewPlain(off int64) *Plain { return &Plain{off: off, clean: off} }
+
+// Offset is the raw offset of the next byte Feed expects.
+func (p *Plain) Offset() int64 { return p.off }
+
+// Clean is the raw offset after the last byte whose effect is complete: no
+// escape sequence, partial rune or CR is pending there. A new decoder
+// started at Clean continues exactly where this one would.
+func (p *Plain) Clean() int64 { return p.clean }
+
+var (
+	nl      = []byte{'\n'}
+	tab     = []byte{'\t'}
+	invalid = []byte(string(utf8.RuneError))
+)
+
+// Feed decodes raw, which starts at p.Offset(), calling emit for each unit.
+func (p *Plain) Feed(raw []byte, emit Emit) {
+	for i := 0; i < len(raw); i++ {
+		b := raw[i]
+		at := p.off
+		p.off++
+		if p.state != parser.GroundState {
+			p.sequenceByte(b, at, emit)
+		} else {
+			p.groundByte(b, at, emit)
+		}
+		if p.state == parser.GroundState && !p.cr && p.runeN == 0 {
+			p.clean = p.off
+		}
+	}
+}
+
+func (p *Plain) flushCR(emit Emit) {
+	if p.cr {
+		p.cr = false
+		emit(nl, p.crStart, p.crStart+1)
+	}
+}
+
+func (p *Plain) flushRune(emit Emit) {
+	if p.runeN > 0 {
+		emit(invalid, p.runeAt, p.runeAt+int64(p.runeN))
+		p.runeN = 0
+	}
+}
+
+func (p *Plain) groundByte(b byte, at int64, emit Emit) {
+	if p.runeN > 0 {
+		if b&0xC0 == 0x80 {
+			p.rune[p.runeN] = b
+			p.runeN++
+			if p.runeN == p.runeLen {
+				r, size := utf8.DecodeRune(p.rune[:p.runeN])
+				if r == utf8.RuneError && size <= 1 {
+					emit(invalid, p.runeAt, at+1)
+				} else {
+					emit(p.rune[:p.runeN], p.runeAt, at+1)
+				}
+				p.runeN = 0
+			}
+			return
+		}
+		p.flushRune(emit) // a rune cut short
+	}
+	if b == '\n' {
+		if p.cr {
+			p.cr = false
+			emit(nl, p.crStart, at+1)
+			return
+		}
+		emit(nl, at, at+1)
+		return
+	}
+	p.flushCR(emit)
+	switch {
+	case b == '\r':
+		p.cr, p.crStart = true, at
+	case b == '\t':
+		emit(tab, at, at+1)
+	case b >= 0x20 && b < 0x7f:
+		p.rune[0] = b
+		emit(p.rune[:1], at, at+1)
+	case b == 0x1b:
+		p.state, _ = parser.Table.Transition(parser.GroundState, b)
+		p.seqLen = 0
+	case b < 0x80:
+		// Other C0 controls and DEL: BEL, BS, SO/SI... nothing to show.
+	case b >= 0xC2 && b <= 0xDF:
+		p.startRune(b, 2, at)
+	case b >= 0xE0 && b <= 0xEF:
+		p.startRune(b, 3, at)
+	case b >= 0xF0 && b <= 0xF4:
+		p.startRune(b, 4, at)
+	default:
+		// A stray continuation byte, C1 control or impossible lead byte.
+		emit(invalid, at, at+1)
+	}
+}
+
+func (p *Plain) startRune(b byte, n int, at int64) {
+	p.rune[0], p.runeN, p.runeLen, p.runeAt = b, 1, n, at
+}
+
+func (p *Plain) sequenceByte(b byte, at int64, emit Emit) {
+	next, action := parser.Table.Transition(p.state, b)
+	p.seqLen++
+	switch {
+	case next == parser.Utf8State:
+		// A UTF-8 lead byte aborts the sequence; decode it as text.
+		p.state = parser.GroundState
+		p.groundByte(b, at, emit)
+		return
+	case action == parser.ExecuteAction && next == p.state:
+		// C0 controls inside CSI/ESC are executed in place: keep newlines.
+		if b == '\n' || b == '\r' || b == '\t' {
+			p.groundByte(b, at, emit)
+		}
+		return
+	}
+	p.state = next
+	if p.state != parser.GroundState && p.seqLen > maxSequence {
+		p.state = parser.GroundState
+	}
+}

@@ -1,0 +1,35 @@
+package stream
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"testing"
+)
+
+func TestRingMatchesModel(t *testing.T) {
+	for _, limit := range []int{1, 7, 4096, 10000} {
+		r := ring{limit: limit}
+		var all []byte
+		rng := rand.New(rand.NewPCG(1, uint64(limit)))
+		for i := 0; i < 500; i++ {
+			p := make([]byte, rng.IntN(3*limit+5))
+			for j := range p {
+				p[j] = byte(rng.IntN(256))
+			}
+			r.write(p)
+			all = append(all, p...)
+			if r.end != int64(len(all)) {
+				t.Fatalf("end %d want %d", r.end, len(all))
+			}
+			wantStart := max(0, int64(len(all)-limit))
+			if r.start != wantStart {
+				t.Fatalf("limit %d: start %d want %d", limit, r.start, wantStart)
+			}
+			from := r.start + int64(rng.IntN(int(r.end-r.start)+1))
+			got := r.read(nil, from, r.end)
+			if !bytes.Equal(got, all[from:]) {
+				t.Fatalf("limit %d: read mismatch", limit)
+			}
+		}
+	}
+}

@@ -1,0 +1,192 @@
+package stream
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"))
+}
+
+func mustMatcher(t *testing.T, regex bool, p ...string) *Matcher {
+	t.Helper()
+	m, err := NewMatcher(p, regex, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func TestCaptureChainedPagesReadEverythingOnce(t *testing.T) {
+	h := NewHub(1 << 20)
+	var want strings.Builder
+	for i := 1; i <= 2000; i++ {
+		fmt.Fprintf(&want, "%d\n", i)
+		// Split lines across appends at odd places, with CR LF and colour.
+		h.Output(1, []byte(fmt.Sprintf("\x1b[3%dm%d\x1b[0m\r", i%8, i)))
+		h.Output(1, []byte("\n"))
+	}
+	s, _ := h.Live(1)
+	for _, pageBytes := range []int{1, 7, 100, 4096} {
+		var got strings.Builder
+		pos := int64(0)
+		for n := 0; ; n++ {
+			r := s.Capture(CaptureSpec{From: pos, GapAtFrom: true, MaxBytes: pageBytes})
+			got.WriteString(r.Output)
+			if r.Cursor < pos {
+				t.Fatalf("cursor went back")
+			}
+			pos = r.Cursor
+			if r.Remaining == 0 {
+				break
+			}
+			if n > 1e6 {
+				t.Fatal("no progress")
+			}
+		}
+		if got.String() != want.String() {
+			t.Fatalf("pages of %d bytes: output differs (got %d bytes want %d)", pageBytes, got.Len(), want.Len())
+		}
+	}
+}
+
+func TestWaitMatchesAcrossChunksAndColours(t *testing.T) {
+	h := NewHub(1 << 20)
+	s := h.Adopt(1)
+	from := s.End()
+	done := make(chan WaitResult)
+	go func() {
+		r, err := s.Wait(context.Background(), WaitSpec{From: from, Matcher: mustMatcher(t, false, "ERROR"), Timeout: 10 * time.Second})
+		if err != nil {
+			t.Error(err)
+		}
+		done <- r
+	}()
+	h.Output(1, []byte("ok\r\nE"))
+	h.Output(1, []byte("R\x1b[0mR"))
+	h.Output(1, []byte("OR tail\r\n"))
+	r := <-done
+	if r.Outcome != Matched || r.Match.Text != "ERROR" {
+		t.Fatalf("got %+v", r)
+	}
+	if r.Output != "ok\nERROR" {
+		t.Fatalf("output %q", r.Output)
+	}
+	if r.Cursor != int64(len("ok\r\nER\x1b[0mROR")) {
+		t.Fatalf("cursor %d", r.Cursor)
+	}
+	if r.MatchOffset != 4 {
+		t.Fatalf("match offset %d", r.MatchOffset)
+	}
+}
+
+func TestEchoOfTypedTextIsMasked(t *testing.T) {
+	h := NewHub(1 << 20)
+	s := h.Adopt(1)
+	h.Output(1, []byte("$ "))
+	now := time.Now()
+	from := s.Typed("echo MARK", now)
+	h.Output(1, []byte("echo MA"))
+	h.Output(1, []byte("RK"))
+	ctx := context.Background()
+	r, _ := s.Wait(ctx, WaitSpec{From: from, Matcher: mustMatcher(t, false, "MARK"), Timeout: 50 * time.Millisecond})
+	if r.Outcome != TimedOut {
+		t.Fatalf("echo matched: %+v", r)
+	}
+	s.Submitted(now)
+	h.Output(1, []byte("\r\nMARK\r\n$ "))
+	r, _ = s.Wait(ctx, WaitSpec{From: from, Matcher: mustMatcher(t, false, "MARK"), Timeout: time.Second})
+	if r.Outcome != Matched || r.Output != "echo MARK\nMARK" {
+		t.Fatalf("got %+v", r)
+	}
+}
+
+func TestRegexAnchoredAtLineEndWaitsForTheLineToSettle(t *testing.T) {
+	h := NewHub(1 << 20)
+	s := h.Adopt(1)
+	done := make(chan WaitResult)
+	go func() {
+		r, _ := s.Wait(context.Background(), WaitSpec{From: 0, Matcher: mustMatcher(t, true, `^300$`), Timeout: 5 * time.Second})
+		done <- r
+	}()
+	h.Output(1, []byte("300"))
+	h.Output(1, []byte("0000\r\n300\r\n"))
+	r := <-done
+	if r.Outcome != Matched || r.MatchOffset != int64(len("3000000\r\n")) {
+		t.Fatalf("got %+v", r)
+	}
+	// A prompt without newline still matches once it settles.
+	from := s.End()
+	go func() {
+		r, _ := s.Wait(context.Background(), WaitSpec{From: from, Matcher: mustMatcher(t, true, `\$ $`), Timeout: 5 * time.Second})
+		done <- r
+	}()
+	h.Output(1, []byte("user@host:~$ "))
+	if r := <-done; r.Outcome != Matched {
+		t.Fatalf("prompt: %+v", r)
+	}
+}
+
+func TestCatastrophicRegexEndsWithError(t *testing.T) {
+	h := NewHub(1 << 20)
+	s := h.Adopt(1)
+	h.Output(1, []byte(strings.Repeat("a", 40)+"!\r\n"))
+	start := time.Now()
+	_, err := s.Wait(context.Background(), WaitSpec{From: 0, Matcher: mustMatcher(t, true, `^(a+)+$`), Timeout: 10 * time.Second})
+	if err == nil || !strings.Contains(err.Error(), "patterns[0]") {
+		t.Fatalf("err = %v", err)
+	}
+	if time.Since(start) > 5*time.Second {
+		t.Fatalf("took %v", time.Since(start))
+	}
+}
+
+func TestWaitOutcomes(t *testing.T) {
+	ctx := context.Background()
+	h := NewHub(1 << 20)
+	s := h.Adopt(1)
+	h.Output(1, []byte("before\r\n"))
+	from := s.End()
+	h.Dropped(1)
+	h.Output(1, []byte("after\r\n"))
+	r, _ := s.Wait(ctx, WaitSpec{From: from, GapAtFrom: true, Matcher: mustMatcher(t, false, "nothing"), Timeout: time.Second})
+	if r.Outcome != OutputLost || r.Failure != EventsDropped || r.Cursor != from {
+		t.Fatalf("gap: %+v", r)
+	}
+	h.Sync(nil, time.Now().Add(time.Second))
+	r, _ = s.Wait(ctx, WaitSpec{From: from, Matcher: mustMatcher(t, false, "nothing"), Timeout: time.Second})
+	if r.Outcome != PaneDied || r.Output != "after\n" {
+		t.Fatalf("died: %+v", r)
+	}
+	s2 := h.Adopt(2)
+	h.Lost()
+	r, _ = s2.Wait(ctx, WaitSpec{From: 0, Matcher: mustMatcher(t, false, "x"), Timeout: time.Second})
+	if r.Outcome != StreamLost || r.Failure != ConnectionLost || r.Cursor != -1 {
+		t.Fatalf("lost: %+v", r)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	s3 := NewHub(0).Adopt(3)
+	r, _ = s3.Wait(cctx, WaitSpec{From: 0, Matcher: mustMatcher(t, false, "x"), Timeout: time.Second})
+	if r.Outcome != Cancelled {
+		t.Fatalf("cancel: %+v", r)
+	}
+}
+
+func TestEvictedBytesAreReportedMissed(t *testing.T) {
+	h := NewHub(1000)
+	s := h.Adopt(1)
+	for i := 0; i < 100; i++ {
+		h.Output(1, []byte(strings.Repeat("x", 99)+"\n"))
+	}
+	r := s.Capture(CaptureSpec{From: 0, MaxBytes: 10000})
+	if r.Missed != 9000 || len(r.Output) != 1000 {
+		t.Fatalf("missed %d output %d", r.Missed, len(r.Output))
+	}
+}

@@ -1,0 +1,344 @@
+package stream
+
+import (
+	"context"
+	"time"
+)
+
+// Outcome says why a wait ended (SPEC §3, wait_for_text outcome).
+type Outcome string
+
+// The outcomes of a wait.
+const (
+	Matched    Outcome = "matched"
+	TimedOut   Outcome = "timed_out"
+	PaneDied   Outcome = "pane_died"
+	NoStream   Outcome = "no_stream"
+	Cancelled  Outcome = "cancelled"
+	OutputLost Outcome = "output_lost"
+	StreamLost Outcome = "stream_lost"
+)
+
+// readChunk is how many raw bytes a reader takes per snapshot.
+const readChunk = 256 << 10
+
+// settle is how long a regex match that touches the end of an unfinished
+// line waits for more bytes before it is accepted: `^300$` must not match
+// the first three digits of "3000000" just because tmux split the line.
+const settle = 30 * time.Millisecond
+
+// WaitSpec describes one streaming wait.
+type WaitSpec struct {
+	From          int64    // stream offset to start after
+	GapAtFrom     bool     // a drop recorded exactly at From counts (From came from a cursor)
+	Matcher       *Matcher // nil: any output ends the wait
+	Timeout       time.Duration
+	MaxBytes      int // ceiling on returned output
+	MaxLines      int // keep at most this many lines of output (0: no limit)
+	Progress      func(seenBytes int64, elapsed time.Duration)
+	ProgressEvery time.Duration
+}
+
+// WaitResult is what a wait found and why it ended.
+type WaitResult struct {
+	Outcome      Outcome
+	Match        *Match // with Offset set; nil unless a pattern matched
+	MatchOffset  int64  // stream offset where the match starts
+	Output       string
+	Cursor       int64 // after the match, or after the last byte read
+	Missed       int64 // bytes evicted before they could be read
+	OmittedBytes int64
+	DroppedLines int64
+	Failure      Failure
+}
+
+// waiter is the state of one wait: its own decoder, the current line and
+// the bounded output so far.
+type waiter struct {
+	s    *PaneStream
+	spec WaitSpec
+	dec  *Plain
+	out  tail
+
+	masks []span
+
+	// The current line: its unmasked text with raw offsets per byte, and
+	// its full text (masked echo included) not yet moved to out.
+	text        []byte
+	textStart   []int64
+	textEnd     []int64
+	pending     []byte
+	pendingEnds []pendingRec
+	checked     int
+	dirty       bool
+	anyOutput   bool
+
+	match     *Match
+	matchAt   int64
+	matchEnd  int64
+	tentative bool
+	err       error
+}
+
+type pendingRec struct {
+	n   int
+	end int64
+}
+
+// Wait streams the pane's output from spec.From until a pattern matches, the
+// timeout passes, ctx ends, or the stream ends. It sleeps on the stream's
+// change channel between appends; it never polls.
+func (s *PaneStream) Wait(ctx context.Context, spec WaitSpec) (WaitResult, error) {
+	if spec.MaxBytes <= 0 {
+		spec.MaxBytes = 64 << 10
+	}
+	w := &waiter{s: s, spec: spec, dec: NewPlain(spec.From), out: tail{limit: spec.MaxBytes}}
+	start := time.Now()
+	timer := time.NewTimer(spec.Timeout)
+	defer timer.Stop()
+	var progress <-chan time.Time
+	if spec.Progress != nil {
+		every := spec.ProgressEvery
+		if every <= 0 {
+			every = time.Second
+		}
+		t := time.NewTicker(every)
+		defer t.Stop()
+		progress = t.C
+	}
+	var settleC <-chan time.Time
+	var settleT *time.Timer
+	defer func() {
+		if settleT != nil {
+			settleT.Stop()
+		}
+	}()
+
+	pos := spec.From
+	var missed int64
+	buf := make([]byte, 0, readChunk)
+	first := true
+	for {
+		c := s.read(pos, readChunk, buf)
+		buf = c.data[:0]
+		if c.from > pos {
+			missed += c.from - pos
+			w.flushLine()
+			w.resetLine()
+			w.dec = NewPlain(c.from)
+			pos = c.from
+		}
+		w.addMasks(c.masks)
+		data := c.data
+		gapAt := int64(-1)
+		for _, g := range c.gaps {
+			if g > pos || (g == pos && first && spec.GapAtFrom) {
+				gapAt = g
+				break
+			}
+		}
+		first = false
+		if gapAt >= 0 {
+			data = data[:gapAt-c.from]
+		}
+		if len(data) > 0 {
+			seen := w.feed(data)
+			if w.match != nil && !w.tentative {
+				return w.result(Matched, missed, ""), nil
+			}
+			if w.err != nil {
+				return WaitResult{}, w.err
+			}
+			if seen && spec.Matcher == nil {
+				return w.result(Matched, missed, ""), nil
+			}
+			pos = w.dec.Offset()
+			if w.tentative {
+				if settleT == nil {
+					settleT = time.NewTimer(settle)
+				} else {
+					settleT.Reset(settle)
+				}
+				settleC = settleT.C
+			}
+			if pos < c.end && gapAt < 0 {
+				continue // more retained bytes to read
+			}
+		}
+		if gapAt >= 0 {
+			w.dec = NewPlain(gapAt)
+			pos = gapAt
+			return w.resultAt(OutputLost, missed, EventsDropped, gapAt), nil
+		}
+		if c.ended && pos >= c.end {
+			if c.died {
+				return w.result(PaneDied, missed, ""), nil
+			}
+			return w.resultNoCursor(StreamLost, missed, c.failure), nil
+		}
+		select {
+		case <-c.changed:
+		case <-settleC:
+			settleC = nil
+			if w.tentative {
+				w.tentative = false
+				return w.result(Matched, missed, ""), nil
+			}
+		case <-timer.C:
+			return w.result(TimedOut, missed, ""), nil
+		case <-ctx.Done():
+			return w.result(Cancelled, missed, ""), nil
+		case <-progress:
+			spec.Progress(pos-spec.From, time.Since(start))
+		}
+	}
+}
+
+func (w *waiter) addMasks(ms []span) {
+	for _, m := range ms {
+		if n := len(w.masks); n > 0 && w.masks[n-1].end >= m.end {
+			continue
+		}
+		w.masks = append(w.masks, m)
+	}
+}
+
+func (w *waiter) masked(s, e int64) bool {
+	for len(w.masks) > 0 && w.masks[0].end <= s {
+		w.masks = w.masks[1:]
+	}
+	return len(w.masks) > 0 && w.masks[0].start <= s && e <= w.masks[0].end
+}
+
+// feed decodes data and matches line by line. It stops at the first
+// definite match; it reports whether any unmasked text was seen.
+func (w *waiter) feed(data []byte) (seen bool) {
+	stopped := false
+	w.tentative = false
+	w.match = nil
+	w.dec.Feed(data, func(text []byte, s, e int64) {
+		if stopped {
+			return
+		}
+		m := w.masked(s, e)
+		w.pending = append(w.pending, text...)
+		w.pendingEnds = append(w.pendingEnds, pendingRec{len(w.pending), e})
+		if text[0] == '\n' {
+			if w.evaluate(true) {
+				stopped = true
+				return
+			}
+			w.flushLine()
+			w.resetLine()
+			return
+		}
+		if m {
+			return
+		}
+		seen = true
+		w.anyOutput = true
+		w.dirty = true
+		w.text = append(w.text, text...)
+		for range text {
+			w.textStart = append(w.textStart, s)
+			w.textEnd = append(w.textEnd, e)
+		}
+		if len(w.text) >= maxLine {
+			if w.evaluate(true) {
+				stopped = true
+				return
+			}
+			w.flushLine()
+			w.resetLine()
+		}
+	})
+	if stopped {
+		// Rewind the decoder to just after the match.
+		w.dec = NewPlain(w.matchEnd)
+		return seen
+	}
+	if w.dirty && w.spec.Matcher != nil {
+		w.evaluate(false)
+	}
+	return seen
+}
+
+// evaluate runs the matcher on the current line. complete says the line
+// has ended (or hit the length cap).
+func (w *waiter) evaluate(complete bool) bool {
+	if w.spec.Matcher == nil || !w.dirty {
+		return false
+	}
+	m, ok, err := w.spec.Matcher.Find(w.text, w.checked)
+	w.checked = len(w.text)
+	w.dirty = false
+	if err != nil {
+		w.err = err
+		return true
+	}
+	if !ok {
+		w.match = nil
+		w.tentative = false
+		return false
+	}
+	mm := m
+	w.match = &mm
+	w.matchAt = w.textStart[m.Start]
+	w.matchEnd = w.textEnd[m.End-1]
+	w.tentative = !complete && w.spec.Matcher.Regex() && m.End == len(w.text)
+	if w.tentative {
+		w.checked = 0
+		w.dirty = true // evaluate again when the line grows
+	}
+	return !w.tentative
+}
+
+func (w *waiter) flushLine() {
+	w.out.write(w.pending)
+	w.pending = w.pending[:0]
+	w.pendingEnds = w.pendingEnds[:0]
+}
+
+func (w *waiter) resetLine() {
+	w.text, w.textStart, w.textEnd = w.text[:0], w.textStart[:0], w.textEnd[:0]
+	w.checked = 0
+	w.dirty = false
+}
+
+func (w *waiter) result(o Outcome, missed int64, f Failure) WaitResult {
+	cur := w.dec.Clean()
+	if o == Matched && w.match != nil {
+		// Output up to the end of the match; the cursor right after it.
+		n := 0
+		for _, r := range w.pendingEnds {
+			if r.end > w.matchEnd {
+				break
+			}
+			n = r.n
+		}
+		w.out.write(w.pending[:n])
+		w.pending = w.pending[:0]
+		cur = w.matchEnd
+	} else {
+		w.flushLine()
+	}
+	text, om, dl := w.out.result(w.spec.MaxLines)
+	r := WaitResult{Outcome: o, Output: text, Cursor: cur, Missed: missed, OmittedBytes: om, DroppedLines: dl, Failure: f}
+	if o == Matched && w.match != nil {
+		r.Match = w.match
+		r.MatchOffset = w.matchAt
+	}
+	return r
+}
+
+func (w *waiter) resultAt(o Outcome, missed int64, f Failure, at int64) WaitResult {
+	r := w.result(o, missed, f)
+	r.Cursor = at
+	return r
+}
+
+func (w *waiter) resultNoCursor(o Outcome, missed int64, f Failure) WaitResult {
+	r := w.result(o, missed, f)
+	r.Cursor = -1
+	return r
+}

@@ -1,0 +1,385 @@
+package tmux
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os/exec"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+)
+
+// connSink receives what a Conn's reader goroutine decodes. Its methods are
+// called from that goroutine and must not block.
+type connSink interface {
+	output(c *Conn, pane int, data []byte)
+	notify(c *Conn, n Notification)
+}
+
+// CommandError is the error a tmux command reported in its %error block.
+type CommandError struct {
+	Command string
+	Message string
+}
+
+func (e *CommandError) Error() string {
+	return fmt.Sprintf("tmux %s: %s", e.Command, e.Message)
+}
+
+// ErrClosed is returned for commands on a control connection that has ended.
+var ErrClosed = errors.New("tmux control connection closed")
+
+// errNotRun fails the later commands of a batch whose earlier command failed:
+// tmux does not run the rest of a command sequence after an error.
+var errNotRun = errors.New("not run: an earlier command on the same line failed")
+
+type request struct {
+	command   string
+	done      chan struct{}
+	lines     []string
+	err       error
+	followers int    // commands after this one on the same line
+	mark      func() // run on the reader goroutine when the reply ends
+}
+
+// Conn is one control-mode client: a `tmux -u -C attach-session -t <session>`
+// child process with its stdin and stdout as pipes.
+type Conn struct {
+	session string
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	sink    connSink
+	log     *slog.Logger
+
+	wmu sync.Mutex // orders pending pushes with pipe writes
+
+	mu         sync.Mutex
+	pending    []*request
+	closed     bool
+	exitReason string
+
+	ready chan struct{} // the initial flags=0 block ended
+	done  chan struct{} // the reader saw EOF
+	stop  sync.Once
+}
+
+// dial starts a control client attached to session (an id like "$0" or a
+// name) and waits until tmux has answered the attach.
+func dial(ctx context.Context, t Target, session string, sink connSink, log *slog.Logger) (*Conn, error) {
+	cmd := exec.Command(t.binary(), append(append([]string{"-u"}, t.Args()...), "-C", "attach-session", "-t", session)...)
+	cmd.Env = cleanEnv()
+	// Own process group, and SIGKILL if we die: a dead reader of tmux -C
+	// otherwise leaves a ghost client that wedges kill-server on 3.3a.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		return nil, fmt.Errorf("control client for session %s: %w", session, err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, fmt.Errorf("control client for session %s: %w", session, err)
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start %s -C attach -t %s: %w", t, session, err)
+	}
+	c := &Conn{
+		session: session,
+		cmd:     cmd,
+		stdin:   stdin,
+		sink:    sink,
+		log:     log.With("session", session),
+		ready:   make(chan struct{}),
+		done:    make(chan struct{}),
+	}
+	initial := make(chan error, 1)
+	go c.read(stdout, initial, &stderr)
+	select {
+	case err := <-initial:
+		if err != nil {
+			c.Close()
+			return nil, err
+		}
+		return c, nil
+	case <-ctx.Done():
+		c.Close()
+		return nil, fmt.Errorf("attach control client to session %s: %w", session, ctx.Err())
+	}
+}
+
+// Session returns the session target this client attached to.
+func (c *Conn) Session() string { return c.session }
+
+// Done is closed when the connection has ended.
+func (c *Conn) Done() <-chan struct{} { return c.done }
+
+// ExitReason is the reason tmux gave in %exit ("" for a plain detach).
+func (c *Conn) ExitReason() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.exitReason
+}
+
+// Exec runs one tmux command on this connection and returns its output lines.
+// A command that tmux rejects returns a *CommandError.
+func (c *Conn) Exec(ctx context.Context, args ...string) ([]string, error) {
+	reqs, err := c.send(nil, [][]string{args})
+	if err != nil {
+		return nil, err
+	}
+	return c.wait(ctx, reqs[0])
+}
+
+// ExecMark is Exec with mark run on the reader goroutine the moment the
+// reply ends: every %output tmux wrote before the reply has been delivered by
+// then, so mark can record a stream position that the reply reflects.
+func (c *Conn) ExecMark(ctx context.Context, mark func(), args ...string) ([]string, error) {
+	reqs, err := c.send(mark, [][]string{args})
+	if err != nil {
+		return nil, err
+	}
+	return c.wait(ctx, reqs[0])
+}
+
+// ExecBatch sends several commands on one line, so tmux runs them in one
+// event-loop pass with nothing in between. If one fails, tmux skips the rest.
+func (c *Conn) ExecBatch(ctx context.Context, cmds ...[]string) ([][]string, error) {
+	reqs, err := c.send(nil, cmds)
+	if err != nil {
+		return nil, err
+	}
+	out := make([][]string, len(reqs))
+	for i, r := range reqs {
+		lines, err := c.wait(ctx, r)
+		if err != nil {
+			return out, err
+		}
+		out[i] = lines
+	}
+	return out, nil
+}
+
+func (c *Conn) wait(ctx context.Context, r *request) ([]string, error) {
+	select {
+	case <-r.done:
+		return r.lines, r.err
+	case <-ctx.Done():
+		// The request stays queued so later replies still correlate.
+		return nil, fmt.Errorf("tmux %s: %w", r.command, ctx.Err())
+	}
+}
+
+func (c *Conn) send(mark func(), cmds [][]string) ([]*request, error) {
+	var line strings.Builder
+	reqs := make([]*request, len(cmds))
+	for i, args := range cmds {
+		if len(args) == 0 {
+			return nil, errors.New("tmux: empty command")
+		}
+		if i > 0 {
+			line.WriteString(" ; ")
+		}
+		for j, a := range args {
+			if j > 0 {
+				line.WriteByte(' ')
+			}
+			if j == 0 {
+				line.WriteString(a) // the command name, never user text
+			} else {
+				line.WriteString(Quote(a))
+			}
+		}
+		reqs[i] = &request{command: args[0], done: make(chan struct{}), followers: len(cmds) - 1 - i}
+	}
+	reqs[len(reqs)-1].mark = mark
+	line.WriteByte('\n')
+
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil, c.closedErr()
+	}
+	c.pending = append(c.pending, reqs...)
+	c.mu.Unlock()
+	if _, err := io.WriteString(c.stdin, line.String()); err != nil {
+		return nil, fmt.Errorf("write to tmux control client: %w", err)
+	}
+	return reqs, nil
+}
+
+func (c *Conn) closedErr() error {
+	if c.exitReason != "" {
+		return fmt.Errorf("%w (tmux said: %s)", ErrClosed, c.exitReason)
+	}
+	return ErrClosed
+}
+
+// Close detaches the client: it writes an empty line, keeps draining stdout
+// until tmux closes it (so no ghost client is left behind), and kills the
+// process group if that takes longer than two seconds.
+func (c *Conn) Close() {
+	c.stop.Do(func() {
+		c.wmu.Lock()
+		_, _ = io.WriteString(c.stdin, "\n")
+		_ = c.stdin.Close()
+		c.wmu.Unlock()
+		select {
+		case <-c.done:
+		case <-time.After(2 * time.Second):
+			_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+			<-c.done
+		}
+	})
+}
+
+// read is the connection's only reader. It never blocks on consumers.
+func (c *Conn) read(stdout io.Reader, initial chan<- error, stderr *bytes.Buffer) {
+	defer func() {
+		c.mu.Lock()
+		c.closed = true
+		pending := c.pending
+		c.pending = nil
+		err := c.closedErr()
+		c.mu.Unlock()
+		for _, r := range pending {
+			r.err = err
+			close(r.done)
+		}
+		_ = c.cmd.Wait()
+		select {
+		case initial <- fmt.Errorf("attach control client to session %s: %s", c.session, firstNonEmpty(strings.TrimSpace(stderr.String()), c.ExitReason(), "tmux exited")):
+		default:
+		}
+		close(c.done)
+	}()
+
+	br := bufio.NewReaderSize(stdout, 64<<10)
+	var (
+		long     []byte
+		inBlock  bool
+		blk      guard
+		cur      *request // nil for a server-originated (flags=0) block
+		body     []string
+		decoded  []byte
+		gotReady bool
+	)
+	for {
+		line, err := br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			long = append(long, line...)
+			continue
+		}
+		if long != nil {
+			line = append(long, line...)
+			long = nil
+		}
+		if err != nil {
+			if len(line) > 0 {
+				c.log.Debug("partial line at EOF", "len", len(line))
+			}
+			return
+		}
+		line = bytes.TrimSuffix(line, []byte("\n"))
+
+		if inBlock {
+			if g, ok := parseGuard(line); ok && g.kind != "begin" && g.time == blk.time && g.number == blk.number {
+				inBlock = false
+				if cur == nil {
+					if !gotReady {
+						gotReady = true
+						if g.kind == "error" {
+							initial <- fmt.Errorf("attach control client to session %s: %s", c.session, strings.Join(body, "; "))
+						} else {
+							initial <- nil
+						}
+					}
+					body = nil
+					continue
+				}
+				c.finish(cur, g.kind == "error", body)
+				cur, body = nil, nil
+				continue
+			}
+			if cur != nil && strings.HasPrefix(cur.command, "refresh-client") {
+				// 3.3a writes %pause/%continue inside refresh-client's block.
+				if n, ok := parseNotification(line); ok && (n.Name == "pause" || n.Name == "continue") {
+					c.sink.notify(c, n)
+					continue
+				}
+			}
+			body = append(body, string(line))
+			continue
+		}
+
+		if g, ok := parseGuard(line); ok && g.kind == "begin" {
+			inBlock, blk, body = true, g, nil
+			cur = nil
+			if g.flags&1 == 1 {
+				c.mu.Lock()
+				if len(c.pending) > 0 {
+					cur = c.pending[0]
+					c.pending = c.pending[1:]
+				}
+				c.mu.Unlock()
+			}
+			continue
+		}
+		if pane, payload, _, ok := parseOutput(line); ok {
+			decoded = Unescape(decoded[:0], payload)
+			c.sink.output(c, pane, decoded)
+			continue
+		}
+		if n, ok := parseNotification(line); ok {
+			if n.Name == "exit" {
+				c.mu.Lock()
+				c.exitReason = n.Args
+				c.mu.Unlock()
+			}
+			c.sink.notify(c, n)
+			continue
+		}
+		if len(line) > 0 {
+			c.log.Debug("stray line from tmux", "line", string(line))
+		}
+	}
+}
+
+func (c *Conn) finish(r *request, failed bool, body []string) {
+	if r.mark != nil {
+		r.mark()
+	}
+	r.lines = body
+	if failed {
+		r.err = &CommandError{Command: r.command, Message: strings.Join(body, "; ")}
+		if r.followers > 0 {
+			c.mu.Lock()
+			n := min(r.followers, len(c.pending))
+			skipped := c.pending[:n]
+			c.pending = c.pending[n:]
+			c.mu.Unlock()
+			for _, s := range skipped {
+				s.err = errNotRun
+				close(s.done)
+			}
+		}
+	}
+	close(r.done)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}

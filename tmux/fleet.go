@@ -1,0 +1,452 @@
+package tmux
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Events receives what the Fleet learns. PaneOutput, PaneRestarted and
+// PaneOutputDropped are called from control-connection reader goroutines and
+// must not block; PanesListed and Disconnected from the Fleet's own loop.
+type Events interface {
+	// PaneOutput delivers decoded %output bytes; data is reused after return.
+	PaneOutput(pane int, data []byte)
+	// PaneRestarted says the pane's output now arrives over another
+	// connection, so bytes may have been lost in between.
+	PaneRestarted(pane int)
+	// PaneOutputDropped says tmux discarded output of the pane (%pause).
+	PaneOutputDropped(pane int)
+	// PanesListed delivers a full listing of the server's panes.
+	PanesListed(panes []PaneInfo)
+	// Disconnected says no control connection is left; err says why.
+	Disconnected(err error)
+}
+
+// PaneInfo describes one pane as list-panes reports it.
+type PaneInfo struct {
+	ID             int
+	SessionID      string
+	SessionName    string
+	WindowID       string
+	WindowIndex    int
+	WindowName     string
+	WindowActive   bool
+	PaneIndex      int
+	Title          string
+	CurrentCommand string
+	PID            int
+	CWD            string
+	Width, Height  int
+	Active         bool
+	Dead           bool
+	DeadStatus     *int
+	DeadSignal     *int
+	InMode         bool
+	Alternate      bool
+}
+
+// paneFormat is the list-panes format PaneInfo is parsed from; \x1f
+// separates fields because titles and paths may contain spaces and tabs.
+var paneFields = []string{
+	"pane_id", "session_id", "session_name", "window_id", "window_index", "window_name", "window_active",
+	"pane_index", "pane_title", "pane_current_command", "pane_pid", "pane_current_path",
+	"pane_width", "pane_height", "pane_active", "pane_dead", "pane_dead_status", "pane_dead_signal",
+	"pane_in_mode", "alternate_on",
+}
+
+// PaneFormat is the -F format for list-panes/display-message that ParsePane reads.
+var PaneFormat = func() string {
+	parts := make([]string, len(paneFields))
+	for i, f := range paneFields {
+		parts[i] = "#{" + f + "}"
+	}
+	return strings.Join(parts, "\x1f")
+}()
+
+// ParsePane parses one line printed with PaneFormat.
+func ParsePane(line string) (PaneInfo, error) {
+	f := strings.Split(line, "\x1f")
+	if len(f) != len(paneFields) {
+		return PaneInfo{}, fmt.Errorf("pane line has %d fields, want %d: %q", len(f), len(paneFields), line)
+	}
+	id, ok := parsePaneNumber([]byte(strings.TrimPrefix(f[0], "%")))
+	if !ok || !strings.HasPrefix(f[0], "%") {
+		return PaneInfo{}, fmt.Errorf("bad pane id %q", f[0])
+	}
+	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
+	optInt := func(s string) *int {
+		if s == "" {
+			return nil
+		}
+		n, err := strconv.Atoi(s)
+		if err != nil {
+			return nil
+		}
+		return &n
+	}
+	return PaneInfo{
+		ID: id, SessionID: f[1], SessionName: f[2], WindowID: f[3], WindowIndex: atoi(f[4]), WindowName: f[5],
+		WindowActive: f[6] == "1", PaneIndex: atoi(f[7]), Title: f[8], CurrentCommand: f[9], PID: atoi(f[10]),
+		CWD: f[11], Width: atoi(f[12]), Height: atoi(f[13]), Active: f[14] == "1", Dead: f[15] == "1",
+		DeadStatus: optInt(f[16]), DeadSignal: optInt(f[17]), InMode: f[18] == "1", Alternate: f[19] == "1",
+	}, nil
+}
+
+// Fleet keeps one control connection per tmux session of a server, adds one
+// when a session appears, and routes each pane's output from exactly one
+// connection (the pane's owner), however many sessions link its window.
+type Fleet struct {
+	target Target
+	ev     Events
+	log    *slog.Logger
+
+	mu      sync.Mutex
+	conns   map[string]*Conn // by session id
+	owner   map[int]*Conn
+	owned   map[int]bool // panes that have had an owner, to detect a change of owner
+	lostErr error        // set when the last connection ended
+
+	kickPanes    chan struct{}
+	kickSessions chan struct{}
+	connGone     chan *Conn
+	ctx          context.Context
+	cancel       context.CancelFunc
+	wg           sync.WaitGroup
+}
+
+// StartFleet attaches a control client to every session of the server and
+// lists its panes before returning.
+func StartFleet(ctx context.Context, target Target, ev Events, log *slog.Logger) (*Fleet, error) {
+	fctx, cancel := context.WithCancel(context.Background())
+	f := &Fleet{
+		target: target, ev: ev, log: log,
+		conns: map[string]*Conn{}, owner: map[int]*Conn{}, owned: map[int]bool{},
+		kickPanes: make(chan struct{}, 1), kickSessions: make(chan struct{}, 1),
+		connGone: make(chan *Conn, 16), ctx: fctx, cancel: cancel,
+	}
+	if err := f.syncSessions(ctx); err != nil {
+		cancel()
+		f.closeConns()
+		return nil, err
+	}
+	if err := f.listPanes(ctx); err != nil {
+		cancel()
+		f.closeConns()
+		return nil, err
+	}
+	f.wg.Add(1)
+	go f.loop()
+	return f, nil
+}
+
+// Target returns the server this fleet watches.
+func (f *Fleet) Target() Target { return f.target }
+
+// Close detaches every control client and stops the fleet.
+func (f *Fleet) Close() {
+	f.cancel()
+	f.wg.Wait()
+	f.closeConns()
+}
+
+func (f *Fleet) closeConns() {
+	f.mu.Lock()
+	conns := make([]*Conn, 0, len(f.conns))
+	for _, c := range f.conns {
+		conns = append(conns, c)
+	}
+	f.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, c := range conns {
+		wg.Add(1)
+		go func() { defer wg.Done(); c.Close() }()
+	}
+	wg.Wait()
+}
+
+// Err returns why the fleet has no connection, or nil while it has one.
+func (f *Fleet) Err() error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if len(f.conns) > 0 {
+		return nil
+	}
+	if f.lostErr != nil {
+		return f.lostErr
+	}
+	return fmt.Errorf("not connected to %s", f.target)
+}
+
+// Exec runs a command on any live control connection.
+func (f *Fleet) Exec(ctx context.Context, args ...string) ([]string, error) {
+	c, err := f.anyConn()
+	if err != nil {
+		return nil, err
+	}
+	return c.Exec(ctx, args...)
+}
+
+// ExecBatch runs commands on one line of any live connection (see Conn.ExecBatch).
+func (f *Fleet) ExecBatch(ctx context.Context, cmds ...[]string) ([][]string, error) {
+	c, err := f.anyConn()
+	if err != nil {
+		return nil, err
+	}
+	return c.ExecBatch(ctx, cmds...)
+}
+
+// ExecPane runs a command on the connection that delivers pane's output, and
+// runs mark on its reader goroutine when the reply ends (see Conn.ExecMark).
+// Output and reply arrive on one pipe in order, so mark sees every byte of
+// the pane that tmux had processed before the command.
+func (f *Fleet) ExecPane(ctx context.Context, pane int, mark func(), args ...string) ([]string, error) {
+	f.mu.Lock()
+	c := f.owner[pane]
+	f.mu.Unlock()
+	if c == nil {
+		var err error
+		if c, err = f.anyConn(); err != nil {
+			return nil, err
+		}
+	}
+	return c.ExecMark(ctx, mark, args...)
+}
+
+func (f *Fleet) anyConn() (*Conn, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	ids := make([]string, 0, len(f.conns))
+	for id := range f.conns {
+		ids = append(ids, id)
+	}
+	if len(ids) == 0 {
+		if f.lostErr != nil {
+			return nil, f.lostErr
+		}
+		return nil, fmt.Errorf("not connected to %s", f.target)
+	}
+	sort.Strings(ids)
+	return f.conns[ids[0]], nil
+}
+
+// RefreshPanes asks for a new pane listing soon (coalesced).
+func (f *Fleet) RefreshPanes() {
+	select {
+	case f.kickPanes <- struct{}{}:
+	default:
+	}
+}
+
+// ListPanes lists the server's panes now and delivers them to Events too.
+func (f *Fleet) ListPanes(ctx context.Context) ([]PaneInfo, error) {
+	lines, err := f.Exec(ctx, "list-panes", "-a", "-F", PaneFormat)
+	if err != nil {
+		return nil, err
+	}
+	panes := make([]PaneInfo, 0, len(lines))
+	seen := map[int]bool{}
+	for _, l := range lines {
+		p, err := ParsePane(l)
+		if err != nil {
+			f.log.Warn("unparsable list-panes line", "err", err)
+			continue
+		}
+		if seen[p.ID] { // a window linked into several sessions
+			continue
+		}
+		seen[p.ID] = true
+		panes = append(panes, p)
+	}
+	f.ev.PanesListed(panes)
+	return panes, nil
+}
+
+func (f *Fleet) listPanes(ctx context.Context) error {
+	panes, err := f.ListPanes(ctx)
+	if err != nil {
+		return err
+	}
+	for _, p := range panes {
+		if p.Dead && p.DeadStatus == nil && p.DeadSignal == nil {
+			// tmux < 3.6 with libutempter can miss the SIGCHLD: a short
+			// background job makes the server reap every exited child.
+			_, _ = f.Exec(ctx, "run-shell", "-b", "true")
+			time.AfterFunc(200*time.Millisecond, f.RefreshPanes)
+			break
+		}
+	}
+	return nil
+}
+
+// syncSessions attaches a control client to each session that has none.
+func (f *Fleet) syncSessions(ctx context.Context) error {
+	out, err := f.target.Run(ctx, "list-sessions", "-F", "#{session_id}")
+	if err != nil {
+		return fmt.Errorf("%w: %v", ErrNoServer, err)
+	}
+	for _, id := range strings.Fields(out) {
+		f.mu.Lock()
+		_, have := f.conns[id]
+		f.mu.Unlock()
+		if have {
+			continue
+		}
+		c, err := dial(ctx, f.target, id, fleetSink{f}, f.log)
+		if err != nil {
+			f.log.Warn("cannot attach control client", "session", id, "err", err)
+			continue
+		}
+		// pause-after: tmux drops (and tells us) instead of buffering without
+		// bound when we fall behind. The subscription reports pane deaths,
+		// for which tmux has no notification.
+		if _, err := c.Exec(ctx, "refresh-client", "-f", "pause-after=5"); err != nil {
+			f.log.Warn("refresh-client -f pause-after", "err", err)
+		}
+		if _, err := c.Exec(ctx, "refresh-client", "-B", "tmuxmcp-dead:%*:#{pane_dead}/#{pane_dead_status}/#{pane_dead_signal}"); err != nil {
+			f.log.Warn("refresh-client -B", "err", err)
+		}
+		f.mu.Lock()
+		f.conns[id] = c
+		f.lostErr = nil
+		f.mu.Unlock()
+		go func() {
+			<-c.Done()
+			select {
+			case f.connGone <- c:
+			case <-f.ctx.Done():
+			}
+		}()
+	}
+	f.mu.Lock()
+	n := len(f.conns)
+	f.mu.Unlock()
+	if n == 0 {
+		return fmt.Errorf("%w: no session could be attached on %s", ErrNoServer, f.target)
+	}
+	return nil
+}
+
+func (f *Fleet) loop() {
+	defer f.wg.Done()
+	for {
+		select {
+		case <-f.ctx.Done():
+			return
+		case <-f.kickSessions:
+			ctx, cancel := context.WithTimeout(f.ctx, 10*time.Second)
+			if err := f.syncSessions(ctx); err != nil && !errors.Is(err, context.Canceled) {
+				f.log.Debug("sync sessions", "err", err)
+			}
+			_ = f.listPanes(ctx)
+			cancel()
+		case <-f.kickPanes:
+			ctx, cancel := context.WithTimeout(f.ctx, 10*time.Second)
+			if err := f.listPanes(ctx); err != nil {
+				f.log.Debug("list panes", "err", err)
+			}
+			cancel()
+		case c := <-f.connGone:
+			f.dropConn(c)
+		}
+	}
+}
+
+func (f *Fleet) dropConn(c *Conn) {
+	f.mu.Lock()
+	for id, cc := range f.conns {
+		if cc == c {
+			delete(f.conns, id)
+		}
+	}
+	for p, cc := range f.owner {
+		if cc == c {
+			delete(f.owner, p)
+		}
+	}
+	left := len(f.conns)
+	f.mu.Unlock()
+	f.log.Info("control client ended", "session", c.Session(), "reason", c.ExitReason())
+	if left > 0 {
+		f.RefreshPanes()
+		return
+	}
+	// Was that the whole server, or just our sessions?
+	ctx, cancel := context.WithTimeout(f.ctx, 5*time.Second)
+	defer cancel()
+	if err := f.syncSessions(ctx); err == nil {
+		_ = f.listPanes(ctx)
+		return
+	}
+	reason := c.ExitReason()
+	if reason == "" {
+		reason = "the server or every session was killed"
+	}
+	err := fmt.Errorf("lost the tmux server %s: %s", f.target, reason)
+	f.mu.Lock()
+	f.lostErr = err
+	f.mu.Unlock()
+	f.log.Warn("tmux connection lost", "err", err)
+	f.ev.Disconnected(err)
+}
+
+// fleetSink adapts a Fleet to the connSink a Conn feeds.
+type fleetSink struct{ f *Fleet }
+
+func (s fleetSink) output(c *Conn, pane int, data []byte) {
+	f := s.f
+	f.mu.Lock()
+	owner := f.owner[pane]
+	restarted := false
+	if owner == nil {
+		f.owner[pane] = c
+		owner = c
+		restarted = f.owned[pane]
+		f.owned[pane] = true
+	}
+	f.mu.Unlock()
+	if owner != c {
+		return // the same pane seen through a window linked into another session
+	}
+	if restarted {
+		f.ev.PaneRestarted(pane)
+	}
+	f.ev.PaneOutput(pane, data)
+}
+
+func (s fleetSink) notify(c *Conn, n Notification) {
+	f := s.f
+	switch n.Name {
+	case "pause":
+		if p, ok := n.PaneArg(); ok {
+			f.mu.Lock()
+			mine := f.owner[p] == c || f.owner[p] == nil
+			f.mu.Unlock()
+			if mine {
+				f.ev.PaneOutputDropped(p)
+			}
+			// Resume from "now"; never from the reader goroutine itself.
+			go func() {
+				ctx, cancel := context.WithTimeout(f.ctx, 10*time.Second)
+				defer cancel()
+				if _, err := c.Exec(ctx, "refresh-client", "-A", fmt.Sprintf("%%%d:continue", p)); err != nil {
+					f.log.Debug("refresh-client -A continue", "pane", p, "err", err)
+				}
+			}()
+		}
+	case "sessions-changed":
+		select {
+		case f.kickSessions <- struct{}{}:
+		default:
+		}
+	case "layout-change", "window-add", "window-close", "unlinked-window-add", "unlinked-window-close",
+		"window-pane-changed", "subscription-changed", "window-renamed", "pane-mode-changed", "session-changed":
+		f.RefreshPanes()
+	}
+}

@@ -1,0 +1,131 @@
+// Package tmux is tmuxmcp's tmux control-mode client.
+//
+// It starts `tmux -C` children (one per tmux session), frames their
+// %begin/%end/%error replies, decodes %output into bytes, handles pause-after
+// flow control, and keeps a listing of every pane on the server. It is the
+// other half of tmux's own control.c. It knows nothing of MCP, cursors or
+// output buffers: pane bytes and pane listings leave through the Events
+// interface, and callers run tmux commands through Exec.
+package tmux
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"strings"
+)
+
+// Target names a tmux server: the default one, a socket name (-L) or a
+// socket path (-S), plus an optional config file (-f).
+type Target struct {
+	// SocketName is passed as -L when not empty.
+	SocketName string
+	// SocketPath is passed as -S when not empty; it wins over SocketName.
+	SocketPath string
+	// ConfigFile is passed as -f when not empty (tests use /dev/null).
+	ConfigFile string
+	// Binary is the tmux executable; "tmux" when empty.
+	Binary string
+}
+
+// String describes the server for logs and error messages.
+func (t Target) String() string {
+	switch {
+	case t.SocketPath != "":
+		return "tmux -S " + t.SocketPath
+	case t.SocketName != "":
+		return "tmux -L " + t.SocketName
+	}
+	return "tmux (default server)"
+}
+
+// Args returns the global tmux flags that select this server.
+func (t Target) Args() []string {
+	var a []string
+	switch {
+	case t.SocketPath != "":
+		a = append(a, "-S", t.SocketPath)
+	case t.SocketName != "":
+		a = append(a, "-L", t.SocketName)
+	}
+	if t.ConfigFile != "" {
+		a = append(a, "-f", t.ConfigFile)
+	}
+	return a
+}
+
+func (t Target) binary() string {
+	if t.Binary != "" {
+		return t.Binary
+	}
+	return "tmux"
+}
+
+// Command returns an exec.Cmd running tmux against this server with args.
+// The environment drops TMUX and TMUX_PANE so tmuxmcp running inside tmux
+// never talks to the enclosing server by accident.
+func (t Target) Command(ctx context.Context, args ...string) *exec.Cmd {
+	cmd := exec.CommandContext(ctx, t.binary(), append(append([]string{"-u"}, t.Args()...), args...)...)
+	cmd.Env = cleanEnv()
+	return cmd
+}
+
+// Run runs one tmux command (a short-lived client, not the control
+// connection) and returns its trimmed standard output.
+func (t Target) Run(ctx context.Context, args ...string) (string, error) {
+	cmd := t.Command(ctx, args...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		msg := strings.TrimSpace(stderr.String())
+		if msg == "" {
+			msg = err.Error()
+		}
+		return "", fmt.Errorf("%s %s: %s", t, strings.Join(args, " "), msg)
+	}
+	return strings.TrimRight(stdout.String(), "\n"), nil
+}
+
+// Version returns the output of `tmux -V`, e.g. "tmux 3.3a".
+func (t Target) Version(ctx context.Context) (string, error) {
+	out, err := exec.CommandContext(ctx, t.binary(), "-V").Output()
+	if err != nil {
+		return "", fmt.Errorf("run %s -V: %w", t.binary(), err)
+	}
+	return strings.TrimSpace(string(out)), nil
+}
+
+// EnsureSession creates session name (detached, width x height) unless it
+// exists, starting the server if needed.
+func (t Target) EnsureSession(ctx context.Context, name string, width, height int) error {
+	if _, err := t.Run(ctx, "has-session", "-t", "="+name); err == nil {
+		return nil
+	}
+	_, err := t.Run(ctx, "new-session", "-d", "-s", name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height))
+	if err != nil {
+		// Another process may have created it meanwhile.
+		if _, err2 := t.Run(ctx, "has-session", "-t", "="+name); err2 == nil {
+			return nil
+		}
+		return fmt.Errorf("create session %q: %w", name, err)
+	}
+	return nil
+}
+
+// ErrNoServer reports that no tmux server is listening on the target socket.
+var ErrNoServer = errors.New("no tmux server is running on this socket")
+
+func cleanEnv() []string {
+	env := os.Environ()
+	out := env[:0:0]
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") {
+			continue
+		}
+		out = append(out, kv)
+	}
+	return out
+}
