@@ -150,6 +150,16 @@ func (s *PaneStream) Typed(text string, now time.Time) int64 {
 	return s.ring.end
 }
 
+// Untype forgets the text recorded by the last Typed call (it was not sent
+// after all).
+func (s *PaneStream) Untype() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if n := len(s.ledger.entries); n > 0 && s.ledger.entries[n-1].pos == 0 {
+		s.ledger.entries = s.ledger.entries[:n-1]
+	}
+}
+
 // Submitted marks all typed text as submitted (Enter, C-c) at now.
 func (s *PaneStream) Submitted(now time.Time) {
 	s.mu.Lock()

@@ -23,8 +23,9 @@ type Events interface {
 	PaneRestarted(pane int)
 	// PaneOutputDropped says tmux discarded output of the pane (%pause).
 	PaneOutputDropped(pane int)
-	// PanesListed delivers a full listing of the server's panes.
-	PanesListed(panes []PaneInfo)
+	// PanesListed delivers a full listing of the server's panes, requested
+	// at listedAt.
+	PanesListed(panes []PaneInfo, listedAt time.Time)
 	// Disconnected says no control connection is left; err says why.
 	Disconnected(err error)
 }
@@ -246,6 +247,7 @@ func (f *Fleet) RefreshPanes() {
 
 // ListPanes lists the server's panes now and delivers them to Events too.
 func (f *Fleet) ListPanes(ctx context.Context) ([]PaneInfo, error) {
+	listedAt := time.Now()
 	lines, err := f.Exec(ctx, "list-panes", "-a", "-F", PaneFormat)
 	if err != nil {
 		return nil, err
@@ -264,7 +266,7 @@ func (f *Fleet) ListPanes(ctx context.Context) ([]PaneInfo, error) {
 		seen[p.ID] = true
 		panes = append(panes, p)
 	}
-	f.ev.PanesListed(panes)
+	f.ev.PanesListed(panes, listedAt)
 	return panes, nil
 }
 

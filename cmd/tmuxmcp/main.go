@@ -1,0 +1,193 @@
+// Command tmuxmcp is an MCP server that gives AI agents exact, streaming
+// control of shells in tmux panes while people watch the same panes.
+//
+// Usage:
+//
+//	tmuxmcp [flags]        serve MCP over stdio
+//	tmuxmcp doctor [flags] check tmux, the server and the panes
+//	tmuxmcp version        print the version
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/stream"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
+	"github.com/tmuxmcp/tmuxmcp/tools"
+)
+
+// version is set with -ldflags "-X main.version=..."; otherwise the module
+// version from the build info is used.
+var version = ""
+
+func main() {
+	if err := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
+		fmt.Fprintln(os.Stderr, "tmuxmcp:", err)
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	target   tmux.Target
+	session  string
+	retain   int
+	waitMax  time.Duration
+	logLevel slog.Level
+}
+
+func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	c := &config{}
+	fs.StringVar(&c.target.SocketName, "L", "", "tmux socket name (tmux -L); default \"tmuxmcp\", a private server, unless -S is given")
+	fs.StringVar(&c.target.SocketPath, "S", "", "tmux socket path (tmux -S)")
+	fs.StringVar(&c.target.ConfigFile, "tmux-config", "", "tmux config file for a server tmuxmcp starts (tmux -f); default: tmux's own default")
+	fs.StringVar(&c.session, "session", "agent", "session to create panes in; created if missing")
+	fs.IntVar(&c.retain, "retain", stream.DefaultRetain, "bytes of output retained per pane")
+	fs.DurationVar(&c.waitMax, "wait-max", tools.DefaultWaitMax, "ceiling on wait_for_text timeouts")
+	debugLog := fs.Bool("debug", false, "log debug messages to stderr")
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: tmuxmcp [doctor|version] [flags]\n\nServes MCP over stdio. With no flags it starts (or reuses) a private tmux server\n(-L tmuxmcp) with a session \"agent\"; watch it with: tmux -L tmuxmcp attach -t agent\n\nflags:\n")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected argument %q (see tmuxmcp -h)", fs.Arg(0))
+	}
+	if c.target.SocketName == "" && c.target.SocketPath == "" {
+		c.target.SocketName = "tmuxmcp"
+	}
+	if c.retain < 4096 {
+		return nil, fmt.Errorf("--retain %d: must be at least 4096 bytes", c.retain)
+	}
+	if c.waitMax < time.Second {
+		return nil, fmt.Errorf("--wait-max %v: must be at least 1s", c.waitMax)
+	}
+	if *debugLog {
+		c.logLevel = slog.LevelDebug
+	}
+	return c, nil
+}
+
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
+	cmd := ""
+	if len(args) > 0 && (args[0] == "doctor" || args[0] == "version") {
+		cmd, args = args[0], args[1:]
+	}
+	if cmd == "version" {
+		fmt.Fprintln(stdout, "tmuxmcp", versionString())
+		return nil
+	}
+	c, err := parseFlags("tmuxmcp", args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: c.logLevel}))
+	if cmd == "doctor" {
+		return doctor(ctx, c, stdout)
+	}
+	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return serve(ctx, c, stdin, stdout, log)
+}
+
+func versionString() string {
+	if version != "" {
+		return version
+	}
+	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		return bi.Main.Version
+	}
+	return "devel"
+}
+
+func serve(ctx context.Context, c *config, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
+	startCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if _, err := c.target.Version(startCtx); err != nil {
+		return fmt.Errorf("tmux is not installed or not on PATH (%v): install it, e.g. apt-get install tmux", err)
+	}
+	if err := c.target.EnsureSession(startCtx, c.session, 200, 50); err != nil {
+		return err
+	}
+	hub := stream.NewHub(c.retain)
+	h, err := tools.Start(startCtx, c.target, hub, tools.Options{Session: c.session, WaitMax: c.waitMax, Version: versionString()}, log)
+	if err != nil {
+		return err
+	}
+	defer h.Close()
+	watch := "tmux " + strings.Join(tmux.Target{SocketName: c.target.SocketName, SocketPath: c.target.SocketPath}.Args(), " ") + " attach -t " + c.session
+	log.Info("tmuxmcp serving MCP on stdio", "tmux", c.target.String(), "session", c.session, "panes", len(hub.Panes()))
+	log.Info("a person can watch with: " + watch)
+	log.Info("add to Claude Code with: claude mcp add tmuxmcp -- " + executable())
+	server := h.NewServer()
+	err = server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		return err
+	}
+	return nil
+}
+
+type nopWriteCloser struct{ io.Writer }
+
+func (nopWriteCloser) Close() error { return nil }
+
+func executable() string {
+	p, err := os.Executable()
+	if err != nil {
+		return "tmuxmcp"
+	}
+	return p
+}
+
+func doctor(ctx context.Context, c *config, out io.Writer) error {
+	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	ok := true
+	report := func(good bool, what, detail string) {
+		mark := "ok  "
+		if !good {
+			mark, ok = "FAIL", false
+		}
+		fmt.Fprintf(out, "%s %-8s %s\n", mark, what, detail)
+	}
+	v, err := c.target.Version(ctx)
+	if err != nil {
+		report(false, "tmux", fmt.Sprintf("%v: install tmux (apt-get install tmux)", err))
+		return errors.New("doctor found problems")
+	}
+	report(true, "tmux", v+" at "+c.target.String())
+	sessions, err := c.target.Run(ctx, "list-sessions", "-F", "#{session_name}")
+	if err != nil {
+		report(false, "server", fmt.Sprintf("not reachable: %v (tmuxmcp starts it on first run)", err))
+	} else {
+		report(true, "server", "reachable; sessions: "+strings.Join(strings.Fields(sessions), " "))
+		panes, err := c.target.Run(ctx, "list-panes", "-a", "-F", "#{pane_id}")
+		if err != nil {
+			report(false, "panes", err.Error())
+		} else {
+			report(true, "panes", fmt.Sprintf("%d seen: %s", len(strings.Fields(panes)), strings.Join(strings.Fields(panes), " ")))
+		}
+	}
+	if !ok {
+		return errors.New("doctor found problems")
+	}
+	return nil
+}

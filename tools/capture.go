@@ -1,0 +1,218 @@
+package tools
+
+import (
+	"context"
+	"strconv"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/stream"
+)
+
+type captureSinceIn struct {
+	PaneID   string  `json:"paneId"`
+	Cursor   *string `json:"cursor,omitempty"`
+	MaxLines *int    `json:"maxLines,omitempty"`
+	MaxBytes *int    `json:"maxBytes,omitempty"`
+	Raw      bool    `json:"raw,omitempty"`
+}
+
+// minCaptureBytes keeps every page able to hold at least one rune.
+const minCaptureBytes = 16
+
+func (in *captureSinceIn) check() error {
+	if _, err := parsePaneID("paneId", in.PaneID); err != nil {
+		return err
+	}
+	if in.MaxLines != nil && *in.MaxLines < 1 {
+		return errorf("maxLines %d: must be at least 1; omit it for no line limit", *in.MaxLines)
+	}
+	if in.MaxBytes != nil && *in.MaxBytes < minCaptureBytes {
+		return errorf("maxBytes %d: must be at least %d; omit it for the server's result ceiling", *in.MaxBytes, minCaptureBytes)
+	}
+	return nil
+}
+
+type captureSinceOut struct {
+	Output         string  `json:"output"`
+	Cursor         string  `json:"cursor"`
+	RemainingBytes int64   `json:"remainingBytes"`
+	MissedBytes    int64   `json:"missedBytes"`
+	ReturnedBytes  int     `json:"returnedBytes"`
+	StreamFailure  *string `json:"streamFailure"`
+	PaneID         string  `json:"paneId"`
+}
+
+func (h *Handlers) captureSinceTool() Tool {
+	in := object(map[string]*jsonschema.Schema{
+		"paneId":   paneID("Pane to read, e.g. %1."),
+		"cursor":   cursorSchema("Read what follows this cursor (from an earlier result). Omit to start at the oldest output still retained."),
+		"maxLines": integer("Return at most this many lines (the first ones after the cursor). Default: no line limit.", 1, maxSafeInt),
+		"maxBytes": integer("Return at most this many bytes (the first ones after the cursor). Default and maximum: the server's result ceiling.", minCaptureBytes, float64(h.opts.ResultMax)),
+		"raw":      boolean("Return the bytes as the program wrote them (escape sequences, CR LF) instead of plain text."),
+	}, "paneId")
+	out := outputObject(map[string]*jsonschema.Schema{
+		"output":         str("The output after the cursor: plain text (escapes removed, CR LF as LF) unless raw."),
+		"cursor":         cursorSchema("The end of what was returned: pass it to the next capture_since (or wait_for_text) to continue exactly there."),
+		"remainingBytes": count("Recorded bytes after the returned cursor: non-zero means call again to read more."),
+		"missedBytes":    count("Bytes lost between the given cursor and the oldest retained byte (evicted by the per-pane retention limit): non-zero means output is incomplete."),
+		"returnedBytes":  count("UTF-8 bytes in output."),
+		"streamFailure":  streamFailureSchema(),
+		"paneId":         paneID("The pane read."),
+	})
+	tool := &mcp.Tool{
+		Name:  "capture_since",
+		Title: "Read pane output since a cursor",
+		Description: "Read a pane's recorded output after a cursor, without waiting: the first maxBytes/maxLines of it, and a cursor at the end of what was returned. " +
+			"Chained calls read everything exactly once, in order, with no gap or overlap, however small the pages; remainingBytes says whether more is recorded. " +
+			"Use it to page through long output or to collect what a pane printed since your last call. To block until something appears use wait_for_text; for what the screen shows now use capture_pane.",
+		InputSchema:  in,
+		OutputSchema: out,
+		Annotations:  &mcp.ToolAnnotations{Title: "Read pane output since a cursor", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}
+	return typed(tool, h.captureSince)
+}
+
+func (h *Handlers) captureSince(ctx context.Context, _ *mcp.CallToolRequest, in *captureSinceIn) (*captureSinceOut, error) {
+	pane, live, err := h.paneStream(ctx, "paneId", in.PaneID)
+	if err != nil {
+		return nil, err
+	}
+	spec := stream.CaptureSpec{MaxBytes: h.opts.ResultMax, Raw: in.Raw}
+	if in.MaxBytes != nil {
+		spec.MaxBytes = min(*in.MaxBytes, h.opts.ResultMax)
+	}
+	if in.MaxLines != nil {
+		spec.MaxLines = *in.MaxLines
+	}
+	s := live
+	out := &captureSinceOut{PaneID: paneName(pane)}
+	if in.Cursor != nil {
+		cs, err := h.resolveCursor(pane, live, *in.Cursor)
+		if err != nil {
+			return nil, err
+		}
+		if cs.expired {
+			start, end := live.Bounds()
+			out.Cursor = live.Cursor(start).String()
+			out.RemainingBytes = end - start
+			out.StreamFailure = failureText(stream.Expired)
+			return out, nil
+		}
+		s, spec.From, spec.GapAtFrom = cs.s, cs.from, true
+	}
+	r := s.Capture(spec)
+	out.Output = r.Output
+	out.Cursor = s.Cursor(r.Cursor).String()
+	out.RemainingBytes = r.Remaining
+	out.MissedBytes = r.Missed
+	out.ReturnedBytes = len(r.Output)
+	out.StreamFailure = failureText(r.Failure)
+	if ended, died, f := s.Ended(); ended && !died && out.StreamFailure == nil {
+		out.StreamFailure = failureText(f)
+	}
+	return out, nil
+}
+
+type capturePaneIn struct {
+	PaneID    string `json:"paneId"`
+	StartLine *int   `json:"startLine,omitempty"`
+	Escapes   bool   `json:"escapes,omitempty"`
+}
+
+func (in *capturePaneIn) check() error {
+	_, err := parsePaneID("paneId", in.PaneID)
+	return err
+}
+
+type capturePaneOut struct {
+	Screen          string `json:"screen"`
+	ScreenClamped   bool   `json:"screenClamped"`
+	Cursor          string `json:"cursor"`
+	Width           int    `json:"width"`
+	Height          int    `json:"height"`
+	CursorX         int    `json:"cursorX"`
+	CursorY         int    `json:"cursorY"`
+	AlternateScreen bool   `json:"alternateScreen"`
+	InCopyMode      bool   `json:"inCopyMode"`
+	CurrentCommand  string `json:"currentCommand"`
+	Dead            bool   `json:"dead"`
+	PaneID          string `json:"paneId"`
+}
+
+// maxHistoryLines bounds how far back startLine may reach.
+const maxHistoryLines = 1000000
+
+func (h *Handlers) capturePaneTool() Tool {
+	in := object(map[string]*jsonschema.Schema{
+		"paneId":    paneID("Pane to capture, e.g. %1."),
+		"startLine": integer("First line to include: 0 is the top of the visible screen, negative numbers reach into the scrollback history (e.g. -100). Default: the visible screen only.", -maxHistoryLines, 10000),
+		"escapes":   boolean("Keep colour and attribute escape sequences in screen."),
+	}, "paneId")
+	out := outputObject(map[string]*jsonschema.Schema{
+		"screen":          str("The pane's contents as a person sees them, wrapped lines joined, trailing spaces and blank lines trimmed."),
+		"screenClamped":   boolean("The result ceiling cut screen; its last lines are kept."),
+		"cursor":          cursorSchema("The stream position this snapshot reflects: wait_for_text from it to catch anything printed after the snapshot, with no race."),
+		"width":           count("Pane width in columns."),
+		"height":          count("Pane height in rows."),
+		"cursorX":         count("Terminal cursor column."),
+		"cursorY":         count("Terminal cursor row."),
+		"alternateScreen": boolean("A full-screen program (vim, less, top) is using the alternate screen."),
+		"inCopyMode":      boolean("The pane is in copy mode (someone is scrolling it); typing would go to copy mode."),
+		"currentCommand":  str("The pane's foreground program, e.g. bash, python3, vim."),
+		"dead":            boolean("The pane's program has exited (the pane was kept by remain-on-exit)."),
+		"paneId":          paneID("The pane captured."),
+	})
+	tool := &mcp.Tool{
+		Name:  "capture_pane",
+		Title: "Capture a pane's screen",
+		Description: "Snapshot what a pane shows now (optionally with scrollback), with its size, terminal cursor, foreground program and modes, plus a stream cursor for exactly that moment. " +
+			"Use it to look at a full-screen program, to check a prompt before typing, or to read something printed before you started watching. " +
+			"It shows only the current screen: for everything printed since a point use capture_since, to wait for text use wait_for_text.",
+		InputSchema:  in,
+		OutputSchema: out,
+		Annotations:  &mcp.ToolAnnotations{Title: "Capture a pane's screen", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}
+	return typed(tool, h.capturePane)
+}
+
+func (h *Handlers) capturePane(ctx context.Context, _ *mcp.CallToolRequest, in *capturePaneIn) (*capturePaneOut, error) {
+	pane, s, err := h.paneStream(ctx, "paneId", in.PaneID)
+	if err != nil {
+		return nil, err
+	}
+	id := paneName(pane)
+	meta, err := h.fleet.ExecPane(ctx, pane, nil, "display-message", "-p", "-t", id,
+		"#{pane_width}\x1f#{pane_height}\x1f#{cursor_x}\x1f#{cursor_y}\x1f#{alternate_on}\x1f#{pane_in_mode}\x1f#{pane_current_command}\x1f#{pane_dead}")
+	if err != nil {
+		return nil, h.paneError("paneId", pane, err)
+	}
+	args := []string{"capture-pane", "-p", "-J", "-t", id}
+	if in.Escapes {
+		args = append(args, "-e")
+	}
+	if in.StartLine != nil {
+		args = append(args, "-S", strconv.Itoa(*in.StartLine))
+	}
+	var at int64
+	lines, err := h.fleet.ExecPane(ctx, pane, func() { at = s.End() }, args...)
+	if err != nil {
+		return nil, h.paneError("paneId", pane, err)
+	}
+	out := &capturePaneOut{PaneID: id, Cursor: s.Cursor(at).String()}
+	if len(meta) > 0 {
+		f := strings.Split(meta[0], "\x1f")
+		if len(f) == 8 {
+			out.Width, out.Height, out.CursorX, out.CursorY = atoi(f[0]), atoi(f[1]), atoi(f[2]), atoi(f[3])
+			out.AlternateScreen, out.InCopyMode, out.CurrentCommand, out.Dead = f[4] == "1", f[5] == "1", f[6], f[7] == "1"
+		}
+	}
+	out.Screen, out.ScreenClamped = clampTail(trimScreen(lines), h.opts.ResultMax)
+	return out, nil
+}
+
+func atoi(s string) int {
+	n, _ := strconv.Atoi(s)
+	return n
+}

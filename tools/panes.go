@@ -1,0 +1,337 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
+)
+
+type listPanesIn struct {
+	Session *string `json:"session,omitempty"`
+}
+
+type paneOut struct {
+	PaneID         string  `json:"paneId"`
+	Session        string  `json:"session"`
+	SessionID      string  `json:"sessionId"`
+	WindowID       string  `json:"windowId"`
+	WindowIndex    int     `json:"windowIndex"`
+	Window         string  `json:"window"`
+	Title          string  `json:"title"`
+	CurrentCommand string  `json:"currentCommand"`
+	PID            int     `json:"pid"`
+	CWD            string  `json:"cwd"`
+	Width          int     `json:"width"`
+	Height         int     `json:"height"`
+	Active         bool    `json:"active"`
+	Dead           bool    `json:"dead"`
+	DeadStatus     *int    `json:"deadStatus"`
+	Attended       bool    `json:"attended"`
+	InCopyMode     bool    `json:"inCopyMode"`
+	Cursor         *string `json:"cursor"`
+}
+
+type listPanesOut struct {
+	Panes []paneOut `json:"panes"`
+}
+
+func (h *Handlers) listPanesTool() Tool {
+	in := object(map[string]*jsonschema.Schema{
+		"session": {Type: "string", MinLength: ptr(1), Description: "Only panes of this session (name). Default: every session of the server."},
+	})
+	pane := outputObject(map[string]*jsonschema.Schema{
+		"paneId":         paneID("Stable pane id: pass it to every other tool."),
+		"session":        str("Session name."),
+		"sessionId":      str("Session id, e.g. $0."),
+		"windowId":       str("Window id, e.g. @1."),
+		"windowIndex":    count("Window index in its session."),
+		"window":         str("Window name."),
+		"title":          str("Pane title (set by the program)."),
+		"currentCommand": str("Foreground program, e.g. bash, python3, vim."),
+		"pid":            count("Process id of the pane's first program (usually its shell)."),
+		"cwd":            str("Current directory of the pane's foreground program."),
+		"width":          count("Columns."),
+		"height":         count("Rows."),
+		"active":         boolean("The active pane of its window."),
+		"dead":           boolean("The program exited; the pane is kept by remain-on-exit."),
+		"deadStatus":     nullable(integer("Exit status of a dead pane's program, or null.", -1, 255)),
+		"attended":       boolean("A person's tmux client is showing this pane's window now: type with care."),
+		"inCopyMode":     boolean("The pane is in copy mode; input tools refuse it."),
+		"cursor":         nullable(cursorSchema("The pane's current stream position (wait_for_text from it), or null if it is not being recorded.")),
+	})
+	out := outputObject(map[string]*jsonschema.Schema{
+		"panes": {Type: "array", Items: pane, Description: "Every pane, in session, window and pane order."},
+	})
+	tool := &mcp.Tool{
+		Name:  "list_panes",
+		Title: "List panes",
+		Description: "List every tmux pane on the server with its id, session, window, program, directory, size, whether it is dead and whether a person is watching it, and a cursor to wait from. " +
+			"Call it first to find a paneId, and after create_pane or kill_pane to see the result.",
+		InputSchema:  in,
+		OutputSchema: out,
+		Annotations:  &mcp.ToolAnnotations{Title: "List panes", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}
+	return typed(tool, h.listPanes)
+}
+
+func (h *Handlers) listPanes(ctx context.Context, _ *mcp.CallToolRequest, in *listPanesIn) (*listPanesOut, error) {
+	if err := h.connected(); err != nil {
+		return nil, err
+	}
+	panes, err := h.fleet.ListPanes(ctx)
+	if err != nil {
+		return nil, err
+	}
+	watched := map[string]bool{} // session id + window id a person's client shows
+	if lines, err := h.fleet.Exec(ctx, "list-clients", "-F", "#{client_control_mode}\x1f#{session_id}\x1f#{window_id}"); err == nil {
+		for _, l := range lines {
+			f := strings.Split(l, "\x1f")
+			if len(f) == 3 && f[0] != "1" {
+				watched[f[1]+f[2]] = true
+			}
+		}
+	}
+	out := &listPanesOut{Panes: []paneOut{}}
+	found := false
+	for _, p := range panes {
+		if in.Session != nil && p.SessionName != *in.Session {
+			continue
+		}
+		found = true
+		po := paneOut{
+			PaneID: paneName(p.ID), Session: p.SessionName, SessionID: p.SessionID, WindowID: p.WindowID, WindowIndex: p.WindowIndex,
+			Window: p.WindowName, Title: p.Title, CurrentCommand: p.CurrentCommand, PID: p.PID, CWD: p.CWD, Width: p.Width,
+			Height: p.Height, Active: p.Active, Dead: p.Dead, DeadStatus: p.DeadStatus, InCopyMode: p.InMode,
+			Attended: p.WindowActive && watched[p.SessionID+p.WindowID],
+		}
+		if s, ok := h.hub.Live(p.ID); ok {
+			po.Cursor = cursorText(s, s.End())
+		}
+		out.Panes = append(out.Panes, po)
+	}
+	if in.Session != nil && !found {
+		return nil, errorf("session %q has no panes on %s (no such session?): omit session to list every pane", *in.Session, h.fleet.Target())
+	}
+	return out, nil
+}
+
+type createPaneIn struct {
+	Session      *string           `json:"session,omitempty"`
+	Split        *string           `json:"split,omitempty"`
+	TargetPaneID *string           `json:"targetPaneId,omitempty"`
+	CWD          *string           `json:"cwd,omitempty"`
+	Argv         []string          `json:"argv,omitempty"`
+	Env          map[string]string `json:"env,omitempty"`
+	Name         *string           `json:"name,omitempty"`
+}
+
+var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+// Limits of create_pane.
+const (
+	maxArgv    = 256
+	maxEnv     = 64
+	maxNameLen = 128
+)
+
+func (in *createPaneIn) check() error {
+	if in.Split != nil {
+		switch *in.Split {
+		case "window", "horizontal", "vertical":
+		default:
+			return errorf("split %q: use window (a new window, the default), horizontal (side by side) or vertical (one above the other)", *in.Split)
+		}
+	}
+	if in.TargetPaneID != nil {
+		if _, err := parsePaneID("targetPaneId", *in.TargetPaneID); err != nil {
+			return err
+		}
+		if in.Split == nil || *in.Split == "window" {
+			return errorf("targetPaneId is only used to split a pane: add split: horizontal or vertical, or drop targetPaneId")
+		}
+	}
+	if in.CWD != nil {
+		if !filepath.IsAbs(*in.CWD) {
+			return errorf("cwd %q is not an absolute path: give a full path such as /home/me/project", *in.CWD)
+		}
+		if st, err := os.Stat(*in.CWD); err != nil || !st.IsDir() {
+			return errorf("cwd %q is not an existing directory: create it first or pick another", *in.CWD)
+		}
+	}
+	if in.Argv != nil && (len(in.Argv) == 0 || len(in.Argv) > maxArgv) {
+		return errorf("argv: %d items given, the limit is 1..%d: omit argv for the default shell", len(in.Argv), maxArgv)
+	}
+	for i, a := range in.Argv {
+		if a == "" && i == 0 {
+			return errorf("argv[0] is empty: name the program to run, e.g. [\"python3\"]")
+		}
+	}
+	if len(in.Env) > maxEnv {
+		return errorf("env: %d variables given, the limit is %d", len(in.Env), maxEnv)
+	}
+	for k := range in.Env {
+		if !envName.MatchString(k) {
+			return errorf("env key %q is not a valid variable name: use letters, digits and _, not starting with a digit", k)
+		}
+	}
+	if in.Name != nil && (len(*in.Name) == 0 || len(*in.Name) > maxNameLen) {
+		return errorf("name: must be 1..%d bytes", maxNameLen)
+	}
+	return nil
+}
+
+type createPaneOut struct {
+	PaneID    string `json:"paneId"`
+	Cursor    string `json:"cursor"`
+	Session   string `json:"session"`
+	SessionID string `json:"sessionId"`
+	WindowID  string `json:"windowId"`
+}
+
+func (h *Handlers) createPaneTool() Tool {
+	in := object(map[string]*jsonschema.Schema{
+		"session":      {Type: "string", MinLength: ptr(1), Description: "Session (name) for the new window. Default: the agent session, " + h.opts.Session + "."},
+		"split":        withDefault(enum("window: a new window (does not disturb anyone's view); horizontal: split targetPaneId side by side; vertical: split it one above the other.", "window", "horizontal", "vertical"), "window"),
+		"targetPaneId": paneID("Pane to split (with split horizontal or vertical). Default: the session's current pane."),
+		"cwd":          {Type: "string", MinLength: ptr(1), Description: "Absolute directory to start in. Default: the session's directory."},
+		"argv":         {Type: "array", MinItems: ptr(1), MaxItems: ptr(maxArgv), Items: &jsonschema.Schema{Type: "string"}, Description: "Program and arguments to run instead of the default shell, e.g. [\"python3\", \"-q\"]. The pane closes when it exits."},
+		"env":          {Type: "object", MaxProperties: ptr(maxEnv), AdditionalProperties: &jsonschema.Schema{Type: "string"}, PropertyNames: &jsonschema.Schema{Pattern: envName.String()}, Description: "Extra environment variables for the program."},
+		"name":         {Type: "string", MinLength: ptr(1), MaxLength: ptr(maxNameLen), Description: "Window name shown to people watching (split panes keep their window's name)."},
+	})
+	out := outputObject(map[string]*jsonschema.Schema{
+		"paneId":    paneID("The new pane's id."),
+		"cursor":    cursorSchema("The start of the new pane's output (offset 0): wait_for_text from it and nothing the program prints is missed."),
+		"session":   str("Session name."),
+		"sessionId": str("Session id."),
+		"windowId":  str("Window id."),
+	})
+	tool := &mcp.Tool{
+		Name:  "create_pane",
+		Title: "Create a pane",
+		Description: "Start a new shell, or a program of your choice (argv), in a new window or a split, without changing what anyone is looking at. " +
+			"Returns its paneId and a cursor at offset 0, so nothing it prints is missed: wait_for_text from that cursor for its prompt before typing. " +
+			"Prefer a new window (the default) over splitting a pane a person is using.",
+		InputSchema:  in,
+		OutputSchema: out,
+		Annotations:  &mcp.ToolAnnotations{Title: "Create a pane", ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(true)},
+	}
+	return typed(tool, h.createPane)
+}
+
+func (h *Handlers) createPane(ctx context.Context, _ *mcp.CallToolRequest, in *createPaneIn) (*createPaneOut, error) {
+	if err := h.connected(); err != nil {
+		return nil, err
+	}
+	session := h.opts.Session
+	if in.Session != nil {
+		session = *in.Session
+	}
+	split := "window"
+	if in.Split != nil {
+		split = *in.Split
+	}
+	args := []string{"new-window"}
+	target := "=" + session + ":"
+	switch split {
+	case "horizontal", "vertical":
+		args = []string{"split-window", map[string]string{"horizontal": "-h", "vertical": "-v"}[split]}
+		if in.TargetPaneID != nil {
+			target = *in.TargetPaneID
+		}
+	default:
+		if in.Name != nil {
+			args = append(args, "-n", *in.Name)
+		}
+	}
+	args = append(args, "-d", "-P", "-F", "#{pane_id}\x1f#{session_name}\x1f#{session_id}\x1f#{window_id}", "-t", target)
+	if in.CWD != nil {
+		args = append(args, "-c", *in.CWD)
+	}
+	for k, v := range in.Env {
+		args = append(args, "-e", k+"="+v)
+	}
+	args = append(args, in.Argv...)
+	lines, err := h.fleet.Exec(ctx, args...)
+	if err != nil {
+		var ce *tmux.CommandError
+		if errors.As(err, &ce) {
+			switch {
+			case strings.Contains(ce.Message, "can't find session"):
+				return nil, errorf("session %q does not exist on %s: omit session to use %q, or pick one from list_panes", session, h.fleet.Target(), h.opts.Session)
+			case strings.Contains(ce.Message, "can't find pane"):
+				return nil, errorf("targetPaneId %q: no such pane. Call list_panes for the panes that exist", *in.TargetPaneID)
+			case strings.Contains(ce.Message, "no space"):
+				return nil, errorf("the target pane is too small to split: use split: window instead")
+			}
+			return nil, errorf("tmux refused to create the pane: %s", ce.Message)
+		}
+		return nil, err
+	}
+	f := strings.Split(strings.Join(lines, ""), "\x1f")
+	if len(f) != 4 {
+		return nil, errorf("tmux created a pane but its reply %q was not understood; call list_panes to find it", strings.Join(lines, ""))
+	}
+	n, err := parsePaneID("paneId", f[0])
+	if err != nil {
+		return nil, err
+	}
+	s := h.hub.Adopt(n)
+	h.fleet.RefreshPanes()
+	return &createPaneOut{PaneID: f[0], Cursor: s.Cursor(0).String(), Session: f[1], SessionID: f[2], WindowID: f[3]}, nil
+}
+
+type killPaneIn struct {
+	PaneID string `json:"paneId"`
+}
+
+func (in *killPaneIn) check() error {
+	_, err := parsePaneID("paneId", in.PaneID)
+	return err
+}
+
+type killPaneOut struct {
+	PaneID string `json:"paneId"`
+	Killed bool   `json:"killed"`
+}
+
+func (h *Handlers) killPaneTool() Tool {
+	in := object(map[string]*jsonschema.Schema{
+		"paneId": paneID("Pane to close, e.g. %3."),
+	}, "paneId")
+	out := outputObject(map[string]*jsonschema.Schema{
+		"paneId": paneID("The pane closed."),
+		"killed": boolean("Always true: the pane and its programs are gone."),
+	})
+	tool := &mcp.Tool{
+		Name:  "kill_pane",
+		Title: "Kill a pane",
+		Description: "Close a pane and kill the programs running in it (its window closes with its last pane). Its recorded output stays readable with capture_since for a while. " +
+			"It refuses the pane tmuxmcp itself runs in. Check list_panes (attended) before closing a pane a person may be using.",
+		InputSchema:  in,
+		OutputSchema: out,
+		Annotations:  &mcp.ToolAnnotations{Title: "Kill a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}
+	return typed(tool, h.killPane)
+}
+
+func (h *Handlers) killPane(ctx context.Context, _ *mcp.CallToolRequest, in *killPaneIn) (*killPaneOut, error) {
+	n, _ := parsePaneID("paneId", in.PaneID)
+	if n == h.selfPane {
+		return nil, errorf("paneId %s is the pane tmuxmcp itself runs in: killing it would end this server. Nothing was done", in.PaneID)
+	}
+	if err := h.paneExists(ctx, "paneId", n); err != nil {
+		return nil, err
+	}
+	if _, err := h.fleet.Exec(ctx, "kill-pane", "-t", paneName(n)); err != nil {
+		return nil, h.paneError("paneId", n, err)
+	}
+	h.fleet.RefreshPanes()
+	return &killPaneOut{PaneID: paneName(n), Killed: true}, nil
+}

@@ -1,0 +1,125 @@
+package tools
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/cursor"
+	"github.com/tmuxmcp/tmuxmcp/stream"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
+)
+
+// hubEvents feeds what the tmux fleet sees into the stream hub.
+type hubEvents struct{ h *Handlers }
+
+func (e hubEvents) PaneOutput(pane int, data []byte) { e.h.hub.Output(pane, data) }
+func (e hubEvents) PaneRestarted(pane int)           { e.h.hub.Restart(pane, stream.TopologyChanged) }
+func (e hubEvents) PaneOutputDropped(pane int)       { e.h.hub.Dropped(pane) }
+func (e hubEvents) Disconnected(error)               { e.h.hub.Lost() }
+
+func (e hubEvents) PanesListed(panes []tmux.PaneInfo, listedAt time.Time) {
+	states := make([]stream.PaneState, len(panes))
+	m := make(map[int]tmux.PaneInfo, len(panes))
+	for i, p := range panes {
+		states[i] = stream.PaneState{Pane: p.ID, Dead: p.Dead}
+		m[p.ID] = p
+	}
+	e.h.mu.Lock()
+	e.h.panes = m
+	e.h.mu.Unlock()
+	e.h.hub.Sync(states, listedAt)
+}
+
+// connected returns a clear error when tmux is gone.
+func (h *Handlers) connected() error {
+	if err := h.fleet.Err(); err != nil {
+		return errorf("tmux is not reachable: %v. Nothing was done. The panes of that server are gone; restart tmuxmcp (or your MCP client) to start a new server", err)
+	}
+	return nil
+}
+
+// paneStream returns the pane number and its live stream, adopting a pane
+// tmux has but tmuxmcp has not recorded yet. field names the argument.
+func (h *Handlers) paneStream(ctx context.Context, field, id string) (int, *stream.PaneStream, error) {
+	n, err := parsePaneID(field, id)
+	if err != nil {
+		return 0, nil, err
+	}
+	if s, ok := h.hub.Live(n); ok {
+		return n, s, nil
+	}
+	if err := h.paneExists(ctx, field, n); err != nil {
+		return 0, nil, err
+	}
+	return n, h.hub.Adopt(n), nil
+}
+
+// paneExists asks tmux whether pane n exists.
+func (h *Handlers) paneExists(ctx context.Context, field string, n int) error {
+	if err := h.connected(); err != nil {
+		return err
+	}
+	_, err := h.fleet.Exec(ctx, "display-message", "-p", "-t", paneName(n), "#{pane_id}")
+	return h.paneError(field, n, err)
+}
+
+// paneError turns a tmux error about pane n into a tool error.
+func (h *Handlers) paneError(field string, n int, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ce *tmux.CommandError
+	if errors.As(err, &ce) && strings.Contains(ce.Message, "can't find pane") {
+		return errorf("%s %q: no such pane on %s (it never existed or was closed). Call list_panes for the panes that exist", field, paneName(n), h.fleet.Target())
+	}
+	if cerr := h.connected(); cerr != nil {
+		return cerr
+	}
+	return fmt.Errorf("%s %s: %w", field, paneName(n), err)
+}
+
+// cursorStart is where a read starts: a stream and an offset in it.
+type cursorStart struct {
+	s       *stream.PaneStream
+	from    int64
+	expired bool // the cursor's recording is gone; s is the live one
+}
+
+// resolveCursor checks a cursor against the pane and returns where to read.
+func (h *Handlers) resolveCursor(pane int, live *stream.PaneStream, text string) (cursorStart, error) {
+	c, err := cursor.Parse(text)
+	if err != nil {
+		return cursorStart{}, errorf("cursor: %v. Omit cursor to start from now (wait_for_text) or from the oldest retained output (capture_since)", err)
+	}
+	s, ok := h.hub.Stream(c.Stream)
+	if !ok {
+		return cursorStart{s: live, expired: true}, nil
+	}
+	if s.Pane() != pane {
+		return cursorStart{}, errorf("cursor %s belongs to pane %s, not %s: pass the paneId it was returned with", text, paneName(s.Pane()), paneName(pane))
+	}
+	if end := s.End(); c.Offset > end {
+		return cursorStart{}, errorf("cursor %s points past the end of its stream (%d bytes recorded so far): pass a cursor exactly as a result returned it", text, end)
+	}
+	return cursorStart{s: s, from: c.Offset}, nil
+}
+
+// cursorText renders a cursor, or nil when off < 0 (not resumable).
+func cursorText(s *stream.PaneStream, off int64) *string {
+	if off < 0 {
+		return nil
+	}
+	t := s.Cursor(off).String()
+	return &t
+}
+
+func failureText(f stream.Failure) *string {
+	if f == "" {
+		return nil
+	}
+	t := string(f)
+	return &t
+}

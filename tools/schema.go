@@ -1,0 +1,90 @@
+package tools
+
+import (
+	"encoding/json"
+	"slices"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/tmuxmcp/tmuxmcp/cursor"
+)
+
+// Hand-tuned schema builders. Every schema is written out, so patterns,
+// bounds, enums and nullability say exactly what the handlers enforce;
+// testdata/schemas/*.json snapshots catch any accidental change.
+
+// PaneIDPattern is the pattern of a tmux pane id.
+const PaneIDPattern = `^%\d+$`
+
+// maxSafeInt is the largest integer a JSON number holds exactly.
+const maxSafeInt = 9007199254740991
+
+func object(props map[string]*jsonschema.Schema, required ...string) *jsonschema.Schema {
+	if required == nil {
+		required = []string{}
+	}
+	return &jsonschema.Schema{
+		Type:                 "object",
+		Properties:           props,
+		Required:             required,
+		AdditionalProperties: &jsonschema.Schema{Not: &jsonschema.Schema{}},
+	}
+}
+
+// outputObject is an object whose every property is required.
+func outputObject(props map[string]*jsonschema.Schema) *jsonschema.Schema {
+	req := make([]string, 0, len(props))
+	for k := range props {
+		req = append(req, k)
+	}
+	slices.Sort(req)
+	return object(props, req...)
+}
+
+func str(desc string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Description: desc}
+}
+
+func boolean(desc string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "boolean", Description: desc}
+}
+
+func integer(desc string, min, max float64) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "integer", Description: desc, Minimum: &min, Maximum: &max}
+}
+
+func count(desc string) *jsonschema.Schema { return integer(desc, 0, maxSafeInt) }
+
+func withDefault(s *jsonschema.Schema, v any) *jsonschema.Schema {
+	b, _ := json.Marshal(v)
+	s.Default = b
+	return s
+}
+
+func enum(desc string, vals ...string) *jsonschema.Schema {
+	e := make([]any, len(vals))
+	for i, v := range vals {
+		e[i] = v
+	}
+	return &jsonschema.Schema{Type: "string", Description: desc, Enum: e}
+}
+
+// nullable makes s accept null too, written as anyOf for portability.
+func nullable(s *jsonschema.Schema) *jsonschema.Schema {
+	desc := s.Description
+	s.Description = ""
+	return &jsonschema.Schema{AnyOf: []*jsonschema.Schema{s, {Type: "null"}}, Description: desc}
+}
+
+func paneID(desc string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Pattern: PaneIDPattern, Description: desc}
+}
+
+func cursorSchema(desc string) *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", Pattern: cursor.Pattern, Description: desc}
+}
+
+var streamFailures = []string{"connection_lost", "events_dropped", "expired", "hub_closed", "topology_changed"}
+
+func streamFailureSchema() *jsonschema.Schema {
+	return nullable(enum("Why the live stream ended or lost output, or null while it stayed valid: connection_lost (tmux server gone), events_dropped (tmux discarded output because it fell behind), expired (the cursor's recording is gone: tmuxmcp restarted or the pane was respawned), hub_closed (tmuxmcp is shutting down), topology_changed (the pane's window moved between sessions).", streamFailures...))
+}

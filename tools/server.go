@@ -1,0 +1,258 @@
+// Package tools holds tmuxmcp's MCP tool handlers: one file per tool family,
+// each with its description, hand-tuned input and output schemas and
+// explicit annotations. Handlers translate between MCP arguments and the
+// stream hub (reads, waits) and the tmux fleet (actions); they own the
+// user-facing texts, so every error names the field, the value and the fix.
+package tools
+
+import (
+	"bytes"
+	"context"
+	_ "embed"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/stream"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
+)
+
+//go:embed instructions.md
+var instructions string
+
+// Options are the server-wide limits and defaults.
+type Options struct {
+	// Session is the session create_pane uses when none is given.
+	Session string
+	// WaitMax is the ceiling on wait_for_text's timeoutMs.
+	WaitMax time.Duration
+	// ResultMax is the ceiling on the bytes of text one result returns.
+	ResultMax int
+	// Version is reported to clients.
+	Version string
+}
+
+// DefaultWaitMax is the default ceiling on waits (--wait-max).
+const DefaultWaitMax = 120 * time.Second
+
+// DefaultResultMax is the default result byte ceiling.
+const DefaultResultMax = 64 << 10
+
+// Handlers holds what every tool needs: the hub of pane streams, the fleet
+// of tmux control connections, and the options.
+type Handlers struct {
+	hub   *stream.Hub
+	fleet *tmux.Fleet
+	opts  Options
+	log   *slog.Logger
+
+	mu       sync.Mutex
+	panes    map[int]tmux.PaneInfo // the latest listing
+	selfPane int                   // the pane tmuxmcp itself runs in on this server, or -1
+}
+
+// Start connects to the tmux server, begins recording every pane and
+// returns the handlers. Close stops it all.
+func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Options, log *slog.Logger) (*Handlers, error) {
+	if opts.WaitMax <= 0 {
+		opts.WaitMax = DefaultWaitMax
+	}
+	if opts.ResultMax <= 0 {
+		opts.ResultMax = DefaultResultMax
+	}
+	if opts.Session == "" {
+		opts.Session = "agent"
+	}
+	h := &Handlers{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1}
+	fleet, err := tmux.StartFleet(ctx, target, hubEvents{h}, log)
+	if err != nil {
+		return nil, err
+	}
+	h.fleet = fleet
+	h.selfPane = h.findSelfPane(ctx)
+	return h, nil
+}
+
+// Close detaches from tmux and ends every stream with hub_closed.
+func (h *Handlers) Close() {
+	h.fleet.Close()
+	h.hub.Close()
+}
+
+// Fleet returns the tmux connections (for doctor and tests).
+func (h *Handlers) Fleet() *tmux.Fleet { return h.fleet }
+
+// findSelfPane returns the pane tmuxmcp runs in, when it runs inside a
+// pane of the server it controls, so kill_pane can refuse it.
+func (h *Handlers) findSelfPane(ctx context.Context) int {
+	env, pane := os.Getenv("TMUX"), os.Getenv("TMUX_PANE")
+	if env == "" || !strings.HasPrefix(pane, "%") {
+		return -1
+	}
+	lines, err := h.fleet.Exec(ctx, "display-message", "-p", "#{socket_path}")
+	if err != nil || len(lines) == 0 {
+		return -1
+	}
+	sock, _, _ := strings.Cut(env, ",")
+	if sock != lines[0] {
+		return -1
+	}
+	n, err := strconv.Atoi(pane[1:])
+	if err != nil {
+		return -1
+	}
+	return n
+}
+
+// NewServer returns an MCP server with every tool registered.
+func (h *Handlers) NewServer() *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "tmuxmcp", Title: "tmux for agents", Version: h.opts.Version},
+		&mcp.ServerOptions{Instructions: instructions})
+	for _, t := range h.Tools() {
+		s.AddTool(t.Tool, t.Handler)
+	}
+	return s
+}
+
+// Tool is one tool with its handler, as registered on the server.
+type Tool struct {
+	Tool    *mcp.Tool
+	Handler mcp.ToolHandler
+}
+
+// Tools returns every tool in a stable order.
+func (h *Handlers) Tools() []Tool {
+	return []Tool{
+		h.waitForTextTool(),
+		h.captureSinceTool(),
+		h.capturePaneTool(),
+		h.typeTextTool(),
+		h.sendKeysTool(),
+		h.listPanesTool(),
+		h.createPaneTool(),
+		h.killPaneTool(),
+	}
+}
+
+// toolError is a tool-level error (isError): something the caller can fix.
+type toolError struct{ msg string }
+
+func (e *toolError) Error() string { return e.msg }
+
+func errorf(format string, args ...any) error { return &toolError{fmt.Sprintf(format, args...)} }
+
+// typed builds a Tool from a typed handler. Arguments are decoded strictly
+// (unknown fields and wrong types are errors naming the field), checked by
+// the input's own check method, which gives friendlier errors than schema
+// validation, and then by the schema itself as a safety net. The output is
+// validated against the output schema, so the advertised contract holds.
+func typed[In any, Out any](tool *mcp.Tool, handle func(context.Context, *mcp.CallToolRequest, *In) (*Out, error)) Tool {
+	inRes := mustResolve(tool.InputSchema.(*jsonschema.Schema))
+	outRes := mustResolve(tool.OutputSchema.(*jsonschema.Schema))
+	return Tool{Tool: tool, Handler: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		raw := req.Params.Arguments
+		if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+			raw = json.RawMessage("{}")
+		}
+		in := new(In)
+		if err := decodeStrict(raw, in); err != nil {
+			return errorResult(err), nil
+		}
+		if c, ok := any(in).(interface{ check() error }); ok {
+			if err := c.check(); err != nil {
+				return errorResult(err), nil
+			}
+		}
+		var generic map[string]any
+		if err := json.Unmarshal(raw, &generic); err == nil {
+			if err := inRes.Validate(generic); err != nil {
+				return errorResult(fmt.Errorf("invalid arguments: %v", err)), nil
+			}
+		}
+		out, err := handle(ctx, req, in)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		b, err := json.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("%s: encode result: %w", tool.Name, err)
+		}
+		var check any
+		_ = json.Unmarshal(b, &check)
+		if err := outRes.Validate(check); err != nil {
+			return nil, fmt.Errorf("%s: result does not match the output schema (a tmuxmcp bug): %w", tool.Name, err)
+		}
+		return &mcp.CallToolResult{
+			Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+			StructuredContent: json.RawMessage(b),
+		}, nil
+	}}
+}
+
+func errorResult(err error) *mcp.CallToolResult {
+	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
+}
+
+func mustResolve(s *jsonschema.Schema) *jsonschema.Resolved {
+	r, err := s.Resolve(nil)
+	if err != nil {
+		panic(fmt.Sprintf("resolve schema: %v", err))
+	}
+	return r
+}
+
+// decodeStrict decodes JSON arguments, rejecting unknown fields, and turns
+// decoding errors into messages that name the field.
+func decodeStrict(raw json.RawMessage, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		var te *json.UnmarshalTypeError
+		if errors.As(err, &te) {
+			return errorf("%s: expected %s, got JSON %s: fix the argument's type", te.Field, jsonTypeName(te.Type.Kind().String()), te.Value)
+		}
+		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
+			return errorf("unknown argument %s: remove it (the tool's input schema lists the accepted arguments)", f)
+		}
+		return errorf("arguments are not a valid JSON object: %v", err)
+	}
+	return nil
+}
+
+func jsonTypeName(kind string) string {
+	switch kind {
+	case "int", "int64", "int32", "uint", "uint64":
+		return "an integer"
+	case "bool":
+		return "true or false"
+	case "slice":
+		return "an array"
+	case "map", "struct":
+		return "an object"
+	}
+	return "a " + kind
+}
+
+// parsePaneID turns "%12" into 12; field names the argument for errors.
+func parsePaneID(field, s string) (int, error) {
+	if !strings.HasPrefix(s, "%") {
+		return 0, errorf("%s %q is not a tmux pane id: write it as %%N, e.g. %%3 (list_panes shows every pane's id)", field, s)
+	}
+	n, err := strconv.Atoi(s[1:])
+	if err != nil || n < 0 || s[1:] == "" || (len(s) > 2 && s[1] == '0') {
+		return 0, errorf("%s %q is not a tmux pane id: write it as %%N, e.g. %%3 (list_panes shows every pane's id)", field, s)
+	}
+	return n, nil
+}
+
+func paneName(n int) string { return "%" + strconv.Itoa(n) }
+
+func ptr[T any](v T) *T { return &v }
