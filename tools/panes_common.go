@@ -62,7 +62,9 @@ func (h *Handlers) paneExists(ctx context.Context, field string, n int) error {
 	if err := h.connected(); err != nil {
 		return err
 	}
-	_, err := h.fleet.Exec(ctx, "display-message", "-p", "-t", paneName(n), "#{pane_id}")
+	// display-message falls back to the current pane for a missing one;
+	// list-panes does not.
+	_, err := h.fleet.Exec(ctx, "list-panes", "-t", paneName(n), "-F", "#{pane_id}")
 	return h.paneError(field, n, err)
 }
 

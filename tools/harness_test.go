@@ -1,0 +1,171 @@
+package tools
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
+	"github.com/tmuxmcp/tmuxmcp/stream"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
+	"go.uber.org/goleak"
+)
+
+func TestMain(m *testing.M) {
+	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"))
+}
+
+// env is a private tmux server, tmuxmcp's handlers on it, and an MCP client
+// session connected to them in memory.
+type env struct {
+	target tmux.Target
+	h      *Handlers
+	cs     *mcp.ClientSession
+}
+
+type envOptions struct {
+	target  *tmux.Target // an existing server; default: a new private one
+	retain  int
+	waitMax time.Duration
+	client  *mcp.ClientOptions
+}
+
+func newEnv(t *testing.T, o envOptions) *env {
+	t.Helper()
+	var target tmux.Target
+	if o.target != nil {
+		target = *o.target
+	} else {
+		target = tmuxtest.Server(t, "agent", 120, 40)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	hub := stream.NewHub(o.retain)
+	h, err := Start(ctx, target, hub, Options{Session: "agent", WaitMax: o.waitMax, Version: "test"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatalf("start: %v", err)
+	}
+	server := h.NewServer()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, o.client)
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cs.Close()
+		ss.Close()
+		h.Close()
+	})
+	return &env{target: target, h: h, cs: cs}
+}
+
+// result is a decoded tool result.
+type result struct {
+	isError bool
+	text    string
+	m       map[string]any
+}
+
+func (r result) str(k string) string {
+	s, _ := r.m[k].(string)
+	return s
+}
+
+func (r result) num(k string) int64 {
+	f, _ := r.m[k].(float64)
+	return int64(f)
+}
+
+func (r result) String() string {
+	if r.isError {
+		return "error: " + r.text
+	}
+	b, _ := json.Marshal(r.m)
+	if len(b) > 2000 {
+		b = append(b[:2000], "…"...)
+	}
+	return string(b)
+}
+
+func (e *env) call(t *testing.T, name string, args map[string]any) result {
+	t.Helper()
+	return e.callCtx(context.Background(), t, name, args)
+}
+
+func (e *env) callCtx(ctx context.Context, t *testing.T, name string, args map[string]any) result {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
+	defer cancel()
+	res, err := e.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+	return decode(t, res)
+}
+
+func decode(t *testing.T, res *mcp.CallToolResult) result {
+	t.Helper()
+	r := result{isError: res.IsError}
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			r.text += tc.Text
+		}
+	}
+	if !res.IsError {
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, &r.m); err != nil {
+			t.Fatalf("structured content: %v", err)
+		}
+	}
+	return r
+}
+
+// ok calls a tool and fails the test on a tool error.
+func (e *env) ok(t *testing.T, name string, args map[string]any) result {
+	t.Helper()
+	r := e.call(t, name, args)
+	if r.isError {
+		t.Fatalf("%s(%v): %s", name, args, r.text)
+	}
+	return r
+}
+
+// shell creates a pane running bash with the prompt "$ " and waits for it.
+func (e *env) shell(t *testing.T) (pane, cursor string) {
+	t.Helper()
+	r := e.ok(t, "create_pane", map[string]any{})
+	pane, cursor = r.str("paneId"), r.str("cursor")
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": cursor, "patterns": []string{`\$ $`}, "regex": true, "timeoutMs": 20000})
+	if w.str("outcome") != "matched" {
+		t.Fatalf("no prompt in %s: %v", pane, w)
+	}
+	return pane, w.str("cursor")
+}
+
+// run types a command with Enter and returns the cursor from before it.
+func (e *env) run(t *testing.T, pane, command string) string {
+	t.Helper()
+	return e.ok(t, "type_text", map[string]any{"paneId": pane, "text": command, "submit": true}).str("cursor")
+}
+
+func token(t *testing.T, prefix string) string {
+	return fmt.Sprintf("%s-%d", prefix, time.Now().UnixNano()%1000000007)
+}
+
+func mustContain(t *testing.T, what, s, sub string) {
+	t.Helper()
+	if !strings.Contains(s, sub) {
+		t.Fatalf("%s %q does not contain %q", what, s, sub)
+	}
+}

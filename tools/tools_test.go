@@ -1,0 +1,389 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"regexp"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
+)
+
+func TestTypedEchoIsMaskedUntilTheCommandPrints(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	mark := token(t, "MARK")
+	c := e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo " + mark}).str("cursor")
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{mark}, "timeoutMs": 1500})
+	if w.str("outcome") != "timed_out" {
+		t.Fatalf("the echo of unsubmitted text matched: %v", w)
+	}
+	mustContain(t, "screen", w.str("screen"), "echo "+mark)
+	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}})
+	w = e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{mark}, "timeoutMs": 20000})
+	if w.str("outcome") != "matched" || w.str("matched") != mark {
+		t.Fatalf("wait after Enter: %v", w)
+	}
+	out := w.str("output")
+	lines := strings.Split(out, "\n")
+	if last := lines[len(lines)-1]; last != mark {
+		t.Fatalf("matched line %q is not the printed line %q (output %q)", last, mark, out)
+	}
+	mustContain(t, "output", out, "echo "+mark) // the echo is returned, just not matched
+}
+
+func TestPatternPrintedBeforeTheWaitIsAlreadyOnScreen(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	pre := token(t, "PRE")
+	c := e.run(t, pane, "echo "+pre)
+	e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"^" + pre + "$"}, "regex": true, "timeoutMs": 20000})
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "patterns": []string{pre}, "timeoutMs": 300})
+	if w.str("outcome") != "timed_out" || w.m["alreadyOnScreen"] != true {
+		t.Fatalf("got %v", w)
+	}
+	mustContain(t, "screen", w.str("screen"), pre)
+	if w.num("effectiveTimeoutMs") != 300 || w.m["cursor"] == nil {
+		t.Fatalf("got %v", w)
+	}
+}
+
+func TestOutputClearedAtOnceIsStillCaught(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, c := e.shell(t)
+	e.run(t, pane, "printf 'FLASH-%s\\n' 1; clear")
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"FLASH-1"}, "timeoutMs": 20000})
+	if w.str("outcome") != "matched" {
+		t.Fatalf("got %v", w)
+	}
+}
+
+func TestChainedCaptureSinceReadsEveryLineOnce(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, c := e.shell(t)
+	done := token(t, "DONE")
+	e.run(t, pane, "seq 1 2000; echo "+done)
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"^" + done + "$"}, "regex": true, "timeoutMs": 30000})
+	if w.str("outcome") != "matched" {
+		t.Fatalf("got %v", w)
+	}
+	var all strings.Builder
+	cur := c
+	for calls := 0; ; calls++ {
+		r := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": cur, "maxBytes": 100})
+		if r.num("returnedBytes") > 100 || int(r.num("returnedBytes")) != len(r.str("output")) {
+			t.Fatalf("page of %d bytes", r.num("returnedBytes"))
+		}
+		all.WriteString(r.str("output"))
+		cur = r.str("cursor")
+		if strings.Contains(all.String(), "\n"+done+"\n") || r.num("remainingBytes") == 0 || calls > 10000 {
+			break
+		}
+	}
+	want := 1
+	for _, line := range strings.Split(all.String(), "\n") {
+		n, err := strconv.Atoi(line)
+		if err != nil {
+			continue
+		}
+		if n != want {
+			t.Fatalf("line %d where %d was expected", n, want)
+		}
+		want++
+	}
+	if want != 2001 {
+		t.Fatalf("read lines 1..%d, want 1..2000", want-1)
+	}
+}
+
+func TestExitingProgramEndsWaitWithPaneDied(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	r := e.ok(t, "create_pane", map[string]any{"argv": []string{"sh", "-c", "sleep 1; exit 7"}})
+	start := time.Now()
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": r.str("paneId"), "cursor": r.str("cursor"), "patterns": []string{"never printed"}, "timeoutMs": 20000})
+	if w.str("outcome") != "pane_died" {
+		t.Fatalf("got %v", w)
+	}
+	if d := time.Since(start); d > 3*time.Second+time.Second { // the program itself takes 1 s
+		t.Fatalf("pane_died after %v", d)
+	}
+	t.Logf("pane_died %v after the wait began (program ran 1 s)", time.Since(start))
+}
+
+func TestKilledServerEndsWaitWithStreamLost(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	done := make(chan result, 1)
+	go func() {
+		done <- e.call(t, "wait_for_text", map[string]any{"paneId": pane, "patterns": []string{"never printed"}, "timeoutMs": 60000})
+	}()
+	// The wait is running once the hub has a live stream for it; kill now.
+	time.Sleep(200 * time.Millisecond) // give the call time to reach the handler; the outcome is checked below
+	killed := time.Now()
+	tmuxtest.Kill(e.target)
+	select {
+	case w := <-done:
+		if w.str("outcome") != "stream_lost" || w.str("streamFailure") != "connection_lost" || w.m["cursor"] != nil {
+			t.Fatalf("got %v", w)
+		}
+		if d := time.Since(killed); d > 3*time.Second {
+			t.Fatalf("stream_lost %v after kill-server", d)
+		}
+		t.Logf("stream_lost %v after kill-server", time.Since(killed))
+	case <-time.After(30 * time.Second):
+		t.Fatal("wait did not end after kill-server")
+	}
+	for _, c := range []struct {
+		tool string
+		args map[string]any
+	}{
+		{"list_panes", map[string]any{}},
+		{"wait_for_text", map[string]any{"paneId": pane, "timeoutMs": 1000}},
+		{"type_text", map[string]any{"paneId": pane, "text": "x"}},
+		{"create_pane", map[string]any{}},
+	} {
+		r := e.call(t, c.tool, c.args)
+		if c.tool == "wait_for_text" && !r.isError {
+			if r.str("outcome") != "stream_lost" {
+				t.Fatalf("%s after kill-server: %v", c.tool, r)
+			}
+			continue
+		}
+		if !r.isError || !strings.Contains(r.text, "tmux is not reachable") {
+			t.Fatalf("%s after kill-server: %v", c.tool, r)
+		}
+	}
+}
+
+func vmRSS(t *testing.T) int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skip("no /proc")
+	}
+	m := regexp.MustCompile(`VmRSS:\s+(\d+) kB`).FindSubmatch(b)
+	n, _ := strconv.ParseInt(string(m[1]), 10, 64)
+	return n << 10
+}
+
+func TestThreeMillionLinesStayBounded(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	e := newEnv(t, envOptions{})
+	pane, c := e.shell(t)
+	e.run(t, pane, "seq 1 3000000")
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"^3000000$"}, "regex": true, "timeoutMs": 120000})
+	if w.str("outcome") != "matched" || w.str("matched") != "3000000" {
+		t.Fatalf("got %v", w)
+	}
+	rss := vmRSS(t)
+	t.Logf("RSS after 3,000,000 lines: %.1f MiB; wait missedBytes=%d omittedBytes=%d", float64(rss)/(1<<20), w.num("missedBytes"), w.num("omittedBytes"))
+	if rss > 100<<20 {
+		t.Fatalf("RSS %d MiB > 100 MiB", rss>>20)
+	}
+	r := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": c, "maxBytes": 1000})
+	if r.num("missedBytes") == 0 {
+		t.Fatalf("capture_since from the first cursor reports no missed bytes: %v", r)
+	}
+	t.Logf("capture_since missedBytes=%d", r.num("missedBytes"))
+}
+
+func TestHundredConcurrentWaitsOverTenPanes(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	type paneCur struct{ pane, cursor string }
+	panes := make([]paneCur, 10)
+	for i := range panes {
+		p, c := e.shell(t)
+		panes[i] = paneCur{p, c}
+	}
+	var wg sync.WaitGroup
+	results := make(chan string, 100)
+	for i, p := range panes {
+		for k := 0; k < 10; k++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				want := fmt.Sprintf("TOK%d_%d", i, k)
+				w := e.call(t, "wait_for_text", map[string]any{"paneId": p.pane, "cursor": p.cursor, "patterns": []string{"^" + want + "$"}, "regex": true, "timeoutMs": 60000})
+				if w.str("outcome") != "matched" {
+					results <- fmt.Sprintf("%s: %v", want, w)
+				}
+			}()
+		}
+	}
+	for i, p := range panes {
+		e.run(t, p.pane, fmt.Sprintf("for k in 0 1 2 3 4 5 6 7 8 9; do echo TOK%d_$k; done", i))
+	}
+	wg.Wait()
+	close(results)
+	for r := range results {
+		t.Error(r)
+	}
+}
+
+func TestCatastrophicRegexIsBounded(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, c := e.shell(t)
+	e.run(t, pane, "printf 'a%.0s' $(seq 1 40); echo '!'")
+	start := time.Now()
+	r := e.call(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"^(a+)+$"}, "regex": true, "timeoutMs": 5000})
+	if time.Since(start) > 10*time.Second {
+		t.Fatalf("took %v", time.Since(start))
+	}
+	if r.isError {
+		mustContain(t, "error", r.text, "patterns[0]")
+	} else if r.str("outcome") == "matched" {
+		t.Fatalf("matched: %v", r)
+	}
+	t.Logf("catastrophic regex returned after %v: %v", time.Since(start), r)
+	s := time.Now()
+	e.ok(t, "list_panes", map[string]any{})
+	if time.Since(s) > 2*time.Second {
+		t.Fatalf("server slow after the regex: %v", time.Since(s))
+	}
+}
+
+func TestBadInputIsAToolErrorNamingTheFieldAndChangesNothing(t *testing.T) {
+	e := newEnv(t, envOptions{waitMax: 2 * time.Second})
+	pane, c := e.shell(t)
+	many := make([]string, 65)
+	for i := range many {
+		many[i] = fmt.Sprint("p", i)
+	}
+	cases := []struct {
+		tool string
+		args map[string]any
+		want []string
+	}{
+		{"wait_for_text", map[string]any{"paneId": "3"}, []string{"paneId", `"3"`, "%N"}},
+		{"wait_for_text", map[string]any{"paneId": "%99999"}, []string{"paneId", "%99999", "list_panes"}},
+		{"wait_for_text", map[string]any{"paneId": pane, "cursor": "ltxc1.zz.1"}, []string{"cursor", "ltxc1.zz.1"}},
+		{"wait_for_text", map[string]any{"paneId": pane, "patterns": many}, []string{"patterns", "65", "64"}},
+		{"wait_for_text", map[string]any{"paneId": pane, "patterns": []string{"ok", "(unclosed"}, "regex": true}, []string{"patterns[1]", "(unclosed", "regular expression"}},
+		{"wait_for_text", map[string]any{"paneId": pane, "maxLines": 0}, []string{"maxLines", "0"}},
+		{"wait_for_text", map[string]any{"paneId": pane, "timeoutMs": "soon"}, []string{"timeoutMs"}},
+		{"wait_for_text", map[string]any{"paneId": pane, "bogus": 1}, []string{"bogus"}},
+		{"capture_since", map[string]any{"paneId": pane, "maxBytes": 1}, []string{"maxBytes", "1"}},
+		{"type_text", map[string]any{"paneId": "%99999", "text": "rm -rf /tmp/x"}, []string{"paneId", "%99999"}},
+		{"send_keys", map[string]any{"paneId": pane, "keys": []string{}}, []string{"keys"}},
+		{"create_pane", map[string]any{"cwd": "relative/dir"}, []string{"cwd", "relative/dir", "absolute"}},
+		{"create_pane", map[string]any{"split": "diagonal"}, []string{"split", "diagonal"}},
+		{"create_pane", map[string]any{"session": "nosuchsession"}, []string{"session", "nosuchsession"}},
+		{"kill_pane", map[string]any{"paneId": "%99999"}, []string{"paneId", "%99999"}},
+	}
+	before := e.ok(t, "list_panes", map[string]any{})
+	for _, tc := range cases {
+		r := e.call(t, tc.tool, tc.args)
+		if !r.isError {
+			t.Errorf("%s(%v) succeeded: %v", tc.tool, tc.args, r)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(r.text, w) {
+				t.Errorf("%s(%v): error %q does not mention %q", tc.tool, tc.args, r.text, w)
+			}
+		}
+	}
+	after := e.ok(t, "list_panes", map[string]any{})
+	if len(before.m["panes"].([]any)) != len(after.m["panes"].([]any)) {
+		t.Errorf("bad input changed the panes: %v -> %v", before, after)
+	}
+	// Nothing was typed into the pane by the rejected calls.
+	r := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": c})
+	if r.str("output") != "" {
+		t.Errorf("rejected calls typed into the pane: %q", r.str("output"))
+	}
+	// An over-long timeout is clamped and reported, not refused.
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "patterns": []string{"never"}, "timeoutMs": 1e9})
+	if w.num("effectiveTimeoutMs") != 2000 || w.str("outcome") != "timed_out" {
+		t.Errorf("clamp: %v", w)
+	}
+}
+
+func TestCancelledWaitEndsPromptly(t *testing.T) {
+	started := make(chan struct{}, 1)
+	e := newEnv(t, envOptions{client: &mcp.ClientOptions{
+		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+			select {
+			case started <- struct{}{}:
+			default:
+			}
+		},
+	}})
+	pane, _ := e.shell(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	errc := make(chan error, 1)
+	go func() {
+		_, err := e.cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait_for_text", Arguments: map[string]any{"paneId": pane, "patterns": []string{"never"}, "timeoutMs": 60000}, Meta: mcp.Meta{"progressToken": "p1"}})
+		errc <- err
+	}()
+	select {
+	case <-started:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no progress notification while waiting")
+	}
+	cancel()
+	at := time.Now()
+	select {
+	case err := <-errc:
+		if err == nil {
+			t.Fatal("cancelled call returned no error")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("cancelled wait did not end")
+	}
+	t.Logf("cancelled call returned after %v", time.Since(at))
+	// The server still answers (the handler is gone; goleak checks the rest).
+	e.ok(t, "list_panes", map[string]any{})
+}
+
+func TestHumanClientKeepsItsWindowSize(t *testing.T) {
+	target := tmuxtest.Server(t, "agent", 120, 40)
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	// Signal a wait-for channel when the person's client attaches.
+	if _, err := target.Run(ctx, "set-hook", "-g", "client-attached", "wait-for -S human-attached"); err != nil {
+		t.Fatal(err)
+	}
+	human := tmuxtest.AttachHuman(t, target, "agent", 100, 30)
+	if _, err := target.Run(ctx, "wait-for", "human-attached"); err != nil {
+		t.Fatal(err)
+	}
+	size := func() string {
+		out, err := target.Run(ctx, "list-clients", "-F", "#{client_control_mode} #{client_width}x#{client_height} #{window_width}x#{window_height}")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, l := range strings.Split(out, "\n") {
+			if strings.HasPrefix(l, "0 ") {
+				return strings.TrimPrefix(l, "0 ")
+			}
+		}
+		t.Fatalf("no human client in %q", out)
+		return ""
+	}
+	before := size()
+	if !strings.HasPrefix(before, "100x30 ") {
+		t.Fatalf("human client is %s, want 100x30", before)
+	}
+	e := newEnv(t, envOptions{target: &target})
+	panes := e.ok(t, "list_panes", map[string]any{}).m["panes"].([]any)
+	humanPane := panes[0].(map[string]any)
+	if humanPane["attended"] != true {
+		t.Errorf("the pane the person looks at is not attended: %v", humanPane)
+	}
+	p, _ := e.shell(t)
+	e.ok(t, "create_pane", map[string]any{"split": "vertical", "targetPaneId": p})
+	e.run(t, p, "echo typed")
+	e.run(t, humanPane["paneId"].(string), "echo hello human")
+	if after := size(); after != before {
+		t.Fatalf("window size changed from %s to %s", before, after)
+	}
+	_ = human
+}
