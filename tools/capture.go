@@ -69,7 +69,7 @@ func (h *Handlers) captureSinceTool() Tool {
 			"Use it to page through long output or to collect what a pane printed since your last call. To block until something appears use wait_for_text; for what the screen shows now use capture_pane.",
 		InputSchema:  in,
 		OutputSchema: out,
-		Annotations:  &mcp.ToolAnnotations{Title: "Read pane output since a cursor", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
+		Annotations:  &mcp.ToolAnnotations{Title: "Read pane output since a cursor", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}
 	return typed(tool, h.captureSince)
 }
@@ -172,7 +172,7 @@ func (h *Handlers) capturePaneTool() Tool {
 			"It shows only the current screen: for everything printed since a point use capture_since, to wait for text use wait_for_text.",
 		InputSchema:  in,
 		OutputSchema: out,
-		Annotations:  &mcp.ToolAnnotations{Title: "Capture a pane's screen", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
+		Annotations:  &mcp.ToolAnnotations{Title: "Capture a pane's screen", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}
 	return typed(tool, h.capturePane)
 }

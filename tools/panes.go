@@ -76,7 +76,7 @@ func (h *Handlers) listPanesTool() Tool {
 			"Call it first to find a paneId, and after create_pane or kill_pane to see the result.",
 		InputSchema:  in,
 		OutputSchema: out,
-		Annotations:  &mcp.ToolAnnotations{Title: "List panes", ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
+		Annotations:  &mcp.ToolAnnotations{Title: "List panes", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}
 	return typed(tool, h.listPanes)
 }

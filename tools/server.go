@@ -62,15 +62,7 @@ type Handlers struct {
 // Start connects to the tmux server, begins recording every pane and
 // returns the handlers. Close stops it all.
 func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Options, log *slog.Logger) (*Handlers, error) {
-	if opts.WaitMax <= 0 {
-		opts.WaitMax = DefaultWaitMax
-	}
-	if opts.ResultMax <= 0 {
-		opts.ResultMax = DefaultResultMax
-	}
-	if opts.Session == "" {
-		opts.Session = "agent"
-	}
+	opts = withDefaults(opts)
 	h := &Handlers{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1}
 	fleet, err := tmux.StartFleet(ctx, target, hubEvents{h}, log)
 	if err != nil {

@@ -99,7 +99,7 @@ func (h *Handlers) waitForTextTool() Tool {
 			"To read output without waiting use capture_since; to see the screen use capture_pane.",
 		InputSchema:  in,
 		OutputSchema: out,
-		Annotations:  &mcp.ToolAnnotations{Title: "Wait for text in a pane", ReadOnlyHint: true, IdempotentHint: false, OpenWorldHint: ptr(false)},
+		Annotations:  &mcp.ToolAnnotations{Title: "Wait for text in a pane", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 	}
 	return typed(tool, h.waitForText)
 }

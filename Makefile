@@ -1,0 +1,45 @@
+# tmuxmcp — the verbs people expect.
+GO      ?= go
+BIN     := bin/tmuxmcp
+FUZZTIME ?= 30s
+
+.PHONY: run build test bench lint fuzz install docs clean
+
+## run: build and serve MCP on stdio with the embedded default (a private tmux server -L tmuxmcp, session "agent")
+run: build
+	./$(BIN)
+
+build:
+	$(GO) build -o $(BIN) ./cmd/tmuxmcp
+
+## test: vet and every test, with the race detector, against real tmux on private sockets
+test:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
+	$(GO) test -race -count=1 -timeout 10m ./...
+
+## bench: wait-detection latency table (tmuxmcp vs a bare tmux -C reader vs 100 ms capture-pane polling), then Go micro-benchmarks
+bench:
+	$(GO) run ./cmd/tmuxbench
+	$(GO) test -run '^$$' -bench . -benchmem ./stream/ ./tmux/
+
+lint:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l .)" || { gofmt -l .; exit 1; }
+
+## fuzz: run every fuzz target for FUZZTIME each
+fuzz:
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./cursor/
+	$(GO) test -run '^$$' -fuzz '^FuzzPlain$$' -fuzztime $(FUZZTIME) ./stream/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseLine$$' -fuzztime $(FUZZTIME) ./tmux/
+	$(GO) test -run '^$$' -fuzz '^FuzzUnescape$$' -fuzztime $(FUZZTIME) ./tmux/
+
+install:
+	$(GO) install ./cmd/tmuxmcp
+
+## docs: regenerate the tool schema snapshots and the README tool reference after an intended change
+docs:
+	UPDATE_SNAPSHOTS=1 $(GO) test -count=1 -run 'Snapshots|Readme' ./tools/
+
+clean:
+	rm -rf bin

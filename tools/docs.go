@@ -1,0 +1,128 @@
+package tools
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// Catalog returns every tool's definition under opts, without connecting
+// to tmux: for documentation and schema snapshots.
+func Catalog(opts Options) []*mcp.Tool {
+	h := &Handlers{opts: withDefaults(opts)}
+	var out []*mcp.Tool
+	for _, t := range h.Tools() {
+		out = append(out, t.Tool)
+	}
+	return out
+}
+
+func withDefaults(opts Options) Options {
+	if opts.WaitMax <= 0 {
+		opts.WaitMax = DefaultWaitMax
+	}
+	if opts.ResultMax <= 0 {
+		opts.ResultMax = DefaultResultMax
+	}
+	if opts.Session == "" {
+		opts.Session = "agent"
+	}
+	return opts
+}
+
+// Markdown renders the tool reference that README.md embeds: each tool's
+// description, then its arguments and result fields with type and bounds.
+func Markdown(tools []*mcp.Tool) string {
+	var b strings.Builder
+	for _, t := range tools {
+		fmt.Fprintf(&b, "### `%s`\n\n%s\n\n", t.Name, t.Description)
+		a := t.Annotations
+		fmt.Fprintf(&b, "Annotations: readOnlyHint %v, destructiveHint %v, idempotentHint %v, openWorldHint %v.\n\n", a.ReadOnlyHint, deref(a.DestructiveHint, true), a.IdempotentHint, deref(a.OpenWorldHint, true))
+		in := t.InputSchema.(*jsonschema.Schema)
+		b.WriteString("| argument | type | required | description |\n|---|---|---|---|\n")
+		writeFields(&b, in, true)
+		b.WriteString("\n| result field | type | description |\n|---|---|---|\n")
+		writeFields(&b, t.OutputSchema.(*jsonschema.Schema), false)
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+func deref(p *bool, def bool) bool {
+	if p == nil {
+		return def
+	}
+	return *p
+}
+
+func writeFields(b *strings.Builder, s *jsonschema.Schema, withRequired bool) {
+	names := make([]string, 0, len(s.Properties))
+	for k := range s.Properties {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	for _, k := range names {
+		p := s.Properties[k]
+		desc := strings.ReplaceAll(p.Description, "|", "\\|")
+		if withRequired {
+			fmt.Fprintf(b, "| `%s` | %s | %v | %s |\n", k, typeText(p), slices.Contains(s.Required, k), desc)
+		} else {
+			fmt.Fprintf(b, "| `%s` | %s | %s |\n", k, typeText(p), desc)
+		}
+	}
+}
+
+// typeText describes a schema's type and bounds in a few words.
+func typeText(s *jsonschema.Schema) string {
+	if len(s.AnyOf) > 0 {
+		var parts []string
+		for _, a := range s.AnyOf {
+			parts = append(parts, typeText(a))
+		}
+		return strings.Join(parts, " or ")
+	}
+	t := s.Type
+	var extra []string
+	if len(s.Enum) > 0 {
+		var vals []string
+		for _, v := range s.Enum {
+			vals = append(vals, fmt.Sprint(v))
+		}
+		t = strings.Join(vals, " \\| ")
+	}
+	if s.Items != nil {
+		t = "array of " + typeText(s.Items)
+	}
+	if s.Minimum != nil && *s.Minimum != 0 {
+		extra = append(extra, fmt.Sprintf("≥ %v", *s.Minimum))
+	}
+	if s.Maximum != nil && *s.Maximum < maxSafeInt {
+		extra = append(extra, fmt.Sprintf("≤ %v", *s.Maximum))
+	}
+	if s.MinItems != nil || s.MaxItems != nil {
+		extra = append(extra, fmt.Sprintf("%d..%d items", derefInt(s.MinItems), derefInt(s.MaxItems)))
+	}
+	if s.MaxLength != nil {
+		extra = append(extra, fmt.Sprintf("≤ %d chars", *s.MaxLength))
+	}
+	if s.Pattern != "" {
+		extra = append(extra, "`"+strings.ReplaceAll(s.Pattern, "|", "\\|")+"`")
+	}
+	if len(s.Default) > 0 {
+		extra = append(extra, "default "+string(s.Default))
+	}
+	if len(extra) > 0 {
+		return t + " (" + strings.Join(extra, ", ") + ")"
+	}
+	return t
+}
+
+func derefInt(p *int) int {
+	if p == nil {
+		return 0
+	}
+	return *p
+}
