@@ -1,0 +1,85 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
+)
+
+func buildBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(t.TempDir(), "tmuxmcp")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	return bin
+}
+
+func TestStdioServerOnAPrivateServer(t *testing.T) {
+	target := tmuxtest.Server(t, "agent", 120, 40)
+	bin := buildBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.Command(bin, "-L", target.SocketName, "--session", "agent")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+	}
+	if len(names) != 8 {
+		t.Fatalf("tools: %v", names)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_panes", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatalf("list_panes: %v %v", err, res)
+	}
+	if err := cs.Close(); err != nil {
+		t.Logf("close: %v", err)
+	}
+	_ = cmd.Wait()
+	for _, want := range []string{"serving MCP on stdio", "tmux -L " + target.SocketName + " attach -t agent", "claude mcp add"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("stderr does not tell a person %q:\n%s", want, stderr.String())
+		}
+	}
+}
+
+func TestVersionAndDoctor(t *testing.T) {
+	target := tmuxtest.Server(t, "agent", 80, 24)
+	var out, errb bytes.Buffer
+	if err := run(context.Background(), []string{"version"}, nil, &out, &errb); err != nil || !strings.HasPrefix(out.String(), "tmuxmcp ") {
+		t.Fatalf("version: %v %q", err, out.String())
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"doctor", "-L", target.SocketName}, nil, &out, &errb); err != nil {
+		t.Fatalf("doctor: %v\n%s", err, out.String())
+	}
+	for _, want := range []string{"ok   tmux", "ok   server", "ok   panes    1 seen"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if err := run(context.Background(), []string{"doctor", "-L", target.SocketName + "-absent"}, nil, &out, &errb); err == nil {
+		t.Fatalf("doctor on a missing server passed:\n%s", out.String())
+	}
+	if err := run(context.Background(), []string{"--retain", "10"}, nil, &out, &errb); err == nil || !strings.Contains(err.Error(), "--retain") {
+		t.Fatalf("bad flag: %v", err)
+	}
+}
