@@ -75,32 +75,28 @@ func (h *Handlers) captureSinceTool() Tool {
 }
 
 func (h *Handlers) captureSince(ctx context.Context, _ *mcp.CallToolRequest, in *captureSinceIn) (*captureSinceOut, error) {
-	pane, live, err := h.paneStream(ctx, "paneId", in.PaneID)
+	rs, err := h.startPoint(ctx, in.PaneID, in.Cursor)
 	if err != nil {
 		return nil, err
 	}
-	spec := stream.CaptureSpec{MaxBytes: h.opts.ResultMax, Raw: in.Raw}
+	s := rs.s
+	out := &captureSinceOut{PaneID: paneName(rs.pane)}
+	if rs.expired {
+		start, end := s.Bounds()
+		out.Cursor = s.Cursor(start).String()
+		out.RemainingBytes = end - start
+		out.StreamFailure = failureText(stream.Expired)
+		return out, nil
+	}
+	spec := stream.CaptureSpec{MaxBytes: h.opts.ResultMax, Raw: in.Raw, From: rs.from, GapAtFrom: rs.hasCursor}
+	if !rs.hasCursor {
+		spec.From, _ = s.Bounds()
+	}
 	if in.MaxBytes != nil {
 		spec.MaxBytes = min(*in.MaxBytes, h.opts.ResultMax)
 	}
 	if in.MaxLines != nil {
 		spec.MaxLines = *in.MaxLines
-	}
-	s := live
-	out := &captureSinceOut{PaneID: paneName(pane)}
-	if in.Cursor != nil {
-		cs, err := h.resolveCursor(pane, live, *in.Cursor)
-		if err != nil {
-			return nil, err
-		}
-		if cs.expired {
-			start, end := live.Bounds()
-			out.Cursor = live.Cursor(start).String()
-			out.RemainingBytes = end - start
-			out.StreamFailure = failureText(stream.Expired)
-			return out, nil
-		}
-		s, spec.From, spec.GapAtFrom = cs.s, cs.from, true
 	}
 	r := s.Capture(spec)
 	out.Output = r.Output

@@ -83,30 +83,49 @@ func (h *Handlers) paneError(field string, n int, err error) error {
 	return fmt.Errorf("%s %s: %w", field, paneName(n), err)
 }
 
-// cursorStart is where a read starts: a stream and an offset in it.
-type cursorStart struct {
-	s       *stream.PaneStream
-	from    int64
-	expired bool // the cursor's recording is gone; s is the live one
+// readStart is where a read starts: a stream and, when a cursor was given,
+// the offset in it.
+type readStart struct {
+	pane      int
+	s         *stream.PaneStream
+	from      int64
+	hasCursor bool
+	expired   bool // the cursor's recording is gone; s is the pane's live one
 }
 
-// resolveCursor checks a cursor against the pane and returns where to read.
-func (h *Handlers) resolveCursor(pane int, live *stream.PaneStream, text string) (cursorStart, error) {
-	c, err := cursor.Parse(text)
+// startPoint resolves paneId and an optional cursor. A cursor of a pane's
+// earlier recording that is still retained (the pane died or was killed)
+// reads that recording; an unknown recording is reported as expired.
+func (h *Handlers) startPoint(ctx context.Context, paneID string, cursorText *string) (readStart, error) {
+	pane, err := parsePaneID("paneId", paneID)
 	if err != nil {
-		return cursorStart{}, errorf("cursor: %v. Omit cursor to start from now (wait_for_text) or from the oldest retained output (capture_since)", err)
+		return readStart{}, err
 	}
-	s, ok := h.hub.Stream(c.Stream)
-	if !ok {
-		return cursorStart{s: live, expired: true}, nil
+	if cursorText != nil {
+		c, err := cursor.Parse(*cursorText)
+		if err != nil {
+			return readStart{}, errorf("cursor: %v. Omit cursor to start from now (wait_for_text) or from the oldest retained output (capture_since)", err)
+		}
+		if s, ok := h.hub.Stream(c.Stream); ok {
+			if s.Pane() != pane {
+				return readStart{}, errorf("cursor %s belongs to pane %s, not %s: pass the paneId it was returned with", *cursorText, paneName(s.Pane()), paneName(pane))
+			}
+			if end := s.End(); c.Offset > end {
+				return readStart{}, errorf("cursor %s points past the end of its stream (%d bytes recorded so far): pass a cursor exactly as a result returned it", *cursorText, end)
+			}
+			return readStart{pane: pane, s: s, from: c.Offset, hasCursor: true}, nil
+		}
+		_, live, err := h.paneStream(ctx, "paneId", paneID)
+		if err != nil {
+			return readStart{}, err
+		}
+		return readStart{pane: pane, s: live, hasCursor: true, expired: true}, nil
 	}
-	if s.Pane() != pane {
-		return cursorStart{}, errorf("cursor %s belongs to pane %s, not %s: pass the paneId it was returned with", text, paneName(s.Pane()), paneName(pane))
+	_, live, err := h.paneStream(ctx, "paneId", paneID)
+	if err != nil {
+		return readStart{}, err
 	}
-	if end := s.End(); c.Offset > end {
-		return cursorStart{}, errorf("cursor %s points past the end of its stream (%d bytes recorded so far): pass a cursor exactly as a result returned it", text, end)
-	}
-	return cursorStart{s: s, from: c.Offset}, nil
+	return readStart{pane: pane, s: live}, nil
 }
 
 // cursorText renders a cursor, or nil when off < 0 (not resumable).

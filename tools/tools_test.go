@@ -387,3 +387,41 @@ func TestHumanClientKeepsItsWindowSize(t *testing.T) {
 	}
 	_ = human
 }
+
+func TestCursorsOfOtherRecordings(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	p1, c1 := e.shell(t)
+	p2, _ := e.shell(t)
+	word := token(t, "KEPT")
+	e.run(t, p1, "echo "+word)
+	e.ok(t, "wait_for_text", map[string]any{"paneId": p1, "cursor": c1, "patterns": []string{"^" + word + "$"}, "regex": true, "timeoutMs": 20000})
+
+	// A cursor of another pane is refused, naming both panes.
+	r := e.call(t, "capture_since", map[string]any{"paneId": p2, "cursor": c1})
+	if !r.isError || !strings.Contains(r.text, p1) || !strings.Contains(r.text, p2) {
+		t.Fatalf("cursor of another pane: %v", r)
+	}
+	// A cursor of a recording tmuxmcp does not have (e.g. from before a
+	// restart) is reported as expired, never reinterpreted.
+	unknown := "ltxc1." + strings.Repeat("ab", 16) + ".10"
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": p2, "cursor": unknown, "timeoutMs": 1000})
+	if w.str("outcome") != "no_stream" || w.str("streamFailure") != "expired" || w.m["cursor"] != nil {
+		t.Fatalf("unknown recording: %v", w)
+	}
+	r = e.ok(t, "capture_since", map[string]any{"paneId": p2, "cursor": unknown})
+	if r.str("streamFailure") != "expired" || r.str("output") != "" {
+		t.Fatalf("unknown recording: %v", r)
+	}
+	// A killed pane's recording stays readable from an earlier cursor.
+	e.ok(t, "kill_pane", map[string]any{"paneId": p1})
+	r = e.ok(t, "capture_since", map[string]any{"paneId": p1, "cursor": c1})
+	mustContain(t, "output of the killed pane", r.str("output"), word+"\n")
+	w = e.ok(t, "wait_for_text", map[string]any{"paneId": p1, "cursor": r.str("cursor"), "patterns": []string{"x"}, "timeoutMs": 20000})
+	if w.str("outcome") != "pane_died" {
+		t.Fatalf("wait on a killed pane: %v", w)
+	}
+	// Without a cursor the killed pane is unknown.
+	if r := e.call(t, "list_panes", map[string]any{}); r.isError || strings.Contains(r.String(), `"paneId":"`+p1+`"`) {
+		t.Fatalf("killed pane still listed: %v", r)
+	}
+}

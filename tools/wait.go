@@ -105,10 +105,11 @@ func (h *Handlers) waitForTextTool() Tool {
 }
 
 func (h *Handlers) waitForText(ctx context.Context, req *mcp.CallToolRequest, in *waitIn) (*waitOut, error) {
-	pane, live, err := h.paneStream(ctx, "paneId", in.PaneID)
+	rs, err := h.startPoint(ctx, in.PaneID, in.Cursor)
 	if err != nil {
 		return nil, err
 	}
+	pane, s := rs.pane, rs.s
 	var matcher *stream.Matcher
 	if in.Patterns != nil {
 		if matcher, err = stream.NewMatcher(in.Patterns, in.Regex, stream.DefaultRegexTimeout); err != nil {
@@ -122,21 +123,14 @@ func (h *Handlers) waitForText(ctx context.Context, req *mcp.CallToolRequest, in
 	timeout = min(timeout, h.opts.WaitMax)
 	out := &waitOut{PaneID: paneName(pane), EffectiveTimeoutMs: timeout.Milliseconds()}
 
-	spec := stream.WaitSpec{Matcher: matcher, Timeout: timeout, MaxBytes: h.opts.ResultMax}
-	s := live
-	if in.Cursor != nil {
-		cs, err := h.resolveCursor(pane, live, *in.Cursor)
-		if err != nil {
-			return nil, err
-		}
-		if cs.expired {
-			out.Outcome = string(stream.NoStream)
-			out.StreamFailure = failureText(stream.Expired)
-			return out, nil
-		}
-		s, spec.From, spec.GapAtFrom = cs.s, cs.from, true
-	} else {
-		spec.From = live.End()
+	spec := stream.WaitSpec{Matcher: matcher, Timeout: timeout, MaxBytes: h.opts.ResultMax, From: rs.from, GapAtFrom: rs.hasCursor}
+	switch {
+	case rs.expired:
+		out.Outcome = string(stream.NoStream)
+		out.StreamFailure = failureText(stream.Expired)
+		return out, nil
+	case !rs.hasCursor:
+		spec.From = s.End()
 	}
 	if in.MaxLines != nil {
 		spec.MaxLines = *in.MaxLines
