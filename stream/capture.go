@@ -2,11 +2,10 @@ package stream
 
 // CaptureSpec describes one forward page of a stream.
 type CaptureSpec struct {
-	From      int64 // stream offset to start after
-	GapAtFrom bool  // a drop recorded exactly at From counts (From came from a cursor)
-	MaxBytes  int   // keep at most this many bytes of output
-	MaxLines  int   // keep at most this many lines (0: no limit)
-	Raw       bool  // return bytes as recorded instead of the plain view
+	From     int64 // stream offset to start after
+	MaxBytes int   // keep at most this many bytes of output
+	MaxLines int   // keep at most this many lines (0: no limit)
+	Raw      bool  // return bytes as recorded instead of the plain view
 }
 
 // CaptureResult is one page: the output that follows From, the cursor at
@@ -65,7 +64,7 @@ func (s *PaneStream) Capture(spec CaptureSpec) CaptureResult {
 					}
 				}
 			}
-			out = append(out, c.data[:n]...)
+			out = appendWithoutGaps(out, c.data[:n], c.from, c.gaps)
 			readPos += int64(n)
 			pos = readPos
 			if full {
@@ -98,7 +97,7 @@ func (s *PaneStream) Capture(spec CaptureSpec) CaptureResult {
 		readPos = dec.Offset()
 	}
 	for _, g := range gaps {
-		if (g > from || (g == from && spec.GapAtFrom)) && g <= pos {
+		if g >= from && g < pos {
 			res.Failure = EventsDropped
 		}
 	}
@@ -106,4 +105,15 @@ func (s *PaneStream) Capture(spec CaptureSpec) CaptureResult {
 	res.Cursor = pos
 	res.Remaining = max(0, end-pos)
 	return res
+}
+
+// appendWithoutGaps appends data (starting at offset at) minus its gap bytes.
+func appendWithoutGaps(out, data []byte, at int64, gaps []int64) []byte {
+	for _, g := range gaps {
+		if i := g - at; i >= 0 && i < int64(len(data)) {
+			out = append(out, data[:i]...)
+			data, at = data[i+1:], g+1
+		}
+	}
+	return append(out, data...)
 }

@@ -24,7 +24,7 @@ import (
 const DefaultRetain = 1 << 20
 
 // maxEndedStreams bounds how many finished recordings stay readable.
-const maxEndedStreams = 64
+const maxEndedStreams = 32
 
 // Hub holds the output streams of every pane tmuxmcp has seen.
 type Hub struct {

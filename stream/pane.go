@@ -31,7 +31,7 @@ type PaneStream struct {
 
 	mu      sync.Mutex
 	ring    ring
-	gaps    []int64 // offsets at which tmux discarded output (%pause)
+	gaps    []int64 // offsets of gap bytes: where tmux discarded output (%pause)
 	masks   []span  // echo of typed text, ascending and disjoint
 	ledger  echoLedger
 	ended   bool
@@ -118,15 +118,24 @@ func (s *PaneStream) pruneLocked() {
 	}
 }
 
+// gapByte stands in the stream where tmux discarded output: one byte, so a
+// cursor before the loss (<= its offset) and one after it (> its offset)
+// differ. It decodes to nothing and is left out of raw captures.
+const gapByte = 0
+
 func (s *PaneStream) dropped() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended {
 		return
 	}
-	if n := len(s.gaps); n == 0 || s.gaps[n-1] != s.ring.end {
-		s.gaps = append(s.gaps, s.ring.end)
+	if n := len(s.gaps); n > 0 && s.gaps[n-1] == s.ring.end-1 {
+		s.wake() // consecutive drops are one gap
+		return
 	}
+	s.gaps = append(s.gaps, s.ring.end)
+	s.ring.write([]byte{gapByte})
+	s.pruneLocked()
 	s.wake()
 }
 
@@ -181,7 +190,7 @@ type chunk struct {
 }
 
 // read snapshots up to limit bytes from offset from (clamped to what is
-// retained), with the gaps in [from, end] and masks overlapping the data.
+// retained), with the gap bytes and echo masks within the data.
 func (s *PaneStream) read(from int64, limit int, buf []byte) chunk {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -192,7 +201,7 @@ func (s *PaneStream) read(from int64, limit int, buf []byte) chunk {
 		c.data = s.ring.read(buf[:0], c.from, to)
 	}
 	for _, g := range s.gaps {
-		if g >= from && g <= to {
+		if g >= c.from && g < to {
 			c.gaps = append(c.gaps, g)
 		}
 	}

@@ -37,7 +37,7 @@ func TestCaptureChainedPagesReadEverythingOnce(t *testing.T) {
 		var got strings.Builder
 		pos := int64(0)
 		for n := 0; ; n++ {
-			r := s.Capture(CaptureSpec{From: pos, GapAtFrom: true, MaxBytes: pageBytes})
+			r := s.Capture(CaptureSpec{From: pos, MaxBytes: pageBytes})
 			got.WriteString(r.Output)
 			if r.Cursor < pos {
 				t.Fatalf("cursor went back")
@@ -155,12 +155,19 @@ func TestWaitOutcomes(t *testing.T) {
 	from := s.End()
 	h.Dropped(1)
 	h.Output(1, []byte("after\r\n"))
-	r, _ := s.Wait(ctx, WaitSpec{From: from, GapAtFrom: true, Matcher: mustMatcher(t, false, "nothing"), Timeout: time.Second})
-	if r.Outcome != OutputLost || r.Failure != EventsDropped || r.Cursor != from {
+	r, _ := s.Wait(ctx, WaitSpec{From: from, Matcher: mustMatcher(t, false, "nothing"), Timeout: time.Second})
+	if r.Outcome != OutputLost || r.Failure != EventsDropped || r.Cursor != from+1 {
 		t.Fatalf("gap: %+v", r)
 	}
+	r2, _ := s.Wait(ctx, WaitSpec{From: r.Cursor, Matcher: mustMatcher(t, false, "after"), Timeout: time.Second})
+	if r2.Outcome != Matched {
+		t.Fatalf("from the cursor after the gap: %+v", r2)
+	}
+	if c := s.Capture(CaptureSpec{From: from, MaxBytes: 100, Raw: true}); c.Failure != EventsDropped || c.Output != "after\r\n" {
+		t.Fatalf("raw capture across the gap: %+v", c)
+	}
 	h.Sync(nil, time.Now().Add(time.Second))
-	r, _ = s.Wait(ctx, WaitSpec{From: from, Matcher: mustMatcher(t, false, "nothing"), Timeout: time.Second})
+	r, _ = s.Wait(ctx, WaitSpec{From: r.Cursor, Matcher: mustMatcher(t, false, "nothing"), Timeout: time.Second})
 	if r.Outcome != PaneDied || r.Output != "after\n" {
 		t.Fatalf("died: %+v", r)
 	}

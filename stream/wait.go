@@ -30,7 +30,6 @@ const settle = 30 * time.Millisecond
 // WaitSpec describes one streaming wait.
 type WaitSpec struct {
 	From          int64    // stream offset to start after
-	GapAtFrom     bool     // a drop recorded exactly at From counts (From came from a cursor)
 	Matcher       *Matcher // nil: any output ends the wait
 	Timeout       time.Duration
 	MaxBytes      int // ceiling on returned output
@@ -117,7 +116,6 @@ func (s *PaneStream) Wait(ctx context.Context, spec WaitSpec) (WaitResult, error
 	pos := spec.From
 	var missed int64
 	buf := make([]byte, 0, readChunk)
-	first := true
 	for {
 		c := s.read(pos, readChunk, buf)
 		buf = c.data[:0]
@@ -131,14 +129,8 @@ func (s *PaneStream) Wait(ctx context.Context, spec WaitSpec) (WaitResult, error
 		w.addMasks(c.masks)
 		data := c.data
 		gapAt := int64(-1)
-		for _, g := range c.gaps {
-			if g > pos || (g == pos && first && spec.GapAtFrom) {
-				gapAt = g
-				break
-			}
-		}
-		first = false
-		if gapAt >= 0 {
+		if len(c.gaps) > 0 {
+			gapAt = c.gaps[0]
 			data = data[:gapAt-c.from]
 		}
 		if len(data) > 0 {
@@ -166,9 +158,8 @@ func (s *PaneStream) Wait(ctx context.Context, spec WaitSpec) (WaitResult, error
 			}
 		}
 		if gapAt >= 0 {
-			w.dec = NewPlain(gapAt)
-			pos = gapAt
-			return w.resultAt(OutputLost, missed, EventsDropped, gapAt), nil
+			// The cursor resumes after the gap byte.
+			return w.resultAt(OutputLost, missed, EventsDropped, gapAt+1), nil
 		}
 		if c.ended && pos >= c.end {
 			if c.died {

@@ -88,7 +88,7 @@ func (h *Handlers) captureSince(ctx context.Context, _ *mcp.CallToolRequest, in 
 		out.StreamFailure = failureText(stream.Expired)
 		return out, nil
 	}
-	spec := stream.CaptureSpec{MaxBytes: h.opts.ResultMax, Raw: in.Raw, From: rs.from, GapAtFrom: rs.hasCursor}
+	spec := stream.CaptureSpec{MaxBytes: h.opts.ResultMax, Raw: in.Raw, From: rs.from}
 	if !rs.hasCursor {
 		spec.From, _ = s.Bounds()
 	}

@@ -425,3 +425,29 @@ func TestCursorsOfOtherRecordings(t *testing.T) {
 		t.Fatalf("killed pane still listed: %v", r)
 	}
 }
+
+func TestOutputDroppedByTmuxIsReported(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, c := e.shell(t)
+	n, _ := parsePaneID("paneId", pane)
+	// What tmux does when tmuxmcp falls pause-after seconds behind: discard
+	// the pane's queued output and send %pause. tmuxmcp resumes it itself.
+	if _, err := e.h.fleet.ExecPane(context.Background(), n, nil, "refresh-client", "-A", pane+":pause"); err != nil {
+		t.Fatal(err)
+	}
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"never"}, "timeoutMs": 20000})
+	if w.str("outcome") != "output_lost" || w.str("streamFailure") != "events_dropped" || w.m["cursor"] == nil {
+		t.Fatalf("got %v", w)
+	}
+	r := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": c})
+	if r.str("streamFailure") != "events_dropped" {
+		t.Fatalf("capture_since across the gap: %v", r)
+	}
+	// Output flows again after the gap (tmuxmcp sent %p:continue).
+	word := token(t, "AFTER")
+	e.run(t, pane, "echo "+word)
+	w = e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": w.str("cursor"), "patterns": []string{"^" + word + "$"}, "regex": true, "timeoutMs": 20000})
+	if w.str("outcome") != "matched" {
+		t.Fatalf("after the gap: %v", w)
+	}
+}

@@ -123,7 +123,7 @@ func (h *Handlers) waitForText(ctx context.Context, req *mcp.CallToolRequest, in
 	timeout = min(timeout, h.opts.WaitMax)
 	out := &waitOut{PaneID: paneName(pane), EffectiveTimeoutMs: timeout.Milliseconds()}
 
-	spec := stream.WaitSpec{Matcher: matcher, Timeout: timeout, MaxBytes: h.opts.ResultMax, From: rs.from, GapAtFrom: rs.hasCursor}
+	spec := stream.WaitSpec{Matcher: matcher, Timeout: timeout, MaxBytes: h.opts.ResultMax, From: rs.from}
 	switch {
 	case rs.expired:
 		out.Outcome = string(stream.NoStream)
