@@ -54,6 +54,7 @@ type Conn struct {
 	session string
 	cmd     *exec.Cmd
 	stdin   io.WriteCloser
+	stdout  io.ReadCloser
 	sink    connSink
 	log     *slog.Logger
 
@@ -94,6 +95,7 @@ func dial(ctx context.Context, t Target, session string, sink connSink, log *slo
 		session: session,
 		cmd:     cmd,
 		stdin:   stdin,
+		stdout:  stdout,
 		sink:    sink,
 		log:     log.With("session", session),
 		ready:   make(chan struct{}),
@@ -176,12 +178,29 @@ func (c *Conn) wait(ctx context.Context, r *request) ([]string, error) {
 	}
 }
 
+// commandName is what a tmux command name looks like; anything else (an
+// empty string would detach the client) is refused before it is written.
+func commandName(s string) bool {
+	if s == "" {
+		return false
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= 'a' && c <= 'z' || c == '-' && i > 0) {
+			return false
+		}
+	}
+	return true
+}
+
 func (c *Conn) send(mark func(), cmds [][]string) ([]*request, error) {
+	if len(cmds) == 0 {
+		return nil, errors.New("tmux: no command to send")
+	}
 	var line strings.Builder
 	reqs := make([]*request, len(cmds))
 	for i, args := range cmds {
-		if len(args) == 0 {
-			return nil, errors.New("tmux: empty command")
+		if len(args) == 0 || !commandName(args[0]) {
+			return nil, fmt.Errorf("tmux: %q is not a command name", strings.Join(args, " "))
 		}
 		if i > 0 {
 			line.WriteString(" ; ")
@@ -223,9 +242,11 @@ func (c *Conn) closedErr() error {
 	return ErrClosed
 }
 
-// Close detaches the client: it writes an empty line, keeps draining stdout
-// until tmux closes it (so no ghost client is left behind), and kills the
-// process group if that takes longer than two seconds.
+// Close detaches the client: it writes an empty line and keeps draining
+// stdout until tmux closes it, so no ghost client is left behind. If that
+// takes over two seconds it kills the client's process group, and if the
+// server still holds the pipe open (stopped or wedged) two seconds later,
+// it closes the pipe itself. Close always returns within about 4 s.
 func (c *Conn) Close() {
 	c.stop.Do(func() {
 		c.wmu.Lock()
@@ -234,8 +255,14 @@ func (c *Conn) Close() {
 		c.wmu.Unlock()
 		select {
 		case <-c.done:
+			return
 		case <-time.After(2 * time.Second):
-			_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+		}
+		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+		select {
+		case <-c.done:
+		case <-time.After(2 * time.Second):
+			_ = c.stdout.Close()
 			<-c.done
 		}
 	})

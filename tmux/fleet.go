@@ -53,16 +53,17 @@ type PaneInfo struct {
 	Alternate      bool
 }
 
-// paneFormat is the list-panes format PaneInfo is parsed from; \x1f
-// separates fields because titles and paths may contain spaces and tabs.
+// paneFields are the list-panes fields PaneInfo is parsed from, separated
+// by \x1f: ids and numbers first, then free text, the current path last so
+// that a stray separator in it cannot shift the other fields.
 var paneFields = []string{
-	"pane_id", "session_id", "session_name", "window_id", "window_index", "window_name", "window_active",
-	"pane_index", "pane_title", "pane_current_command", "pane_pid", "pane_current_path",
+	"pane_id", "session_id", "window_id", "window_index", "window_active", "pane_index", "pane_pid",
 	"pane_width", "pane_height", "pane_active", "pane_dead", "pane_dead_status", "pane_dead_signal",
 	"pane_in_mode", "alternate_on",
+	"session_name", "window_name", "pane_current_command", "pane_title", "pane_current_path",
 }
 
-// PaneFormat is the -F format for list-panes/display-message that ParsePane reads.
+// PaneFormat is the -F format for list-panes that ParsePane reads.
 var PaneFormat = func() string {
 	parts := make([]string, len(paneFields))
 	for i, f := range paneFields {
@@ -71,9 +72,24 @@ var PaneFormat = func() string {
 	return strings.Join(parts, "\x1f")
 }()
 
-// ParsePane parses one line printed with PaneFormat.
+// paneRecords joins list-panes output lines into one record per pane: a
+// title or path with a newline in it continues on the next line.
+func paneRecords(lines []string) []string {
+	var out []string
+	for _, l := range lines {
+		id, _, ok := strings.Cut(l, "\x1f")
+		if n, isID := parsePaneNumber([]byte(strings.TrimPrefix(id, "%"))); ok && isID && strings.HasPrefix(id, "%") && n >= 0 || len(out) == 0 {
+			out = append(out, l)
+			continue
+		}
+		out[len(out)-1] += "\n" + l
+	}
+	return out
+}
+
+// ParsePane parses one record printed with PaneFormat.
 func ParsePane(line string) (PaneInfo, error) {
-	f := strings.Split(line, "\x1f")
+	f := strings.SplitN(line, "\x1f", len(paneFields))
 	if len(f) != len(paneFields) {
 		return PaneInfo{}, fmt.Errorf("pane line has %d fields, want %d: %q", len(f), len(paneFields), line)
 	}
@@ -83,9 +99,6 @@ func ParsePane(line string) (PaneInfo, error) {
 	}
 	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
 	optInt := func(s string) *int {
-		if s == "" {
-			return nil
-		}
 		n, err := strconv.Atoi(s)
 		if err != nil {
 			return nil
@@ -93,10 +106,10 @@ func ParsePane(line string) (PaneInfo, error) {
 		return &n
 	}
 	return PaneInfo{
-		ID: id, SessionID: f[1], SessionName: f[2], WindowID: f[3], WindowIndex: atoi(f[4]), WindowName: f[5],
-		WindowActive: f[6] == "1", PaneIndex: atoi(f[7]), Title: f[8], CurrentCommand: f[9], PID: atoi(f[10]),
-		CWD: f[11], Width: atoi(f[12]), Height: atoi(f[13]), Active: f[14] == "1", Dead: f[15] == "1",
-		DeadStatus: optInt(f[16]), DeadSignal: optInt(f[17]), InMode: f[18] == "1", Alternate: f[19] == "1",
+		ID: id, SessionID: f[1], WindowID: f[2], WindowIndex: atoi(f[3]), WindowActive: f[4] == "1",
+		PaneIndex: atoi(f[5]), PID: atoi(f[6]), Width: atoi(f[7]), Height: atoi(f[8]), Active: f[9] == "1",
+		Dead: f[10] == "1", DeadStatus: optInt(f[11]), DeadSignal: optInt(f[12]), InMode: f[13] == "1", Alternate: f[14] == "1",
+		SessionName: f[15], WindowName: f[16], CurrentCommand: f[17], Title: f[18], CWD: f[19],
 	}, nil
 }
 
@@ -254,7 +267,7 @@ func (f *Fleet) ListPanes(ctx context.Context) ([]PaneInfo, error) {
 	}
 	panes := make([]PaneInfo, 0, len(lines))
 	seen := map[int]bool{}
-	for _, l := range lines {
+	for _, l := range paneRecords(lines) {
 		p, err := ParsePane(l)
 		if err != nil {
 			f.log.Warn("unparsable list-panes line", "err", err)

@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
 	"strings"
 	"sync"
@@ -17,6 +18,11 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	// Test servers start panes with a plain sh: no user rc files, no
+	// shell history written, fast startup. tmux takes default-shell from
+	// $SHELL.
+	os.Setenv("SHELL", "/bin/sh")
+	os.Unsetenv("ENV")
 	goleak.VerifyTestMain(m)
 }
 
@@ -30,6 +36,13 @@ var discardLog = slog.New(slog.NewTextHandler(io.Discard, nil))
 // "main" (80x24) and registers a kill-server of exactly that socket.
 func newTestServer(t *testing.T) Target {
 	t.Helper()
+	return newTestServerCmd(t, "")
+}
+
+// newTestServerCmd is newTestServer with the first pane running shellCmd
+// (the default shell when empty).
+func newTestServerCmd(t *testing.T, shellCmd string) Target {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
@@ -38,21 +51,34 @@ func newTestServer(t *testing.T) Target {
 		t.Fatal(err)
 	}
 	tg := Target{SocketName: "tmuxmcp-test-" + hex.EncodeToString(r[:]), ConfigFile: "/dev/null"}
-	t.Cleanup(func() { killServer(tg) })
+	var socketPath string
+	t.Cleanup(func() { killServer(tg, socketPath) })
 	ctx, cancel := context.WithTimeout(context.Background(), waitTimeout)
 	defer cancel()
-	if err := tg.EnsureSession(ctx, "main", 80, 24); err != nil {
+	var err error
+	if shellCmd == "" {
+		err = tg.EnsureSession(ctx, "main", 80, 24)
+	} else {
+		_, err = tg.Run(ctx, "new-session", "-d", "-s", "main", "-x", "80", "-y", "24", shellCmd)
+	}
+	if err != nil {
 		t.Fatalf("start tmux server: %v", err)
+	}
+	if socketPath, err = tg.Run(ctx, "display-message", "-p", "#{socket_path}"); err != nil {
+		t.Fatal(err)
 	}
 	return tg
 }
 
-// killServer kills the server of tg (only that socket); errors mean it is
-// already gone.
-func killServer(tg Target) {
+// killServer kills the server of tg (only that socket; errors mean it is
+// already gone) and removes the socket file, which tmux 3.3a leaves behind.
+func killServer(tg Target, socketPath string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	_, _ = tg.Run(ctx, "kill-server")
+	if socketPath != "" && strings.HasSuffix(socketPath, "/"+tg.SocketName) {
+		_ = os.Remove(socketPath)
+	}
 }
 
 func testCtx(t *testing.T) context.Context {
@@ -81,6 +107,7 @@ type fakeEvents struct {
 type outWaiter struct {
 	pane int
 	want []byte
+	from int
 	ch   chan struct{}
 }
 
@@ -105,7 +132,7 @@ func (e *fakeEvents) PaneOutput(pane int, data []byte) {
 	e.out[pane] = append(e.out[pane], data...)
 	kept := e.outWait[:0]
 	for _, w := range e.outWait {
-		if w.pane == pane && bytes.Contains(e.out[pane], w.want) {
+		if w.pane == pane && len(e.out[pane]) >= w.from && bytes.Contains(e.out[pane][w.from:], w.want) {
 			close(w.ch)
 			continue
 		}
@@ -161,16 +188,17 @@ func (e *fakeEvents) output(pane int) []byte {
 	return append([]byte(nil), e.out[pane]...)
 }
 
-// waitOutput waits until pane's collected output contains want.
-func (e *fakeEvents) waitOutput(t *testing.T, pane int, want string) {
+// waitOutput waits until pane's collected output from offset from on
+// contains want.
+func (e *fakeEvents) waitOutput(t *testing.T, pane int, want string, from int) {
 	t.Helper()
 	e.mu.Lock()
-	if bytes.Contains(e.out[pane], []byte(want)) {
+	if len(e.out[pane]) >= from && bytes.Contains(e.out[pane][from:], []byte(want)) {
 		e.mu.Unlock()
 		return
 	}
 	ch := make(chan struct{})
-	e.outWait = append(e.outWait, outWaiter{pane: pane, want: []byte(want), ch: ch})
+	e.outWait = append(e.outWait, outWaiter{pane: pane, want: []byte(want), from: from, ch: ch})
 	e.mu.Unlock()
 	select {
 	case <-ch:

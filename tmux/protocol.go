@@ -128,7 +128,7 @@ func Unescape(dst, p []byte) []byte {
 		}
 		dst = append(dst, p[:i]...)
 		p = p[i:]
-		if len(p) >= 4 && isOct(p[1]) && isOct(p[2]) && isOct(p[3]) {
+		if len(p) >= 4 && p[1] >= '0' && p[1] <= '3' && isOct(p[2]) && isOct(p[3]) {
 			dst = append(dst, (p[1]-'0')<<6|(p[2]-'0')<<3|(p[3]-'0'))
 			p = p[4:]
 			continue

@@ -31,10 +31,18 @@ func Server(t testing.TB, session string, width, height int) tmux.Target {
 	target := tmux.Target{SocketName: "tmuxmcp-test-" + hex.EncodeToString(b), ConfigFile: "/dev/null"}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	t.Cleanup(func() { Kill(target) })
+	var socketPath string
+	t.Cleanup(func() {
+		Kill(target)
+		// tmux 3.3a leaves its socket file behind; remove exactly ours.
+		if strings.HasSuffix(socketPath, "/"+target.SocketName) {
+			_ = os.Remove(socketPath)
+		}
+	})
 	if err := target.EnsureSession(ctx, session, width, height); err != nil {
 		t.Fatalf("start tmux: %v", err)
 	}
+	socketPath, _ = target.Run(ctx, "display-message", "-p", "#{socket_path}")
 	// A plain prompt makes tests independent of the machine's shell setup.
 	if _, err := target.Run(ctx, "set-option", "-g", "default-command", "env -i PATH=/usr/bin:/bin HOME=/tmp TERM=screen PS1='$ ' bash --norc --noprofile"); err != nil {
 		t.Fatalf("set default-command: %v", err)
