@@ -1,5 +1,7 @@
 package stream
 
+import "unicode/utf8"
+
 // CaptureSpec describes one forward page of a stream.
 type CaptureSpec struct {
 	From     int64 // stream offset to start after
@@ -31,7 +33,7 @@ func (s *PaneStream) Capture(spec CaptureSpec) CaptureResult {
 	from := pos
 	out := make([]byte, 0, min(spec.MaxBytes, 64<<10))
 	lines := 0
-	dec := NewPlain(pos)
+	dec := s.plainAt(pos)
 	readPos := pos // next byte to read; pos is the cursor (a clean point)
 	var end int64
 	var gaps []int64
@@ -54,6 +56,16 @@ func (s *PaneStream) Capture(spec CaptureSpec) CaptureResult {
 			n, full := len(c.data), false
 			if room := spec.MaxBytes - len(out); n > room {
 				n, full = room, true
+				// End the page on a character boundary when that still
+				// returns something.
+				for k := n; k > 0; k-- {
+					if utf8.RuneStart(c.data[k]) {
+						if len(out)+k > 0 {
+							n = k
+						}
+						break
+					}
+				}
 			}
 			for i := 0; i < n; i++ {
 				if c.data[i] == '\n' {
@@ -95,6 +107,17 @@ func (s *PaneStream) Capture(spec CaptureSpec) CaptureResult {
 		// the next page, which then decodes it whole.
 		pos = dec.Clean()
 		readPos = dec.Offset()
+		if c.ended && readPos >= c.end && pos < readPos {
+			// The recording is over: what is pending (a final CR, half a
+			// character) will never be completed, so it is output now.
+			var tailText []byte
+			dec.Flush(func(text []byte, _, _ int64) { tailText = append(tailText, text...) })
+			if len(out)+len(tailText) <= spec.MaxBytes {
+				out = append(out, tailText...)
+				pos = readPos
+			}
+			break
+		}
 	}
 	for _, g := range gaps {
 		if g >= from && g < pos {
@@ -103,7 +126,13 @@ func (s *PaneStream) Capture(spec CaptureSpec) CaptureResult {
 	}
 	res.Output = string(out)
 	res.Cursor = pos
-	res.Remaining = max(0, end-pos)
+	// Bytes after the cursor that are only a pending CR, half a character
+	// or an unfinished sequence are not "remaining": reading again returns
+	// nothing until the rest arrives.
+	res.Remaining = max(0, end-max(pos, readPos))
+	if spec.Raw {
+		res.Remaining = max(0, end-pos)
+	}
 	return res
 }
 

@@ -1,6 +1,8 @@
 package stream
 
 import (
+	"slices"
+	"strings"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -20,6 +22,44 @@ type echoEntry struct {
 	start     int64     // stream offset when the text was typed
 	submitted time.Time // zero while unsubmitted
 	misses    int
+	// redraw: a shell may draw a multi-line paste twice (bash 5.2 redraws
+	// it without highlighting when the line is accepted), so such an entry
+	// is matched a second time before it is done.
+	redraw bool
+}
+
+// accept offers rune r to the entry: true when r is the next typed rune.
+// Typed whitespace and controls may echo differently (a pasted newline, a
+// TAB completion), so they are skipped when r is something else.
+func (e *echoEntry) accept(r rune) bool {
+	for e.pos < len(e.want) {
+		w := e.want[e.pos]
+		if r == w {
+			e.pos++
+			return true
+		}
+		if !unicode.IsSpace(w) && !unicode.IsControl(w) {
+			return false
+		}
+		if r == '\n' || unicode.IsSpace(r) {
+			return false // let the next expected rune try this one again
+		}
+		e.pos++
+	}
+	return false
+}
+
+// done reports whether the entry has seen all its echo; a multi-line entry
+// then re-arms once for the shell's redraw.
+func (e *echoEntry) done() bool {
+	if e.pos < len(e.want) {
+		return false
+	}
+	if e.redraw {
+		e.redraw, e.pos, e.misses = false, 0, 0
+		return false
+	}
+	return true
 }
 
 // echoLedger remembers text tmuxmcp typed into a pane and finds its echo
@@ -31,15 +71,23 @@ type echoLedger struct {
 	dec     *Plain // scans appended bytes while entries are pending
 }
 
-func (l *echoLedger) add(text string, at int64) {
+func (l *echoLedger) add(text string, at int64) *echoEntry {
 	want := []rune(text)
 	if len(want) == 0 {
-		return
+		return nil
 	}
 	if len(l.entries) == 0 || l.dec == nil {
 		l.dec = NewPlain(at)
 	}
-	l.entries = append(l.entries, &echoEntry{want: want, start: at})
+	e := &echoEntry{want: want, start: at, redraw: strings.ContainsAny(text, "\n\r")}
+	l.entries = append(l.entries, e)
+	return e
+}
+
+func (l *echoLedger) remove(e *echoEntry) {
+	if i := slices.Index(l.entries, e); i >= 0 && e.pos == 0 {
+		l.entries = slices.Delete(l.entries, i, i+1)
+	}
 }
 
 func (l *echoLedger) submit(now time.Time) {
@@ -63,50 +111,35 @@ func (l *echoLedger) scan(data []byte, at int64, now time.Time, mask func(start,
 	}
 	l.dec.Feed(data, func(text []byte, s, e int64) {
 		r, _ := utf8.DecodeRune(text)
-		for len(l.entries) > 0 {
-			ent := l.entries[0]
+		for i, ent := range l.entries {
 			if s < ent.start {
-				return
+				break // later entries were typed later still
 			}
-			w := ent.want[ent.pos]
-			if r == w {
-				mask(s, e)
-				ent.pos++
-				if ent.pos == len(ent.want) {
-					l.entries = l.entries[1:]
-				}
-				return
-			}
-			if unicode.IsSpace(w) || unicode.IsControl(w) {
-				// Typed whitespace and controls may echo differently (a
-				// pasted newline, a TAB completion): skip what we expected.
-				ent.pos++
-				if ent.pos == len(ent.want) {
-					l.entries = l.entries[1:]
-				}
+			if !ent.accept(r) {
 				continue
 			}
-			if r != '\n' {
-				ent.misses++
+			mask(s, e)
+			// Echo of a later entry means the earlier ones will never
+			// echo (a key a full-screen program swallowed): drop them.
+			drop := i
+			if ent.done() {
+				drop = i + 1
 			}
-			if ent.misses > maxEchoMisses {
-				l.entries = l.entries[1:]
-				continue
-			}
+			l.entries = slices.Delete(l.entries, 0, drop)
 			return
+		}
+		if len(l.entries) > 0 && r != '\n' {
+			head := l.entries[0]
+			if head.misses++; head.misses > maxEchoMisses {
+				l.entries = l.entries[1:]
+			}
 		}
 	})
 	l.expire(now)
 }
 
 func (l *echoLedger) expire(now time.Time) {
-	keep := l.entries[:0]
-	for _, e := range l.entries {
-		if !e.submitted.IsZero() && now.Sub(e.submitted) > EchoWindow {
-			continue
-		}
-		keep = append(keep, e)
-	}
-	clear(l.entries[len(keep):])
-	l.entries = keep
+	l.entries = slices.DeleteFunc(l.entries, func(e *echoEntry) bool {
+		return !e.submitted.IsZero() && now.Sub(e.submitted) > EchoWindow
+	})
 }

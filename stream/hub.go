@@ -37,6 +37,7 @@ type Hub struct {
 	ended  []*PaneStream // oldest first, for pruning
 	closed bool
 	lost   bool
+	synced time.Time // when the newest applied listing was taken
 }
 
 // NewHub returns a hub retaining retain bytes per pane.
@@ -131,6 +132,10 @@ type PaneState struct {
 func (h *Hub) Sync(panes []PaneState, listedAt time.Time) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	if listedAt.Before(h.synced) {
+		return // an older listing that arrived late
+	}
+	h.synced = listedAt
 	seen := make(map[int]bool, len(panes))
 	for _, p := range panes {
 		seen[p.Pane] = true

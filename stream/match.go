@@ -64,8 +64,8 @@ func NewMatcher(patterns []string, regex bool, timeout time.Duration) (*Matcher,
 		switch {
 		case p == "":
 			return nil, &PatternError{i, p, "is empty: give at least one character"}
-		case len(p) > MaxPatternLength:
-			return nil, &PatternError{i, p, fmt.Sprintf("is %d bytes long, over the limit of %d", len(p), MaxPatternLength)}
+		case utf8.RuneCountInString(p) > MaxPatternLength:
+			return nil, &PatternError{i, p, fmt.Sprintf("is %d characters long, over the limit of %d", utf8.RuneCountInString(p), MaxPatternLength)}
 		case !utf8.ValidString(p):
 			return nil, &PatternError{i, p, "is not valid UTF-8"}
 		case bytes.ContainsAny([]byte(p), "\n\r"):
@@ -93,6 +93,13 @@ func (m *Matcher) Regex() bool { return m.res != nil }
 // pattern index). Literal patterns skip text before checked, which earlier
 // calls on the same growing line already ruled out.
 func (m *Matcher) Find(line []byte, checked int) (Match, bool, error) {
+	return m.FindAt(line, checked, 0)
+}
+
+// FindAt is Find on a piece of a long line whose first carry bytes are
+// context from the previous piece: regex matches start after them, so ^
+// anchors only at the real start of the line.
+func (m *Matcher) FindAt(line []byte, checked, carry int) (Match, bool, error) {
 	best := Match{Index: -1}
 	better := func(i, s, e int) {
 		if best.Index < 0 || e < best.End {
@@ -115,7 +122,18 @@ func (m *Matcher) Find(line []byte, checked int) (Match, bool, error) {
 	s := string(line)
 	var groups map[string]string
 	for i, re := range m.res {
-		mt, err := re.FindStringMatch(s)
+		var mt *regexp2.Match
+		var err error
+		if carry > 0 {
+			mt, err = re.FindStringMatchStartingAt(s, utf8.RuneCountInString(s[:carry]))
+		} else {
+			mt, err = re.FindStringMatch(s)
+		}
+		for err == nil && mt != nil && mt.Length == 0 {
+			// An empty match (x*, ^, a lookahead alone) says nothing was
+			// printed: look for a match of at least one character.
+			mt, err = re.FindNextMatch(mt)
+		}
 		if err != nil {
 			return Match{}, false, &PatternError{i, re.String(), fmt.Sprintf("took longer than %v to match one line (%v): simplify it, e.g. avoid nested quantifiers such as (a+)+", re.MatchTimeout, err)}
 		}

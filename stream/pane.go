@@ -149,24 +149,31 @@ func (s *PaneStream) end(died bool, failure Failure) {
 	s.wake()
 }
 
+// Input is the handle of text recorded by Typed.
+type Input struct {
+	// At is the stream offset before the input: wait from it.
+	At    int64
+	entry *echoEntry
+}
+
 // Typed records text about to be typed into the pane and returns the stream
 // offset before it: the pane's echo of the text, found from there on, is
 // masked from matching while unsubmitted and for EchoWindow after.
-func (s *PaneStream) Typed(text string, now time.Time) int64 {
+func (s *PaneStream) Typed(text string, now time.Time) Input {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	s.ledger.add(text, s.ring.end)
-	return s.ring.end
+	return Input{At: s.ring.end, entry: s.ledger.add(text, s.ring.end)}
 }
 
-// Untype forgets the text recorded by the last Typed call (it was not sent
-// after all).
-func (s *PaneStream) Untype() {
+// Untype forgets the text of in (it was not sent after all). Text whose
+// echo has begun to arrive is kept.
+func (s *PaneStream) Untype(in Input) {
+	if in.entry == nil {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if n := len(s.ledger.entries); n > 0 && s.ledger.entries[n-1].pos == 0 {
-		s.ledger.entries = s.ledger.entries[:n-1]
-	}
+	s.ledger.remove(in.entry)
 }
 
 // Submitted marks all typed text as submitted (Enter, C-c) at now.
@@ -211,4 +218,33 @@ func (s *PaneStream) read(from int64, limit int, buf []byte) chunk {
 		}
 	}
 	return c
+}
+
+// RawChunk is a snapshot of recorded bytes for readers outside the package.
+type RawChunk struct {
+	Data    []byte
+	From    int64 // offset of Data[0]: above the requested offset when bytes were evicted
+	End     int64 // the stream's end at snapshot time
+	Ended   bool  // recording stopped
+	Died    bool  // ... because the pane died
+	Changed <-chan struct{}
+}
+
+// ReadRaw returns up to limit recorded bytes from offset from, and a
+// channel closed at the next change, to sleep on between reads.
+func (s *PaneStream) ReadRaw(from int64, limit int, buf []byte) RawChunk {
+	c := s.read(from, limit, buf)
+	return RawChunk{Data: c.data, From: c.from, End: c.end, Ended: c.ended, Died: c.died, Changed: c.changed}
+}
+
+// plainAt returns a plain decoder for offset off that knows whether off is
+// at a line start (the retained byte before it is a line feed).
+func (s *PaneStream) plainAt(off int64) *Plain {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if off <= s.ring.start || off > s.ring.end {
+		return NewPlain(off)
+	}
+	prev := s.ring.read(nil, off-1, off)
+	return NewPlainAt(off, prev[0] == '\n')
 }

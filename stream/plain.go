@@ -28,8 +28,9 @@ type Plain struct {
 	state  parser.State
 	seqLen int
 
-	cr      bool // a CR waits to learn whether LF follows
-	crStart int64
+	cr        bool // a CR waits to learn whether LF follows
+	crStart   int64
+	lineStart bool // nothing but line ends emitted since the last "\n"
 
 	rune    [utf8.UTFMax]byte
 	runeN   int
@@ -38,8 +39,13 @@ type Plain struct {
 }
 
 // NewPlain returns a decoder whose first byte is at raw offset off, assumed
-// to be in the ground state (outside any escape sequence).
-func NewPlain(off int64) *Plain { return &Plain{off: off, clean: off} }
+// to be in the ground state (outside any escape sequence) at a line start.
+func NewPlain(off int64) *Plain { return &Plain{off: off, clean: off, lineStart: true} }
+
+// NewPlainAt is NewPlain for a position that may be in the middle of a line.
+func NewPlainAt(off int64, lineStart bool) *Plain {
+	return &Plain{off: off, clean: off, lineStart: lineStart}
+}
 
 // Offset is the raw offset of the next byte Feed expects.
 func (p *Plain) Offset() int64 { return p.off }
@@ -72,15 +78,23 @@ func (p *Plain) Feed(raw []byte, emit Emit) {
 	}
 }
 
+// flushCR settles a CR that no LF followed: after text it ends the line
+// (a progress bar redrawing itself), at the start of a line it is only a
+// carriage return (bash writes one after every command line) and shows
+// nothing.
 func (p *Plain) flushCR(emit Emit) {
 	if p.cr {
 		p.cr = false
-		emit(nl, p.crStart, p.crStart+1)
+		if !p.lineStart {
+			p.lineStart = true
+			emit(nl, p.crStart, p.crStart+1)
+		}
 	}
 }
 
 func (p *Plain) flushRune(emit Emit) {
 	if p.runeN > 0 {
+		p.lineStart = false
 		emit(invalid, p.runeAt, p.runeAt+int64(p.runeN))
 		p.runeN = 0
 	}
@@ -93,6 +107,7 @@ func (p *Plain) groundByte(b byte, at int64, emit Emit) {
 			p.runeN++
 			if p.runeN == p.runeLen {
 				r, size := utf8.DecodeRune(p.rune[:p.runeN])
+				p.lineStart = false
 				if r == utf8.RuneError && size <= 1 {
 					emit(invalid, p.runeAt, at+1)
 				} else {
@@ -105,6 +120,7 @@ func (p *Plain) groundByte(b byte, at int64, emit Emit) {
 		p.flushRune(emit) // a rune cut short
 	}
 	if b == '\n' {
+		p.lineStart = true
 		if p.cr {
 			p.cr = false
 			emit(nl, p.crStart, at+1)
@@ -113,13 +129,18 @@ func (p *Plain) groundByte(b byte, at int64, emit Emit) {
 		emit(nl, at, at+1)
 		return
 	}
+	if b == '\r' && p.cr {
+		return // CR CR LF (a program's CRLF through the tty's ONLCR) is one line end
+	}
 	p.flushCR(emit)
 	switch {
 	case b == '\r':
 		p.cr, p.crStart = true, at
 	case b == '\t':
+		p.lineStart = false
 		emit(tab, at, at+1)
 	case b >= 0x20 && b < 0x7f:
+		p.lineStart = false
 		p.rune[0] = b
 		emit(p.rune[:1], at, at+1)
 	case b == 0x1b:
@@ -135,6 +156,7 @@ func (p *Plain) groundByte(b byte, at int64, emit Emit) {
 		p.startRune(b, 4, at)
 	default:
 		// A stray continuation byte, C1 control or impossible lead byte.
+		p.lineStart = false
 		emit(invalid, at, at+1)
 	}
 }
@@ -147,20 +169,44 @@ func (p *Plain) sequenceByte(b byte, at int64, emit Emit) {
 	next, action := parser.Table.Transition(p.state, b)
 	p.seqLen++
 	switch {
+	case b >= 0x80 && isStringState(p.state):
+		// Non-ASCII text inside a title or other string belongs to it; in
+		// UTF-8 a byte such as 0x9C is part of a character, not an 8-bit ST.
+		if p.seqLen > maxSequence {
+			p.state = parser.GroundState
+		}
+		return
 	case next == parser.Utf8State:
-		// A UTF-8 lead byte aborts the sequence; decode it as text.
+		// A UTF-8 lead byte aborts a CSI or ESC sequence; decode it as text.
 		p.state = parser.GroundState
 		p.groundByte(b, at, emit)
 		return
 	case action == parser.ExecuteAction && next == p.state:
-		// C0 controls inside CSI/ESC are executed in place: keep newlines.
-		if b == '\n' || b == '\r' || b == '\t' {
-			p.groundByte(b, at, emit)
-		}
+		// C0 controls inside a sequence are not text: dropping them keeps
+		// every emitted unit outside any sequence, so a page of output can
+		// always end after one.
 		return
 	}
 	p.state = next
 	if p.state != parser.GroundState && p.seqLen > maxSequence {
 		p.state = parser.GroundState
 	}
+}
+
+func isStringState(st parser.State) bool {
+	switch st {
+	case parser.OscStringState, parser.DcsEntryState, parser.DcsIntermediateState, parser.DcsParamState,
+		parser.DcsStringState, parser.SosStringState, parser.PmStringState, parser.ApcStringState:
+		return true
+	}
+	return false
+}
+
+// Flush ends the input: a pending CR becomes a line end, a partial rune
+// U+FFFD, an unfinished sequence is dropped. Clean is then Offset.
+func (p *Plain) Flush(emit Emit) {
+	p.flushRune(emit)
+	p.flushCR(emit)
+	p.state = parser.GroundState
+	p.clean = p.off
 }

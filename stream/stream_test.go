@@ -91,7 +91,7 @@ func TestEchoOfTypedTextIsMasked(t *testing.T) {
 	s := h.Adopt(1)
 	h.Output(1, []byte("$ "))
 	now := time.Now()
-	from := s.Typed("echo MARK", now)
+	from := s.Typed("echo MARK", now).At
 	h.Output(1, []byte("echo MA"))
 	h.Output(1, []byte("RK"))
 	ctx := context.Background()

@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"time"
+	"unicode/utf8"
 )
 
 // Outcome says why a wait ended (SPEC §3, wait_for_text outcome).
@@ -49,6 +50,9 @@ type WaitResult struct {
 	OmittedBytes int64
 	DroppedLines int64
 	Failure      Failure
+	// EchoMatched says a pattern matched text that was masked as echo of
+	// typed input during the wait (so a match on screen is not from before).
+	EchoMatched bool
 }
 
 // waiter is the state of one wait: its own decoder, the current line and
@@ -69,6 +73,7 @@ type waiter struct {
 	pending     []byte
 	pendingEnds []pendingRec
 	checked     int
+	carry       int // leading bytes of text that are context from the previous piece
 	dirty       bool
 	anyOutput   bool
 
@@ -77,6 +82,9 @@ type waiter struct {
 	matchEnd  int64
 	tentative bool
 	err       error
+
+	lineMasked  bool // the current line holds masked echo
+	echoMatched bool
 }
 
 type pendingRec struct {
@@ -91,7 +99,7 @@ func (s *PaneStream) Wait(ctx context.Context, spec WaitSpec) (WaitResult, error
 	if spec.MaxBytes <= 0 {
 		spec.MaxBytes = 64 << 10
 	}
-	w := &waiter{s: s, spec: spec, dec: NewPlain(spec.From), out: tail{limit: spec.MaxBytes}}
+	w := &waiter{s: s, spec: spec, dec: s.plainAt(spec.From), out: tail{limit: spec.MaxBytes}}
 	start := time.Now()
 	timer := time.NewTimer(spec.Timeout)
 	defer timer.Stop()
@@ -145,16 +153,30 @@ func (s *PaneStream) Wait(ctx context.Context, spec WaitSpec) (WaitResult, error
 				return w.result(Matched, missed, ""), nil
 			}
 			pos = w.dec.Offset()
-			if w.tentative {
+			switch {
+			case w.tentative && settleC == nil:
+				// Armed once per held match: a line that keeps growing
+				// while it matches is accepted after settle all the same.
 				if settleT == nil {
 					settleT = time.NewTimer(settle)
 				} else {
 					settleT.Reset(settle)
 				}
 				settleC = settleT.C
+			case !w.tentative && settleC != nil:
+				settleT.Stop()
+				settleC = nil
 			}
 			if pos < c.end && gapAt < 0 {
 				continue // more retained bytes to read
+			}
+		}
+		if w.tentative {
+			// A held match stands whatever ends the wait now.
+			switch {
+			case gapAt >= 0, c.ended && pos >= c.end:
+				w.tentative = false
+				return w.result(Matched, missed, ""), nil
 			}
 		}
 		if gapAt >= 0 {
@@ -176,8 +198,16 @@ func (s *PaneStream) Wait(ctx context.Context, spec WaitSpec) (WaitResult, error
 				return w.result(Matched, missed, ""), nil
 			}
 		case <-timer.C:
+			if w.tentative {
+				w.tentative = false
+				return w.result(Matched, missed, ""), nil
+			}
 			return w.result(TimedOut, missed, ""), nil
 		case <-ctx.Done():
+			if w.tentative {
+				w.tentative = false
+				return w.result(Matched, missed, ""), nil
+			}
 			return w.result(Cancelled, missed, ""), nil
 		case <-progress:
 			spec.Progress(pos-spec.From, time.Since(start))
@@ -219,11 +249,13 @@ func (w *waiter) feed(data []byte) (seen bool) {
 				stopped = true
 				return
 			}
+			w.noteEchoMatch()
 			w.flushLine()
 			w.resetLine()
 			return
 		}
 		if m {
+			w.lineMasked = true
 			return
 		}
 		seen = true
@@ -235,12 +267,13 @@ func (w *waiter) feed(data []byte) (seen bool) {
 			w.textEnd = append(w.textEnd, e)
 		}
 		if len(w.text) >= maxLine {
-			if w.evaluate(true) {
+			// An over-long line is matched in pieces. The piece is not the
+			// line's end, so a match touching its end is not taken.
+			if w.evaluate(false) {
 				stopped = true
 				return
 			}
-			w.flushLine()
-			w.resetLine()
+			w.continueLine()
 		}
 	})
 	if stopped {
@@ -260,7 +293,7 @@ func (w *waiter) evaluate(complete bool) bool {
 	if w.spec.Matcher == nil || !w.dirty {
 		return false
 	}
-	m, ok, err := w.spec.Matcher.Find(w.text, w.checked)
+	m, ok, err := w.spec.Matcher.FindAt(w.text, w.checked, w.carry)
 	w.checked = len(w.text)
 	w.dirty = false
 	if err != nil {
@@ -284,16 +317,51 @@ func (w *waiter) evaluate(complete bool) bool {
 	return !w.tentative
 }
 
+// noteEchoMatch records whether a pattern matches the current line with its
+// masked echo included (checked only for lines that hold echo).
+func (w *waiter) noteEchoMatch() {
+	if !w.lineMasked || w.echoMatched || w.spec.Matcher == nil {
+		return
+	}
+	line := w.pending
+	if n := len(line); n > 0 && line[n-1] == '\n' {
+		line = line[:n-1]
+	}
+	if _, ok, _ := w.spec.Matcher.Find(line, 0); ok {
+		w.echoMatched = true
+	}
+}
+
 func (w *waiter) flushLine() {
 	w.out.write(w.pending)
 	w.pending = w.pending[:0]
 	w.pendingEnds = w.pendingEnds[:0]
 }
 
+// continueLine moves a full piece of an over-long line to the output and
+// keeps its last bytes as context for the next piece: literal matches may
+// span the cut, and ^ does not match at a cut.
+func (w *waiter) continueLine() {
+	w.noteEchoMatch()
+	w.flushLine()
+	keep := min(len(w.text), MaxPatternLength)
+	for keep < len(w.text) && !utf8.RuneStart(w.text[len(w.text)-keep]) {
+		keep++
+	}
+	cut := len(w.text) - keep
+	w.text = append(w.text[:0], w.text[cut:]...)
+	w.textStart = append(w.textStart[:0], w.textStart[cut:]...)
+	w.textEnd = append(w.textEnd[:0], w.textEnd[cut:]...)
+	w.carry, w.checked = len(w.text), len(w.text)
+	w.match, w.tentative, w.dirty = nil, false, false
+}
+
 func (w *waiter) resetLine() {
 	w.text, w.textStart, w.textEnd = w.text[:0], w.textStart[:0], w.textEnd[:0]
 	w.checked = 0
+	w.carry = 0
 	w.dirty = false
+	w.lineMasked = false
 }
 
 func (w *waiter) result(o Outcome, missed int64, f Failure) WaitResult {
@@ -311,10 +379,11 @@ func (w *waiter) result(o Outcome, missed int64, f Failure) WaitResult {
 		w.pending = w.pending[:0]
 		cur = w.matchEnd
 	} else {
+		w.noteEchoMatch()
 		w.flushLine()
 	}
 	text, om, dl := w.out.result(w.spec.MaxLines)
-	r := WaitResult{Outcome: o, Output: text, Cursor: cur, Missed: missed, OmittedBytes: om, DroppedLines: dl, Failure: f}
+	r := WaitResult{Outcome: o, Output: text, Cursor: cur, Missed: missed, OmittedBytes: om, DroppedLines: dl, Failure: f, EchoMatched: w.echoMatched}
 	if o == Matched && w.match != nil {
 		r.Match = w.match
 		r.MatchOffset = w.matchAt

@@ -58,7 +58,13 @@ type Conn struct {
 	sink    connSink
 	log     *slog.Logger
 
-	wmu sync.Mutex // orders pending pushes with pipe writes
+	// Lines to write, in the order their requests were queued in pending;
+	// one writer goroutine writes them, so no caller ever blocks on the
+	// pipe: a wedged server cannot make Exec ignore its context or Close
+	// hang.
+	outq     [][]byte
+	outReady chan struct{} // a token when outq is not empty
+	outEnd   bool          // Close queued the final empty line
 
 	mu         sync.Mutex
 	pending    []*request
@@ -92,17 +98,19 @@ func dial(ctx context.Context, t Target, session string, sink connSink, log *slo
 		return nil, fmt.Errorf("start %s -C attach -t %s: %w", t, session, err)
 	}
 	c := &Conn{
-		session: session,
-		cmd:     cmd,
-		stdin:   stdin,
-		stdout:  stdout,
-		sink:    sink,
-		log:     log.With("session", session),
-		ready:   make(chan struct{}),
-		done:    make(chan struct{}),
+		session:  session,
+		cmd:      cmd,
+		stdin:    stdin,
+		stdout:   stdout,
+		sink:     sink,
+		log:      log.With("session", session),
+		ready:    make(chan struct{}),
+		done:     make(chan struct{}),
+		outReady: make(chan struct{}, 1),
 	}
 	initial := make(chan error, 1)
 	go c.read(stdout, initial, &stderr)
+	go c.write()
 	select {
 	case err := <-initial:
 		if err != nil {
@@ -132,7 +140,7 @@ func (c *Conn) ExitReason() string {
 // Exec runs one tmux command on this connection and returns its output lines.
 // A command that tmux rejects returns a *CommandError.
 func (c *Conn) Exec(ctx context.Context, args ...string) ([]string, error) {
-	reqs, err := c.send(nil, [][]string{args})
+	reqs, err := c.send(ctx, nil, [][]string{args})
 	if err != nil {
 		return nil, err
 	}
@@ -143,7 +151,7 @@ func (c *Conn) Exec(ctx context.Context, args ...string) ([]string, error) {
 // reply ends: every %output tmux wrote before the reply has been delivered by
 // then, so mark can record a stream position that the reply reflects.
 func (c *Conn) ExecMark(ctx context.Context, mark func(), args ...string) ([]string, error) {
-	reqs, err := c.send(mark, [][]string{args})
+	reqs, err := c.send(ctx, mark, [][]string{args})
 	if err != nil {
 		return nil, err
 	}
@@ -153,7 +161,7 @@ func (c *Conn) ExecMark(ctx context.Context, mark func(), args ...string) ([]str
 // ExecBatch sends several commands on one line, so tmux runs them in one
 // event-loop pass with nothing in between. If one fails, tmux skips the rest.
 func (c *Conn) ExecBatch(ctx context.Context, cmds ...[]string) ([][]string, error) {
-	reqs, err := c.send(nil, cmds)
+	reqs, err := c.send(ctx, nil, cmds)
 	if err != nil {
 		return nil, err
 	}
@@ -192,7 +200,7 @@ func commandName(s string) bool {
 	return true
 }
 
-func (c *Conn) send(mark func(), cmds [][]string) ([]*request, error) {
+func (c *Conn) send(ctx context.Context, mark func(), cmds [][]string) ([]*request, error) {
 	if len(cmds) == 0 {
 		return nil, errors.New("tmux: no command to send")
 	}
@@ -220,19 +228,58 @@ func (c *Conn) send(mark func(), cmds [][]string) ([]*request, error) {
 	reqs[len(reqs)-1].mark = mark
 	line.WriteByte('\n')
 
-	c.wmu.Lock()
-	defer c.wmu.Unlock()
 	c.mu.Lock()
-	if c.closed {
+	if c.closed || c.outEnd {
 		c.mu.Unlock()
 		return nil, c.closedErr()
 	}
 	c.pending = append(c.pending, reqs...)
+	c.outq = append(c.outq, []byte(line.String()))
 	c.mu.Unlock()
-	if _, err := io.WriteString(c.stdin, line.String()); err != nil {
-		return nil, fmt.Errorf("write to tmux control client: %w", err)
+	select {
+	case c.outReady <- struct{}{}:
+	default:
 	}
 	return reqs, nil
+}
+
+// write is the connection's only writer.
+func (c *Conn) write() {
+	for {
+		select {
+		case <-c.outReady:
+		case <-c.done:
+			return
+		}
+		for {
+			c.mu.Lock()
+			if len(c.outq) == 0 {
+				end := c.outEnd
+				c.mu.Unlock()
+				if end {
+					_ = c.stdin.Close()
+					return
+				}
+				break
+			}
+			line := c.outq[0]
+			c.outq = c.outq[1:]
+			c.mu.Unlock()
+			if _, err := c.stdin.Write(line); err != nil {
+				// A line that did not reach tmux leaves replies and
+				// requests out of step: end the client instead.
+				c.log.Warn("write to tmux control client failed", "err", err)
+				c.kill()
+				return
+			}
+		}
+	}
+}
+
+func (c *Conn) kill() {
+	if c.cmd.Process != nil {
+		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+	}
 }
 
 func (c *Conn) closedErr() error {
@@ -249,16 +296,22 @@ func (c *Conn) closedErr() error {
 // it closes the pipe itself. Close always returns within about 4 s.
 func (c *Conn) Close() {
 	c.stop.Do(func() {
-		c.wmu.Lock()
-		_, _ = io.WriteString(c.stdin, "\n")
-		_ = c.stdin.Close()
-		c.wmu.Unlock()
+		c.mu.Lock()
+		if !c.outEnd {
+			c.outq = append(c.outq, []byte("\n")) // an empty line detaches
+			c.outEnd = true
+		}
+		c.mu.Unlock()
+		select {
+		case c.outReady <- struct{}{}:
+		default:
+		}
 		select {
 		case <-c.done:
 			return
 		case <-time.After(2 * time.Second):
 		}
-		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL)
+		c.kill()
 		select {
 		case <-c.done:
 		case <-time.After(2 * time.Second):

@@ -193,7 +193,7 @@ func TestExecBatch(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	reqs, err := c.send(nil, [][]string{
+	reqs, err := c.send(t.Context(), nil, [][]string{
 		{"has-session", "-t", "=nosuch"},
 		{"display-message", "-p", "skipped1"},
 		{"display-message", "-p", "skipped2"},
@@ -398,7 +398,7 @@ func TestPendingFailsWhenClientDies(t *testing.T) {
 	if _, err := c.Exec(ctx, "wait-for", "never-signalled"); err != nil {
 		t.Fatal(err)
 	}
-	reqs, err := c.send(nil, [][]string{{"display-message", "-p", "x"}}) // queued behind wait-for
+	reqs, err := c.send(t.Context(), nil, [][]string{{"display-message", "-p", "x"}}) // queued behind wait-for
 	if err != nil {
 		t.Fatal(err)
 	}

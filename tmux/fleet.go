@@ -318,6 +318,10 @@ func (f *Fleet) syncSessions(ctx context.Context) error {
 			f.log.Warn("cannot attach control client", "session", id, "err", err)
 			continue
 		}
+		f.mu.Lock()
+		f.conns[id] = c
+		f.lostErr = nil
+		f.mu.Unlock()
 		// pause-after: tmux drops (and tells us) instead of buffering without
 		// bound when we fall behind. The subscription reports pane deaths,
 		// for which tmux has no notification.
@@ -327,10 +331,6 @@ func (f *Fleet) syncSessions(ctx context.Context) error {
 		if _, err := c.Exec(ctx, "refresh-client", "-B", "tmuxmcp-dead:%*:#{pane_dead}/#{pane_dead_status}/#{pane_dead_signal}"); err != nil {
 			f.log.Warn("refresh-client -B", "err", err)
 		}
-		f.mu.Lock()
-		f.conns[id] = c
-		f.lostErr = nil
-		f.mu.Unlock()
 		go func() {
 			<-c.Done()
 			select {

@@ -2,6 +2,7 @@ package tmux
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"io"
 	"os/exec"
@@ -159,7 +160,7 @@ func replay(t *testing.T, data []byte, lines ...[][]string) ([][]*request, *reco
 	}
 	var reqs [][]*request
 	for _, l := range lines {
-		r, err := c.send(nil, l)
+		r, err := c.send(context.Background(), nil, l)
 		if err != nil {
 			t.Fatal(err)
 		}

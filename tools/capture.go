@@ -118,8 +118,13 @@ type capturePaneIn struct {
 }
 
 func (in *capturePaneIn) check() error {
-	_, err := parsePaneID("paneId", in.PaneID)
-	return err
+	if _, err := parsePaneID("paneId", in.PaneID); err != nil {
+		return err
+	}
+	if in.StartLine != nil && (*in.StartLine < -maxHistoryLines || *in.StartLine > 10000) {
+		return errorf("startLine %d: must be -%d..10000 (0 is the top of the screen, negative reaches into history)", *in.StartLine, maxHistoryLines)
+	}
+	return nil
 }
 
 type capturePaneOut struct {

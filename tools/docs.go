@@ -30,6 +30,9 @@ func withDefaults(opts Options) Options {
 	if opts.Session == "" {
 		opts.Session = "agent"
 	}
+	if opts.StateDir == "" {
+		opts.StateDir = stateDirDefault()
+	}
 	return opts
 }
 

@@ -22,7 +22,7 @@ func TestEverydayUse(t *testing.T) {
 	if k.m["submitted"] != true {
 		t.Fatalf("C-c not counted as ending the line: %v", k)
 	}
-	w = e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": k.str("cursor"), "patterns": []string{`\$ $`}, "regex": true, "timeoutMs": 20000})
+	w = e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": k.str("cursor"), "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 20000})
 	if w.str("outcome") != "matched" {
 		t.Fatalf("prompt after C-c: %v", w)
 	}

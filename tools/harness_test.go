@@ -30,10 +30,11 @@ type env struct {
 }
 
 type envOptions struct {
-	target  *tmux.Target // an existing server; default: a new private one
-	retain  int
-	waitMax time.Duration
-	client  *mcp.ClientOptions
+	target   *tmux.Target // an existing server; default: a new private one
+	retain   int
+	waitMax  time.Duration
+	stateDir string
+	client   *mcp.ClientOptions
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -47,7 +48,11 @@ func newEnv(t *testing.T, o envOptions) *env {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	hub := stream.NewHub(o.retain)
-	h, err := Start(ctx, target, hub, Options{Session: "agent", WaitMax: o.waitMax, Version: "test"}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	stateDir := o.stateDir
+	if stateDir == "" {
+		stateDir = t.TempDir()
+	}
+	h, err := Start(ctx, target, hub, Options{Session: "agent", WaitMax: o.waitMax, Version: "test", StateDir: stateDir}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
@@ -146,12 +151,15 @@ func (e *env) shell(t *testing.T) (pane, cursor string) {
 	t.Helper()
 	r := e.ok(t, "create_pane", map[string]any{})
 	pane, cursor = r.str("paneId"), r.str("cursor")
-	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": cursor, "patterns": []string{`\$ $`}, "regex": true, "timeoutMs": 20000})
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": cursor, "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 20000})
 	if w.str("outcome") != "matched" {
 		t.Fatalf("no prompt in %s: %v", pane, w)
 	}
 	return pane, w.str("cursor")
 }
+
+// promptPattern matches the end of a bash prompt ("$ " or root's "# ").
+const promptPattern = `[$#] $`
 
 // run types a command with Enter and returns the cursor from before it.
 func (e *env) run(t *testing.T, pane, command string) string {

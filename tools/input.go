@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -32,8 +33,8 @@ func (in *typeTextIn) check() error {
 	if in.Text == "" && !in.Submit {
 		return errorf("text is empty and submit is false: nothing to type. Give text, or submit: true to press Enter alone")
 	}
-	if len(in.Text) > maxTextBytes {
-		return errorf("text is %d bytes, over the limit of %d: type it in several calls, or write it to a file and type a command that reads it", len(in.Text), maxTextBytes)
+	if n := utf8.RuneCountInString(in.Text); n > maxTextBytes {
+		return errorf("text is %d characters, over the limit of %d: type it in several calls, or write it to a file and type a command that reads it", n, maxTextBytes)
 	}
 	return nil
 }
@@ -48,7 +49,7 @@ func inputOutSchema() *jsonschema.Schema {
 	return outputObject(map[string]*jsonschema.Schema{
 		"paneId":    paneID("The pane typed into."),
 		"cursor":    cursorSchema("The stream position before the input: pass it to wait_for_text to catch the response, however fast it came."),
-		"submitted": boolean("Enter (or another key that ends the line: C-c, C-d, C-m, C-j) was sent."),
+		"submitted": boolean("Enter, or another key that ends or discards the line being typed (C-m, C-j, C-c, C-d, C-u, Escape), was sent."),
 	})
 }
 
@@ -74,37 +75,38 @@ func (h *Handlers) typeTextTool() Tool {
 
 // prepareInput checks the pane can take input and records text in the echo
 // ledger at the exact stream position before the input.
-func (h *Handlers) prepareInput(ctx context.Context, field, id, text string) (int, *stream.PaneStream, int64, error) {
+func (h *Handlers) prepareInput(ctx context.Context, field, id, text string) (int, *stream.PaneStream, stream.Input, error) {
+	var in stream.Input
 	pane, s, err := h.paneStream(ctx, field, id)
 	if err != nil {
-		return 0, nil, 0, err
+		return 0, nil, in, err
 	}
-	var at int64
-	mark := func() { at = s.Typed(text, time.Now()) }
+	mark := func() { in = s.Typed(text, time.Now()) }
 	lines, err := h.fleet.ExecPane(ctx, pane, mark, "display-message", "-p", "-t", paneName(pane), "#{pane_in_mode}\x1f#{pane_dead}\x1f#{pane_input_off}")
 	if err != nil {
-		return 0, nil, 0, h.paneError(field, pane, err)
+		s.Untype(in)
+		return 0, nil, in, h.paneError(field, pane, err)
 	}
 	f := strings.Split(strings.Join(lines, ""), "\x1f")
 	if len(f) == 3 {
-		undo := s.Untype
+		undo := func() { s.Untype(in) }
 		switch {
 		case f[0] == "1":
 			undo()
-			return 0, nil, 0, errorf("%s %s is in copy mode (someone is scrolling it): keys would go to copy mode, not the program, so nothing was sent. Wait for them to leave it (capture_pane shows inCopyMode), or ask them to", field, paneName(pane))
+			return 0, nil, in, errorf("%s %s is in copy mode (someone is scrolling it): keys would go to copy mode, not the program, so nothing was sent. Wait for them to leave it (capture_pane shows inCopyMode), or ask them to", field, paneName(pane))
 		case f[1] == "1":
 			undo()
-			return 0, nil, 0, errorf("%s %s is dead: its program exited, so nothing was sent. Use create_pane for a new one", field, paneName(pane))
+			return 0, nil, in, errorf("%s %s is dead: its program exited, so nothing was sent. Use create_pane for a new one", field, paneName(pane))
 		case f[2] == "1":
 			undo()
-			return 0, nil, 0, errorf("%s %s has input disabled (select-pane -d), so nothing was sent; someone must enable it with select-pane -e", field, paneName(pane))
+			return 0, nil, in, errorf("%s %s has input disabled (select-pane -d), so nothing was sent; someone must enable it with select-pane -e", field, paneName(pane))
 		}
 	}
-	return pane, s, at, nil
+	return pane, s, in, nil
 }
 
 func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typeTextIn) (*inputOut, error) {
-	pane, s, at, err := h.prepareInput(ctx, "paneId", in.PaneID, in.Text)
+	pane, s, typed, err := h.prepareInput(ctx, "paneId", in.PaneID, in.Text)
 	if err != nil {
 		return nil, err
 	}
@@ -120,7 +122,7 @@ func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typ
 		_, err = h.fleet.Exec(ctx, "send-keys", "-t", id, "-l", "--", in.Text)
 	}
 	if err != nil {
-		s.Untype()
+		s.Untype(typed)
 		return nil, h.paneError("paneId", pane, err)
 	}
 	if in.Submit {
@@ -129,7 +131,7 @@ func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typ
 		}
 		s.Submitted(time.Now())
 	}
-	return &inputOut{PaneID: id, Cursor: s.Cursor(at).String(), Submitted: in.Submit}, nil
+	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: in.Submit}, nil
 }
 
 type sendKeysIn struct {
@@ -145,7 +147,7 @@ func (in *sendKeysIn) check() error {
 		return errorf("keys: %d given, the limit is 1..%d: split longer input over several calls, or use type_text for text", len(in.Keys), maxKeys)
 	}
 	for i, k := range in.Keys {
-		if k == "" || len(k) > maxKeyLength {
+		if k == "" || utf8.RuneCountInString(k) > maxKeyLength {
 			return errorf("keys[%d] %q: each key must be 1..%d bytes, a tmux key name such as Enter, C-c, Up, Tab, F5 or a short literal string", i, truncate(k, 40), maxKeyLength)
 		}
 	}
@@ -202,20 +204,20 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 		text.WriteString(keyText(k))
 		submit = submit || submitKeys[k]
 	}
-	pane, s, at, err := h.prepareInput(ctx, "paneId", in.PaneID, text.String())
+	pane, s, typed, err := h.prepareInput(ctx, "paneId", in.PaneID, text.String())
 	if err != nil {
 		return nil, err
 	}
 	id := paneName(pane)
 	args := append([]string{"send-keys", "-t", id, "--"}, in.Keys...)
 	if _, err := h.fleet.Exec(ctx, args...); err != nil {
-		s.Untype()
+		s.Untype(typed)
 		return nil, h.paneError("paneId", pane, err)
 	}
 	if submit {
 		s.Submitted(time.Now())
 	}
-	return &inputOut{PaneID: id, Cursor: s.Cursor(at).String(), Submitted: submit}, nil
+	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: submit}, nil
 }
 
 func truncate(s string, n int) string {

@@ -81,6 +81,13 @@ func (h *Handlers) listPanesTool() Tool {
 	return typed(tool, h.listPanes)
 }
 
+func (in *listPanesIn) check() error {
+	if in.Session != nil && *in.Session == "" {
+		return errorf("session is empty: give a session name, or omit session to list every pane")
+	}
+	return nil
+}
+
 func (h *Handlers) listPanes(ctx context.Context, _ *mcp.CallToolRequest, in *listPanesIn) (*listPanesOut, error) {
 	if err := h.connected(); err != nil {
 		return nil, err
@@ -201,7 +208,7 @@ func (h *Handlers) createPaneTool() Tool {
 		"split":        withDefault(enum("window: a new window (does not disturb anyone's view); horizontal: split targetPaneId side by side; vertical: split it one above the other.", "window", "horizontal", "vertical"), "window"),
 		"targetPaneId": paneID("Pane to split (with split horizontal or vertical). Default: the session's current pane."),
 		"cwd":          {Type: "string", MinLength: ptr(1), Description: "Absolute directory to start in. Default: the session's directory."},
-		"argv":         {Type: "array", MinItems: ptr(1), MaxItems: ptr(maxArgv), Items: &jsonschema.Schema{Type: "string"}, Description: "Program and arguments to run instead of the default shell, e.g. [\"python3\", \"-q\"]. The pane closes when it exits."},
+		"argv":         {Type: "array", MinItems: ptr(1), MaxItems: ptr(maxArgv), Items: &jsonschema.Schema{Type: "string"}, Description: "Program and arguments to run instead of the default shell, e.g. [\"python3\", \"-q\"]; run directly, not through a shell. The pane closes shortly after the program exits (all its output is recorded); wait_for_text then reports pane_died."},
 		"env":          {Type: "object", MaxProperties: ptr(maxEnv), AdditionalProperties: &jsonschema.Schema{Type: "string"}, PropertyNames: &jsonschema.Schema{Pattern: envName.String()}, Description: "Extra environment variables for the program."},
 		"name":         {Type: "string", MinLength: ptr(1), MaxLength: ptr(maxNameLen), Description: "Window name shown to people watching (split panes keep their window's name)."},
 	})
@@ -257,7 +264,22 @@ func (h *Handlers) createPane(ctx context.Context, _ *mcp.CallToolRequest, in *c
 	for k, v := range in.Env {
 		args = append(args, "-e", k+"="+v)
 	}
-	args = append(args, in.Argv...)
+	argv, integrated := in.Argv, false
+	if len(argv) > 0 {
+		// Run argv directly (never through a shell, even as one word), and
+		// linger 0.3 s after it exits: tmux 3.3a discards output still
+		// queued for control clients once a pane's program has exited, so a
+		// program that prints and exits at once would otherwise be lost.
+		argv = append([]string{"/bin/sh", "-c", `"$@"; s=$?; sleep 0.3; exit $s`, "tmuxmcp"}, argv...)
+	} else {
+		var env map[string]string
+		if argv, env, integrated = h.shellCommand(ctx); integrated {
+			for k, v := range env {
+				args = append(args, "-e", k+"="+v)
+			}
+		}
+	}
+	args = append(args, argv...)
 	lines, err := h.fleet.Exec(ctx, args...)
 	if err != nil {
 		var ce *tmux.CommandError
@@ -283,6 +305,10 @@ func (h *Handlers) createPane(ctx context.Context, _ *mcp.CallToolRequest, in *c
 		return nil, err
 	}
 	s := h.hub.Adopt(n)
+	if integrated {
+		// run_shell_command reads this to type commands directly.
+		_, _ = h.fleet.Exec(ctx, "set-option", "-p", "-t", f[0], "@tmuxmcp-integrated", "1")
+	}
 	h.fleet.RefreshPanes()
 	return &createPaneOut{PaneID: f[0], Cursor: s.Cursor(0).String(), Session: f[1], SessionID: f[2], WindowID: f[3]}, nil
 }
@@ -312,11 +338,11 @@ func (h *Handlers) killPaneTool() Tool {
 	tool := &mcp.Tool{
 		Name:  "kill_pane",
 		Title: "Kill a pane",
-		Description: "Close a pane and kill the programs running in it (its window closes with its last pane). Its recorded output stays readable with capture_since for a while. " +
+		Description: "Close a pane and kill the programs running in it (its window closes with its last pane). Its recorded output stays readable with capture_since from a cursor you already have, for a while. " +
 			"It refuses the pane tmuxmcp itself runs in. Check list_panes (attended) before closing a pane a person may be using.",
 		InputSchema:  in,
 		OutputSchema: out,
-		Annotations:  &mcp.ToolAnnotations{Title: "Kill a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+		Annotations:  &mcp.ToolAnnotations{Title: "Kill a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 	}
 	return typed(tool, h.killPane)
 }

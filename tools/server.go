@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"sync"
@@ -21,6 +22,8 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
@@ -38,6 +41,9 @@ type Options struct {
 	ResultMax int
 	// Version is reported to clients.
 	Version string
+	// StateDir holds job records, their outputs and the shell integration
+	// scripts; default $XDG_STATE_HOME/tmuxmcp.
+	StateDir string
 }
 
 // DefaultWaitMax is the default ceiling on waits (--wait-max).
@@ -54,29 +60,52 @@ type Handlers struct {
 	opts  Options
 	log   *slog.Logger
 
+	jobs  *jobs.Store
+	integ *shell.Integration
+
 	mu       sync.Mutex
 	panes    map[int]tmux.PaneInfo // the latest listing
 	selfPane int                   // the pane tmuxmcp itself runs in on this server, or -1
+	runs     map[string]*jobRun    // jobs being watched
+
+	startMu   sync.Mutex    // one job launch at a time
+	closing   chan struct{} // closed by Close: watchers stop
+	closeOnce sync.Once
+	wg        sync.WaitGroup // watchers
 }
 
 // Start connects to the tmux server, begins recording every pane and
 // returns the handlers. Close stops it all.
 func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Options, log *slog.Logger) (*Handlers, error) {
 	opts = withDefaults(opts)
-	h := &Handlers{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1}
+	h := &Handlers{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1,
+		runs: map[string]*jobRun{}, closing: make(chan struct{})}
+	store, err := jobs.Open(filepath.Join(opts.StateDir, "jobs"))
+	if err != nil {
+		return nil, err
+	}
+	h.jobs = store
+	if h.integ, err = shell.Install(filepath.Join(opts.StateDir, "shell")); err != nil {
+		log.Warn("no shell integration; commands use the inline wrapper", "err", err)
+	}
 	fleet, err := tmux.StartFleet(ctx, target, hubEvents{h}, log)
 	if err != nil {
 		return nil, err
 	}
 	h.fleet = fleet
 	h.selfPane = h.findSelfPane(ctx)
+	h.resumeJobs(ctx)
 	return h, nil
 }
 
 // Close detaches from tmux and ends every stream with hub_closed.
 func (h *Handlers) Close() {
-	h.fleet.Close()
-	h.hub.Close()
+	h.closeOnce.Do(func() {
+		close(h.closing)
+		h.wg.Wait()
+		h.fleet.Close()
+		h.hub.Close()
+	})
 }
 
 // Fleet returns the tmux connections (for doctor and tests).
@@ -131,6 +160,10 @@ func (h *Handlers) Tools() []Tool {
 		h.listPanesTool(),
 		h.createPaneTool(),
 		h.killPaneTool(),
+		h.runShellCommandTool(),
+		h.awaitCommandResultTool(),
+		h.cancelCommandTool(),
+		h.listCommandsTool(),
 	}
 }
 
@@ -165,8 +198,14 @@ func typed[In any, Out any](tool *mcp.Tool, handle func(context.Context, *mcp.Ca
 		}
 		var generic map[string]any
 		if err := json.Unmarshal(raw, &generic); err == nil {
+			// An explicit null means "not given" for optional arguments.
+			for k, v := range generic {
+				if v == nil {
+					delete(generic, k)
+				}
+			}
 			if err := inRes.Validate(generic); err != nil {
-				return errorResult(fmt.Errorf("invalid arguments: %v", err)), nil
+				return errorResult(schemaError(err)), nil
 			}
 		}
 		out, err := handle(ctx, req, in)
@@ -189,6 +228,19 @@ func typed[In any, Out any](tool *mcp.Tool, handle func(context.Context, *mcp.Ca
 	}}
 }
 
+// schemaError rewrites a JSON-schema validation error so it names the
+// argument first: "maxBytes: maximum: 65537/1 is greater than 65536".
+func schemaError(err error) error {
+	msg := err.Error()
+	if i := strings.LastIndex(msg, "/properties/"); i >= 0 {
+		rest := msg[i+len("/properties/"):]
+		field, detail, _ := strings.Cut(rest, ":")
+		field = strings.ReplaceAll(field, "/items/", "[]")
+		return errorf("argument %s is out of bounds:%s. The tool's input schema gives the allowed range", field, detail)
+	}
+	return errorf("invalid arguments: %s. The tool's input schema lists them", strings.TrimPrefix(msg, "validating root: "))
+}
+
 func errorResult(err error) *mcp.CallToolResult {
 	return &mcp.CallToolResult{IsError: true, Content: []mcp.Content{&mcp.TextContent{Text: err.Error()}}}
 }
@@ -209,6 +261,12 @@ func decodeStrict(raw json.RawMessage, v any) error {
 	if err := dec.Decode(v); err != nil {
 		var te *json.UnmarshalTypeError
 		if errors.As(err, &te) {
+			if te.Field == "" {
+				return errorf("arguments must be a JSON object of named arguments, not JSON %s", te.Value)
+			}
+			if strings.HasPrefix(te.Value, "number") && te.Type.Kind().String() != "string" {
+				return errorf("%s: %s is out of range for %s: use a smaller value (the tool's input schema gives the bounds)", te.Field, strings.TrimPrefix(te.Value, "number "), jsonTypeName(te.Type.Kind().String()))
+			}
 			return errorf("%s: expected %s, got JSON %s: fix the argument's type", te.Field, jsonTypeName(te.Type.Kind().String()), te.Value)
 		}
 		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
@@ -235,6 +293,9 @@ func jsonTypeName(kind string) string {
 
 // parsePaneID turns "%12" into 12; field names the argument for errors.
 func parsePaneID(field, s string) (int, error) {
+	if s == "" {
+		return 0, errorf("%s is required: give a pane id such as %%3 (list_panes shows every pane's id)", field)
+	}
 	if !strings.HasPrefix(s, "%") {
 		return 0, errorf("%s %q is not a tmux pane id: write it as %%N, e.g. %%3 (list_panes shows every pane's id)", field, s)
 	}

@@ -41,9 +41,9 @@ func TestToolSchemasMatchSnapshots(t *testing.T) {
 }
 
 func TestEveryToolIsDescribedAndAnnotatedExplicitly(t *testing.T) {
-	readOnly := map[string]bool{"wait_for_text": true, "capture_since": true, "capture_pane": true, "list_panes": true}
+	readOnly := map[string]bool{"wait_for_text": true, "capture_since": true, "capture_pane": true, "list_panes": true, "await_command_result": true, "list_commands": true}
 	tools := Catalog(Options{})
-	if len(tools) != 8 {
+	if len(tools) != 12 {
 		t.Fatalf("%d tools", len(tools))
 	}
 	for _, tool := range tools {

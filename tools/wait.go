@@ -116,11 +116,12 @@ func (h *Handlers) waitForText(ctx context.Context, req *mcp.CallToolRequest, in
 			return nil, errorf("%v", err)
 		}
 	}
-	timeout := defaultWaitTimeout
+	timeoutMs := defaultWaitTimeout.Milliseconds()
 	if in.TimeoutMs != nil {
-		timeout = time.Duration(*in.TimeoutMs) * time.Millisecond
+		timeoutMs = *in.TimeoutMs
 	}
-	timeout = min(timeout, h.opts.WaitMax)
+	// Clamp in milliseconds: a huge value would overflow a Duration.
+	timeout := time.Duration(min(timeoutMs, h.opts.WaitMax.Milliseconds())) * time.Millisecond
 	out := &waitOut{PaneID: paneName(pane), EffectiveTimeoutMs: timeout.Milliseconds()}
 
 	spec := stream.WaitSpec{Matcher: matcher, Timeout: timeout, MaxBytes: h.opts.ResultMax, From: rs.from}
@@ -165,7 +166,9 @@ func (h *Handlers) waitForText(ctx context.Context, req *mcp.CallToolRequest, in
 	if r.Outcome != stream.Matched && r.Outcome != stream.Cancelled && r.Outcome != stream.StreamLost {
 		room := max(0, h.opts.ResultMax-len(out.Output))
 		out.Screen, out.ScreenClamped = h.screenText(ctx, pane, room)
-		if matcher != nil && out.Screen != "" {
+		if matcher != nil && out.Screen != "" && !r.EchoMatched {
+			// Text typed through tmuxmcp (masked echo) is on screen but was
+			// not printed before the wait: that is not "already on screen".
 			out.AlreadyOnScreen = onScreen(matcher, out.Screen)
 		}
 	}

@@ -9,7 +9,10 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -44,6 +47,7 @@ type config struct {
 	session  string
 	retain   int
 	waitMax  time.Duration
+	stateDir string
 	logLevel slog.Level
 }
 
@@ -57,6 +61,7 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.session, "session", "agent", "session to create panes in; created if missing")
 	fs.IntVar(&c.retain, "retain", stream.DefaultRetain, "bytes of output retained per pane")
 	fs.DurationVar(&c.waitMax, "wait-max", tools.DefaultWaitMax, "ceiling on wait_for_text timeouts")
+	fs.StringVar(&c.stateDir, "state-dir", "", "directory for job records and outputs (default $XDG_STATE_HOME/tmuxmcp or ~/.local/state/tmuxmcp)")
 	debugLog := fs.Bool("debug", false, "log debug messages to stderr")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: tmuxmcp [doctor|version] [flags]\n\nServes MCP over stdio. With no flags it starts (or reuses) a private tmux server\n(-L tmuxmcp) with a session \"agent\"; watch it with: tmux -L tmuxmcp attach -t agent\n\nflags:\n")
@@ -89,6 +94,9 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		cmd, args = args[0], args[1:]
 	}
 	if cmd == "version" {
+		if len(args) > 0 {
+			return fmt.Errorf("version takes no arguments, got %q", strings.Join(args, " "))
+		}
 		fmt.Fprintln(stdout, "tmuxmcp", versionString())
 		return nil
 	}
@@ -105,7 +113,7 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return serve(ctx, c, stdin, stdout, log)
+	return serve(ctx, c, args, stdin, stdout, log)
 }
 
 func versionString() string {
@@ -118,7 +126,7 @@ func versionString() string {
 	return "devel"
 }
 
-func serve(ctx context.Context, c *config, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
+func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
 	startCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	if _, err := c.target.Version(startCtx); err != nil {
@@ -128,7 +136,7 @@ func serve(ctx context.Context, c *config, stdin io.Reader, stdout io.Writer, lo
 		return err
 	}
 	hub := stream.NewHub(c.retain)
-	h, err := tools.Start(startCtx, c.target, hub, tools.Options{Session: c.session, WaitMax: c.waitMax, Version: versionString()}, log)
+	h, err := tools.Start(startCtx, c.target, hub, tools.Options{Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: c.stateDir}, log)
 	if err != nil {
 		return err
 	}
@@ -136,13 +144,44 @@ func serve(ctx context.Context, c *config, stdin io.Reader, stdout io.Writer, lo
 	watch := "tmux " + strings.Join(tmux.Target{SocketName: c.target.SocketName, SocketPath: c.target.SocketPath}.Args(), " ") + " attach -t " + c.session
 	log.Info("tmuxmcp serving MCP on stdio", "tmux", c.target.String(), "session", c.session, "panes", len(hub.Panes()))
 	log.Info("a person can watch with: " + watch)
-	log.Info("add to Claude Code with: claude mcp add tmuxmcp -- " + executable())
+	log.Info("add to Claude Code with: claude mcp add tmuxmcp -- " + strings.Join(append([]string{executable()}, args...), " "))
 	server := h.NewServer()
-	err = server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(stdin), Writer: nopWriteCloser{stdout}})
+	in := &jsonLines{r: bufio.NewReaderSize(stdin, 64<<10), log: log}
+	err = server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{stdout}})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return err
 	}
 	return nil
+}
+
+// jsonLines passes on only the stdin lines that are JSON: one malformed
+// line from a client is logged and skipped instead of ending the session.
+type jsonLines struct {
+	r   *bufio.Reader
+	buf []byte
+	log *slog.Logger
+}
+
+func (j *jsonLines) Read(p []byte) (int, error) {
+	for len(j.buf) == 0 {
+		line, err := j.r.ReadBytes('\n')
+		if t := bytes.TrimSpace(line); len(t) > 0 {
+			if json.Valid(t) {
+				j.buf = line
+			} else {
+				j.log.Warn("ignored a line on stdin that is not JSON", "line", string(t[:min(len(t), 80)]))
+			}
+		}
+		if err != nil && len(j.buf) == 0 {
+			return 0, err
+		}
+		if err != nil {
+			break
+		}
+	}
+	n := copy(p, j.buf)
+	j.buf = j.buf[n:]
+	return n, nil
 }
 
 type nopWriteCloser struct{ io.Writer }
@@ -176,7 +215,7 @@ func doctor(ctx context.Context, c *config, out io.Writer) error {
 	report(true, "tmux", v+" at "+c.target.String())
 	sessions, err := c.target.Run(ctx, "list-sessions", "-F", "#{session_name}")
 	if err != nil {
-		report(false, "server", fmt.Sprintf("not reachable: %v (tmuxmcp starts it on first run)", err))
+		fmt.Fprintf(out, "--   %-8s not running on %s (tmuxmcp starts it on first run): %v\n", "server", c.target, err)
 	} else {
 		report(true, "server", "reachable; sessions: "+strings.Join(strings.Fields(sessions), " "))
 		panes, err := c.target.Run(ctx, "list-panes", "-a", "-F", "#{pane_id}")

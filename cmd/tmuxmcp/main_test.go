@@ -28,7 +28,7 @@ func TestStdioServerOnAPrivateServer(t *testing.T) {
 	bin := buildBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	cmd := exec.Command(bin, "-L", target.SocketName, "--session", "agent")
+	cmd := exec.Command(bin, "-L", target.SocketName, "--session", "agent", "--state-dir", t.TempDir())
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
@@ -42,7 +42,7 @@ func TestStdioServerOnAPrivateServer(t *testing.T) {
 		}
 		names = append(names, tool.Name)
 	}
-	if len(names) != 8 {
+	if len(names) != 12 {
 		t.Fatalf("tools: %v", names)
 	}
 	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_panes", Arguments: map[string]any{}})
@@ -76,8 +76,11 @@ func TestVersionAndDoctor(t *testing.T) {
 		}
 	}
 	out.Reset()
-	if err := run(context.Background(), []string{"doctor", "-L", target.SocketName + "-absent"}, nil, &out, &errb); err == nil {
-		t.Fatalf("doctor on a missing server passed:\n%s", out.String())
+	if err := run(context.Background(), []string{"doctor", "-L", target.SocketName + "-absent"}, nil, &out, &errb); err != nil || !strings.Contains(out.String(), "not running") {
+		t.Fatalf("doctor on a server not started yet: %v\n%s", err, out.String())
+	}
+	if err := run(context.Background(), []string{"version", "--bogus"}, nil, &out, &errb); err == nil {
+		t.Fatal("version accepted an unknown argument")
 	}
 	if err := run(context.Background(), []string{"--retain", "10"}, nil, &out, &errb); err == nil || !strings.Contains(err.Error(), "--retain") {
 		t.Fatalf("bad flag: %v", err)

@@ -43,9 +43,19 @@ func Server(t testing.TB, session string, width, height int) tmux.Target {
 		t.Fatalf("start tmux: %v", err)
 	}
 	socketPath, _ = target.Run(ctx, "display-message", "-p", "#{socket_path}")
-	// A plain prompt makes tests independent of the machine's shell setup.
-	if _, err := target.Run(ctx, "set-option", "-g", "default-command", "env -i PATH=/usr/bin:/bin HOME=/tmp TERM=screen PS1='$ ' bash --norc --noprofile"); err != nil {
-		t.Fatalf("set default-command: %v", err)
+	// New panes run bash with a throwaway HOME, so the machine's own rc
+	// files and history never affect (or record) a test.
+	home := t.TempDir()
+	for _, args := range [][]string{
+		{"set-option", "-g", "default-shell", "/bin/bash"},
+		{"set-environment", "-g", "HOME", home},
+		{"set-environment", "-g", "PATH", "/usr/local/bin:/usr/bin:/bin"},
+		{"set-environment", "-g", "PS1", "$ "},
+		{"set-environment", "-g", "HISTFILE", home + "/.history"},
+	} {
+		if _, err := target.Run(ctx, args...); err != nil {
+			t.Fatalf("configure test server: %v", err)
+		}
 	}
 	return target
 }

@@ -1,0 +1,186 @@
+// Package jobs keeps the records of commands run with run_shell_command:
+// one JSON file per job under a state directory, so a job's final status
+// and output stay collectable after the call that started it returned, and
+// across a tmuxmcp restart; and the requestId index that makes a retried
+// call return the first job instead of running the command again. It knows
+// nothing of tmux or MCP.
+package jobs
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+)
+
+// Status is where a job is in its life (SPEC §3, run_shell_command status).
+type Status string
+
+// The statuses of a job.
+const (
+	Completed   Status = "completed"
+	Running     Status = "running"
+	Interrupted Status = "interrupted"
+	TimedOut    Status = "timed_out"
+	PaneDied    Status = "pane_died"
+	NotStarted  Status = "not_started"
+)
+
+// Job is one command run in a pane.
+type Job struct {
+	ID          string    `json:"id"`
+	RequestID   string    `json:"requestId,omitempty"`
+	Command     string    `json:"command"`
+	Reason      string    `json:"reason,omitempty"`
+	Description string    `json:"description,omitempty"`
+	PaneID      string    `json:"paneId"`
+	FreshPane   bool      `json:"freshPane,omitempty"`
+	Keep        bool      `json:"keep,omitempty"`
+	Mode        string    `json:"mode"` // "integrated" or "wrapper"
+	Status      Status    `json:"status"`
+	Decision    string    `json:"decision"`
+	ExitCode    *int      `json:"exitCode"`
+	Signal      *string   `json:"signal"`
+	Stream      string    `json:"stream"`      // stream id (hex) the offsets refer to
+	StartOffset int64     `json:"startOffset"` // stream position before the command was typed
+	EndOffset   int64     `json:"endOffset"`   // stream position after the command's end mark
+	OutputLimit int       `json:"outputLimit"`
+	Output      string    `json:"output"` // the bounded tail
+	OutputBytes int64     `json:"outputBytes"`
+	MissedBytes int64     `json:"missedBytes,omitempty"`
+	OutputFile  string    `json:"outputFile,omitempty"`
+	TimeoutMs   int64     `json:"timeoutMs,omitempty"`
+	Created     time.Time `json:"created"`
+	Started     time.Time `json:"started"`
+	Ended       time.Time `json:"ended,omitzero"`
+}
+
+// Done reports whether the job has reached a final status.
+func (j *Job) Done() bool { return j.Status != Running }
+
+// Store holds job records in memory and in dir.
+type Store struct {
+	dir string
+
+	mu        sync.Mutex
+	jobs      map[string]*Job
+	byRequest map[string]string
+}
+
+// Open loads the records under dir (creating it).
+func Open(dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return nil, fmt.Errorf("job state directory: %w", err)
+	}
+	s := &Store{dir: dir, jobs: map[string]*Job{}, byRequest: map[string]string{}}
+	files, err := filepath.Glob(filepath.Join(dir, "*.json"))
+	if err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			continue
+		}
+		var j Job
+		if json.Unmarshal(b, &j) != nil || j.ID == "" {
+			continue
+		}
+		s.jobs[j.ID] = &j
+		if j.RequestID != "" {
+			s.byRequest[j.RequestID] = j.ID
+		}
+	}
+	return s, nil
+}
+
+// Dir returns the directory the records live in.
+func (s *Store) Dir() string { return s.dir }
+
+// ErrDuplicate is returned by Create when the request id already has a job.
+var ErrDuplicate = errors.New("request id already has a job")
+
+// Create records a new running job, unless requestID already names one:
+// then it returns that job and ErrDuplicate. The check and the insert are
+// atomic, so two concurrent calls with one id make one job.
+func (s *Store) Create(j *Job) (*Job, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if j.RequestID != "" {
+		if id, ok := s.byRequest[j.RequestID]; ok {
+			return s.jobs[id].clone(), ErrDuplicate
+		}
+	}
+	j.ID = strings.ToLower(ulid.Make().String())
+	j.Created = time.Now().UTC()
+	s.jobs[j.ID] = j.clone()
+	if j.RequestID != "" {
+		s.byRequest[j.RequestID] = j.ID
+	}
+	return j.clone(), s.writeLocked(j)
+}
+
+// Update applies change to the job and saves it.
+func (s *Store) Update(id string, change func(*Job)) (*Job, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[id]
+	if !ok {
+		return nil, fmt.Errorf("no job %s", id)
+	}
+	change(j)
+	return j.clone(), s.writeLocked(j)
+}
+
+// Get returns a copy of the job.
+func (s *Store) Get(id string) (*Job, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	j, ok := s.jobs[id]
+	if !ok {
+		return nil, false
+	}
+	return j.clone(), true
+}
+
+// List returns copies of every job, newest first.
+func (s *Store) List() []*Job {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	out := make([]*Job, 0, len(s.jobs))
+	for _, j := range s.jobs {
+		out = append(out, j.clone())
+	}
+	slices.SortFunc(out, func(a, b *Job) int { return strings.Compare(b.ID, a.ID) })
+	return out
+}
+
+// Path returns a path for a job's file with the given suffix.
+func (s *Store) Path(id, suffix string) string { return filepath.Join(s.dir, id+suffix) }
+
+func (s *Store) writeLocked(j *Job) error {
+	b, err := json.MarshalIndent(j, "", "  ")
+	if err != nil {
+		return err
+	}
+	tmp := s.Path(j.ID, ".json.tmp")
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("save job %s: %w", j.ID, err)
+	}
+	if err := os.Rename(tmp, s.Path(j.ID, ".json")); err != nil {
+		return fmt.Errorf("save job %s: %w", j.ID, err)
+	}
+	return nil
+}
+
+func (j *Job) clone() *Job {
+	c := *j
+	return &c
+}

@@ -1,0 +1,109 @@
+package shell
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// The integration scripts emit OSC 133 marks: D;<status> and A before every
+// prompt, B at the end of the prompt, C when a command starts. tmux 3.3a
+// drops unknown OSC sequences from the screen, so a person watching sees
+// only their usual prompt and the commands.
+const bashrc = `# tmuxmcp shell integration for bash: OSC 133 marks around commands.
+if [ -f "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
+__tmuxmcp_prompt() {
+  local s=$?
+  printf '\033]133;D;%s\007\033]133;A\007' "$s"
+  return $s
+}
+case ";${PROMPT_COMMAND};" in
+  *";__tmuxmcp_prompt;"*) ;;
+  *) PROMPT_COMMAND="__tmuxmcp_prompt${PROMPT_COMMAND:+;$PROMPT_COMMAND}" ;;
+esac
+PS0='\e]133;C\a'"${PS0}"
+PS1="${PS1}"'\[\e]133;B\a\]'
+`
+
+const zshenv = `# tmuxmcp: read the user's own startup files.
+ZDOTDIR="${TMUXMCP_USER_ZDOTDIR:-$HOME}"
+if [ -f "$ZDOTDIR/.zshenv" ]; then . "$ZDOTDIR/.zshenv"; fi
+ZDOTDIR="${TMUXMCP_ZDOTDIR}"
+`
+
+const zshrc = `# tmuxmcp shell integration for zsh: OSC 133 marks around commands.
+ZDOTDIR="${TMUXMCP_USER_ZDOTDIR:-$HOME}"
+if [ -f "$ZDOTDIR/.zshrc" ]; then . "$ZDOTDIR/.zshrc"; fi
+__tmuxmcp_precmd() { local s=$?; printf '\033]133;D;%s\007\033]133;A\007' "$s"; }
+__tmuxmcp_preexec() { printf '\033]133;C\007'; }
+unsetopt PROMPT_SP  # its end-of-output marker would land inside a command's output
+autoload -Uz add-zsh-hook
+add-zsh-hook precmd __tmuxmcp_precmd
+add-zsh-hook preexec __tmuxmcp_preexec
+PS1="${PS1}%{"$'\e]133;B\a'"%}"
+`
+
+// Integration is the installed integration scripts.
+type Integration struct{ dir string }
+
+// Install writes the integration scripts under dir.
+func Install(dir string) (*Integration, error) {
+	files := map[string]string{
+		"bashrc":      bashrc,
+		"zsh/.zshenv": zshenv,
+		"zsh/.zshrc":  zshrc,
+	}
+	for name, body := range files {
+		p := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			return nil, fmt.Errorf("install shell integration: %w", err)
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			return nil, fmt.Errorf("install shell integration: %w", err)
+		}
+	}
+	return &Integration{dir: dir}, nil
+}
+
+// Command returns the argv and extra environment that start shellPath
+// (bash or zsh) with integration, or ok false for other shells.
+func (in *Integration) Command(shellPath string) (argv []string, env map[string]string, ok bool) {
+	switch filepath.Base(shellPath) {
+	case "bash":
+		return []string{shellPath, "--rcfile", filepath.Join(in.dir, "bashrc"), "-i"}, nil, true
+	case "zsh":
+		zd := filepath.Join(in.dir, "zsh")
+		user := os.Getenv("ZDOTDIR")
+		return []string{shellPath, "-i"}, map[string]string{"ZDOTDIR": zd, "TMUXMCP_ZDOTDIR": zd, "TMUXMCP_USER_ZDOTDIR": user}, true
+	}
+	return nil, nil, false
+}
+
+// Wrapper returns the line typed into a shell without integration to run
+// the command stored in file: POSIX sh, so it works in bash, zsh, dash and
+// ksh. Its marks exist only once printf expands \033, so the echo of the
+// typed line can never look like a mark. eval runs the command in the
+// shell itself, so cd and export persist; a leading space keeps it out of
+// history where ignorespace is set.
+func Wrapper(tag, file string) string {
+	return fmt.Sprintf(` printf '\033]133;C;tmuxmcp=%s\007'; eval "$(cat -- %s)"; printf '\033]133;D;%%s;tmuxmcp=%s\007' "$?"`, tag, shQuote(file), tag)
+}
+
+// shQuote quotes s for a POSIX shell.
+func shQuote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// SignalName names the signal of a shell exit status above 128, or "".
+func SignalName(status int) string {
+	if status <= 128 || status > 128+64 {
+		return ""
+	}
+	names := map[int]string{1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 6: "SIGABRT", 8: "SIGFPE", 9: "SIGKILL",
+		10: "SIGUSR1", 11: "SIGSEGV", 12: "SIGUSR2", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM"}
+	if n, ok := names[status-128]; ok {
+		return n
+	}
+	return fmt.Sprintf("SIG%d", status-128)
+}

@@ -1,0 +1,128 @@
+package shell
+
+import (
+	"bytes"
+	"strconv"
+	"strings"
+)
+
+// Mark is one OSC 133 shell-integration mark found in a pane's raw output.
+type Mark struct {
+	// Kind is 'A' (prompt starts), 'B' (prompt ends, input starts),
+	// 'C' (command output starts) or 'D' (command ended).
+	Kind byte
+	// Status is the exit status a D mark carries, or -1.
+	Status int
+	// Tag is the tmuxmcp=<tag> parameter of a wrapper's marks, or "".
+	Tag string
+	// Start and End are the raw stream offsets of the sequence.
+	Start, End int64
+}
+
+var oscPrefix = []byte("\x1b]133;")
+
+// MarkScanner finds OSC 133 marks in a byte stream fed in pieces; a mark
+// split across pieces is found once its end arrives.
+type MarkScanner struct {
+	pending []byte // an unfinished sequence, from its ESC
+	at      int64  // stream offset of pending[0], or of the next byte
+}
+
+// NewMarkScanner returns a scanner whose next byte is at offset at.
+func NewMarkScanner(at int64) *MarkScanner { return &MarkScanner{at: at} }
+
+// maxMark bounds an unfinished sequence kept across pieces.
+const maxMark = 256
+
+// Feed scans data (which continues the stream) and returns the marks that
+// end within it.
+func (s *MarkScanner) Feed(data []byte) []Mark {
+	buf := data
+	base := s.at
+	if len(s.pending) > 0 {
+		buf = append(s.pending, data...)
+	}
+	s.pending = nil
+	var marks []Mark
+	i := 0
+	for {
+		j := bytes.IndexByte(buf[i:], 0x1b)
+		if j < 0 {
+			break
+		}
+		j += i
+		rest := buf[j:]
+		if len(rest) < len(oscPrefix) {
+			if bytes.HasPrefix(oscPrefix, rest) {
+				s.pending = append([]byte(nil), rest...)
+				s.at = base + int64(j)
+				return marks
+			}
+			i = j + 1
+			continue
+		}
+		if !bytes.HasPrefix(rest, oscPrefix) {
+			i = j + 1
+			continue
+		}
+		end, termLen := oscEnd(rest[len(oscPrefix):])
+		if end < 0 {
+			if len(rest) > maxMark {
+				i = j + 1
+				continue
+			}
+			s.pending = append([]byte(nil), rest...)
+			s.at = base + int64(j)
+			return marks
+		}
+		body := string(rest[len(oscPrefix) : len(oscPrefix)+end])
+		total := len(oscPrefix) + end + termLen
+		if m, ok := parseMark(body); ok {
+			m.Start = base + int64(j)
+			m.End = m.Start + int64(total)
+			marks = append(marks, m)
+		}
+		i = j + total
+	}
+	s.at = base + int64(len(buf))
+	return marks
+}
+
+// oscEnd finds the BEL or ESC \ ending an OSC body.
+func oscEnd(b []byte) (int, int) {
+	for i := 0; i < len(b) && i < maxMark; i++ {
+		switch b[i] {
+		case 0x07:
+			return i, 1
+		case 0x1b:
+			if i+1 < len(b) {
+				if b[i+1] == '\\' {
+					return i, 2
+				}
+				return -1, 0 // a new sequence: this one is malformed
+			}
+			return -1, 0
+		}
+	}
+	return -1, 0
+}
+
+func parseMark(body string) (Mark, bool) {
+	parts := strings.Split(body, ";")
+	if len(parts[0]) != 1 || !strings.Contains("ABCD", parts[0]) {
+		return Mark{}, false
+	}
+	m := Mark{Kind: parts[0][0], Status: -1}
+	for _, p := range parts[1:] {
+		if t, ok := strings.CutPrefix(p, "tmuxmcp="); ok {
+			m.Tag = t
+			continue
+		}
+		if m.Kind == 'D' && m.Status < 0 {
+			if n, err := strconv.Atoi(p); err == nil && n >= 0 {
+				m.Status = n
+			}
+		}
+	}
+	return m, true
+}

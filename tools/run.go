@@ -1,0 +1,478 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/stream"
+)
+
+// Limits of run_shell_command.
+const (
+	maxCommandBytes    = 64 << 10
+	maxWaitMs          = 90000
+	defaultWaitMs      = 50000
+	minOutputLimit     = 128
+	maxOutputLimit     = 65536
+	defaultOutputLimit = 8192
+	maxJobTimeoutMs    = 24 * 60 * 60 * 1000
+)
+
+var requestIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
+
+type runIn struct {
+	Command     string  `json:"command"`
+	PaneID      *string `json:"paneId,omitempty"`
+	CWD         *string `json:"cwd,omitempty"`
+	TimeoutMs   *int64  `json:"timeoutMs,omitempty"`
+	WaitMs      *int64  `json:"waitMs,omitempty"`
+	OutputLimit *int    `json:"outputLimit,omitempty"`
+	RequestID   *string `json:"requestId,omitempty"`
+	Reason      *string `json:"reason,omitempty"`
+	Description *string `json:"description,omitempty"`
+	Background  bool    `json:"background,omitempty"`
+	Keep        bool    `json:"keep,omitempty"`
+}
+
+func (in *runIn) check() error {
+	switch {
+	case strings.TrimSpace(in.Command) == "":
+		return errorf("command is empty: give the shell text to run, e.g. \"ls -la\"")
+	case len(in.Command) > maxCommandBytes:
+		return errorf("command is %d bytes, over the limit of %d: put it in a script file and run that", len(in.Command), maxCommandBytes)
+	}
+	if in.PaneID != nil {
+		if _, err := parsePaneID("paneId", *in.PaneID); err != nil {
+			return err
+		}
+		if in.Keep {
+			return errorf("keep applies only to a fresh pane: drop keep, or drop paneId")
+		}
+	}
+	if in.CWD != nil && !strings.HasPrefix(*in.CWD, "/") {
+		return errorf("cwd %q is not an absolute path: give a full path such as /home/me/project", *in.CWD)
+	}
+	if in.TimeoutMs != nil && (*in.TimeoutMs < 1 || *in.TimeoutMs > maxJobTimeoutMs) {
+		return errorf("timeoutMs %d: must be 1..%d (omit it for no limit)", *in.TimeoutMs, maxJobTimeoutMs)
+	}
+	if in.WaitMs != nil && (*in.WaitMs < 0 || *in.WaitMs > maxWaitMs) {
+		return errorf("waitMs %d: must be 0..%d; when it runs out you get status running and a jobId for await_command_result", *in.WaitMs, maxWaitMs)
+	}
+	if in.OutputLimit != nil && (*in.OutputLimit < minOutputLimit || *in.OutputLimit > maxOutputLimit) {
+		return errorf("outputLimit %d: must be %d..%d bytes; the whole output is kept in outputFile when cut", *in.OutputLimit, minOutputLimit, maxOutputLimit)
+	}
+	if in.RequestID != nil && !requestIDPattern.MatchString(*in.RequestID) {
+		return errorf("requestId %q: must be 32 lowercase hex characters, e.g. from uuid4 without dashes; reuse it only to retry the same command", *in.RequestID)
+	}
+	if in.Description != nil && len(*in.Description) > 200 {
+		return errorf("description is %d bytes: keep it to 5-10 words", len(*in.Description))
+	}
+	if in.Reason != nil && len(*in.Reason) > 1000 {
+		return errorf("reason is %d bytes: one sentence is enough", len(*in.Reason))
+	}
+	return nil
+}
+
+type jobOut struct {
+	JobID         string  `json:"jobId"`
+	Status        string  `json:"status"`
+	Decision      string  `json:"decision"`
+	ExitCode      *int    `json:"exitCode"`
+	Signal        *string `json:"signal"`
+	Output        string  `json:"output"`
+	OutputBytes   int64   `json:"outputBytes"`
+	OmittedBytes  int64   `json:"omittedBytes"`
+	OutputFile    *string `json:"outputFile"`
+	Cursor        *string `json:"cursor"`
+	PaneID        string  `json:"paneId"`
+	DurationMs    int64   `json:"durationMs"`
+	LaunchOutcome string  `json:"launchOutcome"`
+}
+
+var jobStatuses = []string{"completed", "running", "interrupted", "timed_out", "pane_died", "not_started"}
+
+func jobOutSchema() *jsonschema.Schema {
+	return outputObject(map[string]*jsonschema.Schema{
+		"jobId":         str("The job's id: pass it to await_command_result or cancel_command."),
+		"status":        enum("completed (it ended by itself: see exitCode); running (still going: call await_command_result with jobId — never run the command again); interrupted (cancel_command stopped it); timed_out (it ran past timeoutMs and was stopped); pane_died (its pane closed); not_started.", jobStatuses...),
+		"decision":      enum("Whether it was allowed to run.", "approved", "auto-approved", "denied", "denied-timeout", "denied-error", "blocked", "rejected"),
+		"exitCode":      nullable(integer("The shell's exit status of the command ($?), or null while running or when unknown. Above 128 means killed by a signal (see signal).", 0, 255)),
+		"signal":        nullable(str("The signal that ended it (e.g. SIGINT, SIGTERM), or null.")),
+		"output":        str("The command's own output (stdout and stderr as the terminal showed them; no echo, prompt or marks), plain text, the last outputLimit bytes."),
+		"outputBytes":   count("Total bytes of output so far."),
+		"omittedBytes":  count("Bytes cut from the front of output by outputLimit: read outputFile for all of it."),
+		"outputFile":    nullable(str("A file holding the whole output, when output was cut; else null.")),
+		"cursor":        nullable(cursorSchema("Stream position after the command (or the latest position while it runs): wait_for_text or capture_since from it.")),
+		"paneId":        paneID("The pane it runs in."),
+		"durationMs":    count("How long it has run."),
+		"launchOutcome": enum("STARTED when the command was typed into the shell; NOT_STARTED when nothing ran.", "STARTED", "NOT_STARTED"),
+	})
+}
+
+func (h *Handlers) runShellCommandTool() Tool {
+	in := object(map[string]*jsonschema.Schema{
+		"command":     {Type: "string", MinLength: ptr(1), MaxLength: ptr(maxCommandBytes), Description: "Shell text to run, exactly as you would type it; multi-line scripts, quotes, tabs and unicode arrive intact."},
+		"paneId":      paneID("Run in this pane's own shell, so cd, export, functions and aliases persist between commands. The pane must be idle at a bash/zsh/sh prompt. Omit to run in a fresh pane that closes when the command is done."),
+		"cwd":         {Type: "string", MinLength: ptr(1), Description: "Absolute directory to run in. In a given pane this is a cd that persists."},
+		"timeoutMs":   integer("How long the command may run before it is interrupted (C-c), then terminated and killed: status timed_out. Default: no limit.", 1, maxJobTimeoutMs),
+		"waitMs":      withDefault(integer("How long this call waits for the command to finish before returning status running with a jobId (the command goes on).", 0, maxWaitMs), defaultWaitMs),
+		"outputLimit": withDefault(integer("Bytes of output returned (the tail); the whole output goes to outputFile when cut.", minOutputLimit, maxOutputLimit), defaultOutputLimit),
+		"requestId":   {Type: "string", Pattern: requestIDPattern.String(), Description: "32 lowercase hex characters naming this request: a retry with the same requestId returns the first call's job instead of running the command again."},
+		"reason":      {Type: "string", MaxLength: ptr(1000), Description: "One sentence on why this command is needed, shown to the person approving it."},
+		"description": {Type: "string", MaxLength: ptr(200), Description: "5-10 words shown to people watching (as the fresh pane's window name), e.g. \"Run the unit tests\"."},
+		"background":  boolean("Return at once with status running and a jobId (same as waitMs 0)."),
+		"keep":        boolean("Keep the fresh pane open after the command ends (only without paneId)."),
+	}, "command")
+	tool := &mcp.Tool{
+		Name:  "run_shell_command",
+		Title: "Run a shell command",
+		Description: "Run a shell command and get its exit status and its own output (no echo, no prompt), knowing exactly when it ended — from marks the shell itself prints, not from guessing at prompts. " +
+			"With paneId it runs in that pane's shell, so cd and export persist; a pane that is busy, in copy mode, in a full-screen program or has a half-typed line is refused and nothing is typed. Without paneId it runs in a fresh pane. " +
+			"If it is still running when waitMs passes you get status running and a jobId: continue with await_command_result(jobId) — never call run_shell_command again for the same command (pass a requestId to make retries safe). Stop it with cancel_command. " +
+			"For programs that are not shell commands (a REPL, an editor) use type_text and wait_for_text.",
+		InputSchema:  in,
+		OutputSchema: jobOutSchema(),
+		Annotations:  &mcp.ToolAnnotations{Title: "Run a shell command", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
+	}
+	return typed(tool, h.runShellCommand)
+}
+
+func (h *Handlers) runShellCommand(ctx context.Context, req *mcp.CallToolRequest, in *runIn) (*jobOut, error) {
+	if err := h.connected(); err != nil {
+		return nil, err
+	}
+	wait := time.Duration(defaultWaitMs) * time.Millisecond
+	if in.WaitMs != nil {
+		wait = time.Duration(*in.WaitMs) * time.Millisecond
+	}
+	if in.Background {
+		wait = 0
+	}
+	j := &jobs.Job{Command: in.Command, Status: jobs.Running, Decision: "auto-approved", OutputLimit: defaultOutputLimit, Keep: in.Keep}
+	if in.OutputLimit != nil {
+		j.OutputLimit = *in.OutputLimit
+	}
+	if in.RequestID != nil {
+		j.RequestID = *in.RequestID
+	}
+	if in.Reason != nil {
+		j.Reason = *in.Reason
+	}
+	if in.Description != nil {
+		j.Description = *in.Description
+	}
+	if in.TimeoutMs != nil {
+		j.TimeoutMs = *in.TimeoutMs
+	}
+	if in.CWD != nil && in.PaneID != nil {
+		j.Command = "cd -- " + shQuoteArg(*in.CWD) + " && " + in.Command
+	}
+	job, err := h.launch(ctx, in, j)
+	if err != nil {
+		return nil, err
+	}
+	return h.awaitJob(ctx, job.ID, wait)
+}
+
+// launch starts the job, or returns the job its requestId already has. It
+// holds startMu, so a pane gets one job at a time and a requestId one job.
+func (h *Handlers) launch(ctx context.Context, in *runIn, j *jobs.Job) (*jobs.Job, error) {
+	h.startMu.Lock()
+	defer h.startMu.Unlock()
+	if prior, ok := h.priorJob(j.RequestID); ok {
+		return prior, nil
+	}
+	var ps paneShell
+	var err error
+	if in.PaneID != nil {
+		n, _ := parsePaneID("paneId", *in.PaneID)
+		if _, _, err := h.paneStream(ctx, "paneId", *in.PaneID); err != nil {
+			return nil, err
+		}
+		if ps, err = h.checkReady(ctx, n); err != nil {
+			return nil, err
+		}
+		j.PaneID = paneName(n)
+	} else {
+		name := "tmuxmcp job"
+		if in.Description != nil && *in.Description != "" {
+			name = *in.Description
+		}
+		if ps, err = h.freshShell(ctx, name, in.CWD); err != nil {
+			return nil, err
+		}
+		j.PaneID, j.FreshPane = paneName(ps.pane), true
+	}
+	created, err := h.jobs.Create(j)
+	if err != nil {
+		return nil, fmt.Errorf("record job: %w", err)
+	}
+	if err := h.startJob(ctx, ps, created); err != nil {
+		_, _ = h.jobs.Update(created.ID, func(x *jobs.Job) { x.Status = jobs.NotStarted; x.Ended = time.Now().UTC() })
+		if created.FreshPane {
+			_, _ = h.fleet.Exec(context.WithoutCancel(ctx), "kill-pane", "-t", created.PaneID)
+		}
+		return nil, err
+	}
+	return created, nil
+}
+
+// priorJob returns the job a request id already has.
+func (h *Handlers) priorJob(requestID string) (*jobs.Job, bool) {
+	if requestID == "" {
+		return nil, false
+	}
+	for _, j := range h.jobs.List() {
+		if j.RequestID == requestID {
+			return j, true
+		}
+	}
+	return nil, false
+}
+
+// freshShell creates a new window with an integrated shell and waits until
+// its prompt is up.
+func (h *Handlers) freshShell(ctx context.Context, name string, cwd *string) (paneShell, error) {
+	args := []string{"new-window", "-d", "-n", name, "-P", "-F", "#{pane_id}", "-t", "=" + h.opts.Session + ":"}
+	if cwd != nil {
+		args = append(args, "-c", *cwd)
+	}
+	argv, env, integrated := h.shellCommand(ctx)
+	for k, v := range env {
+		args = append(args, "-e", k+"="+v)
+	}
+	args = append(args, argv...)
+	lines, err := h.fleet.Exec(ctx, args...)
+	if err != nil {
+		return paneShell{}, errorf("could not create a fresh pane in session %q: %v", h.opts.Session, err)
+	}
+	n, err := parsePaneID("paneId", strings.Join(lines, ""))
+	if err != nil {
+		return paneShell{}, err
+	}
+	s := h.hub.Adopt(n)
+	if integrated {
+		_, _ = h.fleet.Exec(ctx, "set-option", "-p", "-t", paneName(n), "@tmuxmcp-integrated", "1")
+	}
+	// The shell is ready once its prompt has been printed: the B mark with
+	// integration, otherwise the first output.
+	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	if integrated {
+		err = waitMark(wctx, s, 'B')
+	} else if r, _ := s.Wait(wctx, stream.WaitSpec{From: 0, Timeout: 20 * time.Second, MaxBytes: 4096}); r.Outcome != stream.Matched {
+		err = fmt.Errorf("outcome %s", r.Outcome)
+	}
+	if err != nil {
+		_, _ = h.fleet.Exec(context.WithoutCancel(ctx), "kill-pane", "-t", paneName(n))
+		return paneShell{}, errorf("the fresh pane's shell did not show a prompt within 20 s (%v); nothing was run", err)
+	}
+	return h.checkReady(ctx, n)
+}
+
+func shQuoteArg(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+type awaitIn struct {
+	JobID  string `json:"jobId"`
+	WaitMs *int64 `json:"waitMs,omitempty"`
+}
+
+func (in *awaitIn) check() error {
+	if in.WaitMs != nil && (*in.WaitMs < 0 || *in.WaitMs > maxWaitMs) {
+		return errorf("waitMs %d: must be 0..%d", *in.WaitMs, maxWaitMs)
+	}
+	return nil
+}
+
+func (h *Handlers) awaitCommandResultTool() Tool {
+	in := object(map[string]*jsonschema.Schema{
+		"jobId":  {Type: "string", MinLength: ptr(1), Description: "The jobId run_shell_command returned."},
+		"waitMs": withDefault(integer("How long to wait for the job to finish before returning its current state.", 0, maxWaitMs), defaultWaitMs),
+	}, "jobId")
+	tool := &mcp.Tool{
+		Name:  "await_command_result",
+		Title: "Wait for a command's result",
+		Description: "Keep waiting for a command started by run_shell_command, by jobId, and get its status, exit code and output. It never runs anything again. " +
+			"Use it whenever run_shell_command returned status running; call it again if it returns running once more. Works after tmuxmcp restarted.",
+		InputSchema:  in,
+		OutputSchema: jobOutSchema(),
+		Annotations:  &mcp.ToolAnnotations{Title: "Wait for a command's result", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}
+	return typed(tool, h.awaitCommandResult)
+}
+
+func (h *Handlers) awaitCommandResult(ctx context.Context, _ *mcp.CallToolRequest, in *awaitIn) (*jobOut, error) {
+	wait := time.Duration(defaultWaitMs) * time.Millisecond
+	if in.WaitMs != nil {
+		wait = time.Duration(*in.WaitMs) * time.Millisecond
+	}
+	return h.awaitJob(ctx, in.JobID, wait)
+}
+
+// awaitJob waits up to wait for the job to end and reports its state.
+func (h *Handlers) awaitJob(ctx context.Context, id string, wait time.Duration) (*jobOut, error) {
+	if _, ok := h.jobs.Get(id); !ok {
+		return nil, errorf("jobId %q: no such job (list_commands shows the jobs tmuxmcp knows)", id)
+	}
+	h.mu.Lock()
+	r := h.runs[id]
+	h.mu.Unlock()
+	if r != nil {
+		t := time.NewTimer(wait)
+		select {
+		case <-r.done:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+	j, _ := h.jobs.Get(id)
+	return h.jobResult(j), nil
+}
+
+func (h *Handlers) jobResult(j *jobs.Job) *jobOut {
+	out := &jobOut{JobID: j.ID, Status: string(j.Status), Decision: j.Decision, ExitCode: j.ExitCode, Signal: j.Signal,
+		PaneID: j.PaneID, LaunchOutcome: "STARTED"}
+	if j.Status == jobs.NotStarted {
+		out.LaunchOutcome = "NOT_STARTED"
+	}
+	end := j.Ended
+	if end.IsZero() {
+		end = time.Now()
+	}
+	if !j.Started.IsZero() {
+		out.DurationMs = end.Sub(j.Started).Milliseconds()
+	}
+	out.Output, out.OutputBytes = j.Output, j.OutputBytes
+	if !j.Done() {
+		out.Output, out.OutputBytes = h.liveOutput(j)
+	}
+	out.OmittedBytes = max(0, out.OutputBytes-int64(len(out.Output)))
+	if j.OutputFile != "" {
+		out.OutputFile = ptr(j.OutputFile)
+	}
+	if n, err := parsePaneID("paneId", j.PaneID); err == nil {
+		if s, ok := h.hub.Live(n); ok && s.ID().String() == j.Stream {
+			off := j.EndOffset
+			if !j.Done() || off == 0 {
+				off = s.End()
+			}
+			out.Cursor = cursorText(s, off)
+		} else if s, ok := h.hubStream(j.Stream); ok {
+			out.Cursor = cursorText(s, j.EndOffset)
+		}
+	}
+	return out
+}
+
+// liveOutput reads a running job's output so far from its file.
+func (h *Handlers) liveOutput(j *jobs.Job) (string, int64) {
+	b, err := readTail(h.jobs.Path(j.ID, ".out"), j.OutputLimit)
+	if err != nil {
+		return "", 0
+	}
+	return b.text, b.size
+}
+
+type cancelIn struct {
+	JobID string `json:"jobId"`
+}
+
+func (h *Handlers) cancelCommandTool() Tool {
+	in := object(map[string]*jsonschema.Schema{
+		"jobId": {Type: "string", MinLength: ptr(1), Description: "The jobId of the running command to stop."},
+	}, "jobId")
+	tool := &mcp.Tool{
+		Name:  "cancel_command",
+		Title: "Cancel a running command",
+		Description: "Stop a command started by run_shell_command: Ctrl-C first, then SIGTERM and SIGKILL to the pane's foreground program on a schedule (1 s, 2 s), leaving the shell itself alive. " +
+			"Returns the final state, normally status interrupted with the signal that ended it. A job that already ended is returned as it is.",
+		InputSchema:  in,
+		OutputSchema: jobOutSchema(),
+		Annotations:  &mcp.ToolAnnotations{Title: "Cancel a running command", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}
+	return typed(tool, h.cancelCommand)
+}
+
+func (h *Handlers) cancelCommand(ctx context.Context, _ *mcp.CallToolRequest, in *cancelIn) (*jobOut, error) {
+	if _, ok := h.jobs.Get(in.JobID); !ok {
+		return nil, errorf("jobId %q: no such job (list_commands shows the jobs tmuxmcp knows)", in.JobID)
+	}
+	h.mu.Lock()
+	r := h.runs[in.JobID]
+	h.mu.Unlock()
+	if r != nil {
+		r.requestStop(jobs.Interrupted)
+	}
+	return h.awaitJob(ctx, in.JobID, 10*time.Second)
+}
+
+type listCommandsIn struct {
+	Status *string `json:"status,omitempty"`
+	Limit  *int    `json:"limit,omitempty"`
+}
+
+type commandSummary struct {
+	JobID      string `json:"jobId"`
+	Status     string `json:"status"`
+	Command    string `json:"command"`
+	PaneID     string `json:"paneId"`
+	ExitCode   *int   `json:"exitCode"`
+	Created    string `json:"created"`
+	DurationMs int64  `json:"durationMs"`
+}
+
+type listCommandsOut struct {
+	Commands []commandSummary `json:"commands"`
+}
+
+func (h *Handlers) listCommandsTool() Tool {
+	in := object(map[string]*jsonschema.Schema{
+		"status": enum("Only jobs with this status.", jobStatuses...),
+		"limit":  withDefault(integer("At most this many jobs, newest first.", 1, 1000), 50),
+	})
+	item := outputObject(map[string]*jsonschema.Schema{
+		"jobId":      str("Pass to await_command_result or cancel_command."),
+		"status":     enum("The job's status.", jobStatuses...),
+		"command":    str("The command (first 200 bytes)."),
+		"paneId":     paneID("Where it runs."),
+		"exitCode":   nullable(integer("Exit status, or null.", 0, 255)),
+		"created":    str("When it was submitted (RFC 3339)."),
+		"durationMs": count("How long it ran (so far)."),
+	})
+	tool := &mcp.Tool{
+		Name:         "list_commands",
+		Title:        "List commands",
+		Description:  "List the commands run with run_shell_command (also from before a tmuxmcp restart), newest first, with status and exit code. Use it to find a jobId you lost; then await_command_result.",
+		InputSchema:  in,
+		OutputSchema: outputObject(map[string]*jsonschema.Schema{"commands": {Type: "array", Items: item, Description: "Jobs, newest first."}}),
+		Annotations:  &mcp.ToolAnnotations{Title: "List commands", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}
+	return typed(tool, h.listCommands)
+}
+
+func (h *Handlers) listCommands(_ context.Context, _ *mcp.CallToolRequest, in *listCommandsIn) (*listCommandsOut, error) {
+	limit := 50
+	if in.Limit != nil {
+		limit = *in.Limit
+	}
+	out := &listCommandsOut{Commands: []commandSummary{}}
+	for _, j := range h.jobs.List() {
+		if in.Status != nil && string(j.Status) != *in.Status {
+			continue
+		}
+		if len(out.Commands) == limit {
+			break
+		}
+		r := h.jobResult(j)
+		out.Commands = append(out.Commands, commandSummary{JobID: j.ID, Status: string(j.Status), Command: truncate(j.Command, 200),
+			PaneID: j.PaneID, ExitCode: j.ExitCode, Created: j.Created.Format(time.RFC3339), DurationMs: r.DurationMs})
+	}
+	return out, nil
+}

@@ -1,0 +1,209 @@
+package tools
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func (e *env) runCmd(t *testing.T, args map[string]any) result {
+	t.Helper()
+	return e.ok(t, "run_shell_command", args)
+}
+
+func TestRunShellCommandExitStatusOutputAndState(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	cases := []struct {
+		cmd    string
+		code   int
+		signal string
+		output string
+	}{
+		{"false", 1, "", ""},
+		{"(exit 3)", 3, "", ""},
+		{"sh -c 'kill -TERM $$'", 143, "SIGTERM", "Terminated\n"}, // bash reports the signal
+		{`printf 'a\nb\n'`, 0, "", "a\nb\n"},
+		{"cd /tmp", 0, "", ""},
+		{"pwd", 0, "", "/tmp\n"},
+		{"export X=1", 0, "", ""},
+		{"echo $X", 0, "", "1\n"},
+	}
+	for _, c := range cases {
+		r := e.runCmd(t, map[string]any{"paneId": pane, "command": c.cmd})
+		if r.str("status") != "completed" || r.num("exitCode") != int64(c.code) || r.str("output") != c.output {
+			t.Fatalf("%s: %v", c.cmd, r)
+		}
+		if c.signal != "" && r.str("signal") != c.signal {
+			t.Fatalf("%s: signal %v", c.cmd, r.m["signal"])
+		}
+		if r.str("launchOutcome") != "STARTED" || r.str("decision") != "auto-approved" || r.str("paneId") != pane {
+			t.Fatalf("%s: %v", c.cmd, r)
+		}
+	}
+}
+
+func TestRunShellCommandTextArrivesExactly(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	// The marks' literal form, quotes, a tab, unicode, a leading dash, and
+	// several lines.
+	cmd := "printf '%s\\n' '\\033]133;D;0\\007' \"it's\" 'a\tb' 'é日😀' -dash\necho second-line"
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": cmd})
+	want := "\\033]133;D;0\\007\nit's\na\tb\né日😀\n-dash\nsecond-line\n"
+	if r.str("status") != "completed" || r.num("exitCode") != 0 || r.str("output") != want {
+		t.Fatalf("got %v\nwant output %q", r, want)
+	}
+	// In a pane without integration (a plain sh), through the wrapper.
+	cr := e.ok(t, "create_pane", map[string]any{"argv": []string{"sh"}})
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": cr.str("paneId"), "cursor": cr.str("cursor"), "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 20000})
+	if w.str("outcome") != "matched" {
+		t.Fatalf("sh prompt: %v", w)
+	}
+	r = e.runCmd(t, map[string]any{"paneId": cr.str("paneId"), "command": cmd})
+	if r.str("status") != "completed" || r.str("output") != want {
+		t.Fatalf("sh: got %v", r)
+	}
+	r = e.runCmd(t, map[string]any{"paneId": cr.str("paneId"), "command": "false"})
+	if r.num("exitCode") != 1 {
+		t.Fatalf("sh false: %v", r)
+	}
+}
+
+func TestRunShellCommandPendingJobIsAwaitedNotRerun(t *testing.T) {
+	state := t.TempDir()
+	e := newEnv(t, envOptions{stateDir: state})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 3; echo done", "waitMs": 500})
+	if r.str("status") != "running" || r.str("jobId") == "" {
+		t.Fatalf("got %v", r)
+	}
+	a := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
+	if a.str("status") != "completed" || a.num("exitCode") != 0 || a.str("output") != "done\n" {
+		t.Fatalf("await: %v", a)
+	}
+	l := e.ok(t, "list_commands", map[string]any{})
+	if !strings.Contains(l.String(), r.str("jobId")) {
+		t.Fatalf("list_commands: %v", l)
+	}
+}
+
+func TestRunShellCommandSurvivesRestart(t *testing.T) {
+	state := t.TempDir()
+	e := newEnv(t, envOptions{stateDir: state})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 3; echo done", "waitMs": 500})
+	if r.str("status") != "running" {
+		t.Fatalf("got %v", r)
+	}
+	// A second tmuxmcp on the same server and state directory.
+	e.h.Close()
+	e2 := newEnv(t, envOptions{target: &e.target, stateDir: state})
+	a := e2.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
+	if a.str("status") != "completed" || a.num("exitCode") != 0 || a.str("output") != "done\n" {
+		t.Fatalf("await after restart: %v", a)
+	}
+}
+
+func TestRunShellCommandRequestIDRunsOnce(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	file := filepath.Join(t.TempDir(), "once")
+	id := fmt.Sprintf("%032x", time.Now().UnixNano())
+	cmd := fmt.Sprintf("sleep 1; echo x >> %s", file)
+	first := e.runCmd(t, map[string]any{"paneId": pane, "command": cmd, "requestId": id, "waitMs": 100})
+	second := e.runCmd(t, map[string]any{"paneId": pane, "command": cmd, "requestId": id, "waitMs": 20000})
+	third := e.runCmd(t, map[string]any{"command": cmd, "requestId": id, "waitMs": 20000})
+	if first.str("jobId") != second.str("jobId") || second.str("jobId") != third.str("jobId") || second.str("status") != "completed" {
+		t.Fatalf("jobs: %v / %v / %v", first, second, third)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil || string(b) != "x\n" {
+		t.Fatalf("file %q, %v: the command ran more than once", b, err)
+	}
+}
+
+func TestCancelCommand(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	for _, c := range []struct {
+		cmd    string
+		within time.Duration
+	}{
+		{"sleep 100", 2 * time.Second},
+		{"trap '' INT; sleep 100", 5 * time.Second},
+	} {
+		r := e.runCmd(t, map[string]any{"paneId": pane, "command": c.cmd, "waitMs": 300})
+		if r.str("status") != "running" {
+			t.Fatalf("%s: %v", c.cmd, r)
+		}
+		start := time.Now()
+		x := e.ok(t, "cancel_command", map[string]any{"jobId": r.str("jobId")})
+		if x.str("status") != "interrupted" || x.m["signal"] == nil {
+			t.Fatalf("%s: %v", c.cmd, x)
+		}
+		if d := time.Since(start); d > c.within {
+			t.Fatalf("%s: interrupted after %v", c.cmd, d)
+		}
+		t.Logf("%s: interrupted by %s after %v", c.cmd, x.str("signal"), time.Since(start))
+	}
+	// The shell survives: the pane still runs commands.
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo alive"}); r.str("output") != "alive\n" {
+		t.Fatalf("after cancel: %v", r)
+	}
+}
+
+func TestRunShellCommandBoundedOutputKeepsAllOnDisk(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	r := e.runCmd(t, map[string]any{"command": "head -c 102400 /dev/zero | tr '\\0' 'x'; echo; echo END", "outputLimit": 1024})
+	if r.str("status") != "completed" || len(r.str("output")) != 1024 || !strings.HasSuffix(r.str("output"), "\nEND\n") {
+		t.Fatalf("got %v", r)
+	}
+	if r.num("outputBytes") != 102400+5 || r.num("omittedBytes") != r.num("outputBytes")-1024 {
+		t.Fatalf("counts: %v", r)
+	}
+	b, err := os.ReadFile(r.str("outputFile"))
+	if err != nil || len(b) != 102405 || string(b[:3]) != "xxx" || !strings.HasSuffix(string(b), "x\nEND\n") {
+		t.Fatalf("outputFile %d bytes, %v", len(b), err)
+	}
+	// The fresh pane is gone once the result is collected.
+	if strings.Contains(e.ok(t, "list_panes", map[string]any{}).String(), `"paneId":"`+r.str("paneId")+`"`) {
+		t.Fatalf("fresh pane %s still open", r.str("paneId"))
+	}
+}
+
+func TestRunShellCommandRefusesPanesThatAreNotReady(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	busy, _ := e.shell(t)
+	e.run(t, busy, "sleep 30")
+	copyPane, _ := e.shell(t)
+	if _, err := e.target.Run(t.Context(), "copy-mode", "-t", copyPane); err != nil {
+		t.Fatal(err)
+	}
+	py := e.ok(t, "create_pane", map[string]any{"argv": []string{"python3", "-q"}})
+	half, _ := e.shell(t)
+	// A person typing half a line (not through tmuxmcp).
+	if _, err := e.target.Run(t.Context(), "send-keys", "-t", half, "-l", "echo half-typed"); err != nil {
+		t.Fatal(err)
+	}
+	e.ok(t, "wait_for_text", map[string]any{"paneId": half, "patterns": []string{"half-typed"}, "timeoutMs": 500})
+	for _, c := range []struct{ pane, want string }{
+		{busy, "busy"}, {copyPane, "copy mode"}, {py.str("paneId"), "python"}, {half, "half-typed"},
+	} {
+		before := e.ok(t, "capture_pane", map[string]any{"paneId": c.pane})
+		r := e.call(t, "run_shell_command", map[string]any{"paneId": c.pane, "command": "echo SHOULD-NOT-RUN"})
+		if !r.isError || !strings.Contains(r.text, c.want) {
+			t.Errorf("%s: %v", c.want, r)
+			continue
+		}
+		after := e.ok(t, "capture_since", map[string]any{"paneId": c.pane, "cursor": before.str("cursor")})
+		if strings.Contains(after.str("output"), "SHOULD-NOT-RUN") {
+			t.Errorf("%s: keystrokes reached the pane: %q", c.want, after.str("output"))
+		}
+	}
+	cp := e.ok(t, "capture_pane", map[string]any{"paneId": half})
+	mustContain(t, "the person's half line", cp.str("screen"), "echo half-typed")
+}
