@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -34,6 +35,7 @@ type envOptions struct {
 	retain   int
 	waitMax  time.Duration
 	stateDir string
+	shell    string // default-shell for new panes (default /bin/bash)
 	client   *mcp.ClientOptions
 }
 
@@ -44,6 +46,14 @@ func newEnv(t *testing.T, o envOptions) *env {
 		target = *o.target
 	} else {
 		target = tmuxtest.Server(t, "agent", 120, 40)
+	}
+	if o.shell != "" {
+		if _, err := exec.LookPath(o.shell); err != nil {
+			t.Skipf("%s is not installed", o.shell)
+		}
+		if _, err := target.Run(context.Background(), "set-option", "-g", "default-shell", o.shell); err != nil {
+			t.Fatal(err)
+		}
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
