@@ -149,6 +149,11 @@ func (h *Handlers) startJob(ctx context.Context, ps paneShell, j *jobs.Job) erro
 		s.Untype(in)
 		return err
 	}
+	if j.Description != "" && !j.FreshPane {
+		// Show people watching what runs. select-pane -T only sets the
+		// title; it does not change the selected pane.
+		_, _ = h.fleet.Exec(ctx, "select-pane", "-t", id, "-T", j.Description)
+	}
 	if _, err := h.fleet.Exec(ctx, "send-keys", "-t", id, "-l", "--", typed); err != nil {
 		s.Untype(in)
 		return h.paneError("paneId", ps.pane, err)
@@ -225,6 +230,11 @@ func (h *Handlers) watchJob(r *jobRun, s *stream.PaneStream, from int64, inOutpu
 			out.remove()
 		}
 		_ = os.Remove(h.jobs.Path(r.id, ".sh"))
+		if final != nil && final.Description != "" && !final.FreshPane {
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			_, _ = h.fleet.Exec(ctx, "select-pane", "-t", final.PaneID, "-T", "")
+		}
 		if final != nil && final.FreshPane && !final.Keep {
 			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 			defer cancel()

@@ -22,6 +22,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"os/exec"
 	"regexp"
 	"slices"
 	"strconv"
@@ -78,6 +79,16 @@ func run(n int, every time.Duration) error {
 		return err
 	}
 	defer func() { _, _ = target.Run(context.Background(), "kill-server") }()
+	// Shells start with an empty HOME, so the machine's rc files (slow
+	// prompt hooks) do not count against any observer.
+	home, err := os.MkdirTemp("", "tmuxbench-home")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(home)
+	if _, err := target.Run(ctx, "set-environment", "-g", "HOME", home); err != nil {
+		return err
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return err
@@ -109,7 +120,92 @@ func run(n int, every time.Duration) error {
 		return fmt.Errorf("polling: %w", err)
 	}
 	report(os.Stdout, []phase{floor, viaMCP, poll})
+
+	runs, err := measureRuns(ctx, target, pane, n)
+	if err != nil {
+		return fmt.Errorf("run_shell_command: %w", err)
+	}
+	fmt.Println()
+	report(os.Stdout, runs)
 	return nil
+}
+
+// measureRuns times a run_shell_command round trip for `true` in an
+// existing pane and in a fresh pane, beside spawning `bash -c true`.
+func measureRuns(ctx context.Context, target tmux.Target, pane string, n int) ([]phase, error) {
+	spawn := phase{name: "floor: exec bash -c true"}
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		if err := exec.Command("bash", "-c", "true").Run(); err != nil {
+			return nil, err
+		}
+		spawn.samples = append(spawn.samples, time.Since(start))
+	}
+	state, err := os.MkdirTemp("", "tmuxbench-state")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(state)
+	h, err := tools.Start(ctx, target, stream.NewHub(0), tools.Options{Session: "bench", Version: "bench", StateDir: state}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		return nil, err
+	}
+	defer h.Close()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := h.NewServer().Connect(ctx, st, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer ss.Close()
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "bench", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		return nil, err
+	}
+	defer cs.Close()
+	call := func(name string, args map[string]any) (map[string]any, error) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			return nil, err
+		}
+		if res.IsError {
+			return nil, fmt.Errorf("%s: %v", name, res.Content[0].(*mcp.TextContent).Text)
+		}
+		m, _ := res.StructuredContent.(map[string]any)
+		return m, nil
+	}
+	// A pane with shell integration, as create_pane makes it.
+	cp, err := call("create_pane", map[string]any{})
+	if err != nil {
+		return nil, err
+	}
+	if _, err := call("wait_for_text", map[string]any{"paneId": cp["paneId"], "cursor": cp["cursor"], "patterns": []string{`[$#] $`}, "regex": true, "timeoutMs": 20000}); err != nil {
+		return nil, err
+	}
+	existing := phase{name: "run_shell_command true, existing pane"}
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		r, err := call("run_shell_command", map[string]any{"paneId": cp["paneId"], "command": "true"})
+		if err != nil {
+			return nil, err
+		}
+		if r["status"] != "completed" {
+			return nil, fmt.Errorf("status %v", r["status"])
+		}
+		existing.samples = append(existing.samples, time.Since(start))
+	}
+	fresh := phase{name: "run_shell_command true, fresh pane"}
+	for i := 0; i < max(5, n/10); i++ {
+		start := time.Now()
+		r, err := call("run_shell_command", map[string]any{"command": "true"})
+		if err != nil {
+			return nil, err
+		}
+		if r["status"] != "completed" {
+			return nil, fmt.Errorf("status %v", r["status"])
+		}
+		fresh.samples = append(fresh.samples, time.Since(start))
+	}
+	return []phase{spawn, existing, fresh}, nil
 }
 
 var latLine = regexp.MustCompile(`^LAT([A-Z]) (\d+) (\d+)$`)
