@@ -213,3 +213,31 @@ func TestRunShellCommandRefusesPanesThatAreNotReady(t *testing.T) {
 	cp := e.ok(t, "capture_pane", map[string]any{"paneId": half})
 	mustContain(t, "the person's half line", cp.str("screen"), "echo half-typed")
 }
+
+func TestRunShellCommandTimeoutAndPaneDeath(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	start := time.Now()
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 100", "timeoutMs": 500})
+	if r.str("status") != "timed_out" || r.m["signal"] == nil {
+		t.Fatalf("timeoutMs: %v", r)
+	}
+	if d := time.Since(start); d > 5*time.Second {
+		t.Fatalf("timed out after %v", d)
+	}
+	// The pane is usable again.
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo ok"}); r.str("output") != "ok\n" {
+		t.Fatalf("after timeout: %v", r)
+	}
+	// Killing the pane under a running job ends it as pane_died.
+	r = e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 100", "waitMs": 200})
+	e.ok(t, "kill_pane", map[string]any{"paneId": pane})
+	a := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
+	if a.str("status") != "pane_died" || a.m["exitCode"] != nil {
+		t.Fatalf("killed pane: %v", a)
+	}
+	// Unknown jobs are a clear error.
+	if x := e.call(t, "await_command_result", map[string]any{"jobId": "nope"}); !x.isError || !strings.Contains(x.text, "list_commands") {
+		t.Fatalf("unknown job: %v", x)
+	}
+}

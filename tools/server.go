@@ -182,7 +182,13 @@ func errorf(format string, args ...any) error { return &toolError{fmt.Sprintf(fo
 func typed[In any, Out any](tool *mcp.Tool, handle func(context.Context, *mcp.CallToolRequest, *In) (*Out, error)) Tool {
 	inRes := mustResolve(tool.InputSchema.(*jsonschema.Schema))
 	outRes := mustResolve(tool.OutputSchema.(*jsonschema.Schema))
-	return Tool{Tool: tool, Handler: func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	return Tool{Tool: tool, Handler: func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		defer func() {
+			// A bug must cost one call, never the server and every wait.
+			if p := recover(); p != nil {
+				res, err = errorResult(fmt.Errorf("%s failed inside tmuxmcp (a bug: %v); nothing more is known about its effect — check with list_panes or capture_pane before retrying", tool.Name, p)), nil
+			}
+		}()
 		raw := req.Params.Arguments
 		if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
 			raw = json.RawMessage("{}")
