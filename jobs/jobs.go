@@ -150,6 +150,17 @@ func (s *Store) Get(id string) (*Job, bool) {
 	return j.clone(), true
 }
 
+// ByRequest returns a copy of the job a request id names.
+func (s *Store) ByRequest(requestID string) (*Job, bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	id, ok := s.byRequest[requestID]
+	if !ok {
+		return nil, false
+	}
+	return s.jobs[id].clone(), true
+}
+
 // List returns copies of every job, newest first.
 func (s *Store) List() []*Job {
 	s.mu.Lock()

@@ -228,12 +228,7 @@ func (h *Handlers) priorJob(requestID string) (*jobs.Job, bool) {
 	if requestID == "" {
 		return nil, false
 	}
-	for _, j := range h.jobs.List() {
-		if j.RequestID == requestID {
-			return j, true
-		}
-	}
-	return nil, false
+	return h.jobs.ByRequest(requestID)
 }
 
 // freshShell creates a new window with an integrated shell and waits until
