@@ -43,7 +43,9 @@ type Job struct {
 	PaneID      string    `json:"paneId"`
 	FreshPane   bool      `json:"freshPane,omitempty"`
 	Keep        bool      `json:"keep,omitempty"`
-	Mode        string    `json:"mode"` // "integrated" or "wrapper"
+	Mode        string    `json:"mode"`                // "integrated" (typed as is) or "wrapper" (sourced script)
+	ShellTag    string    `json:"shellTag,omitempty"`  // the integrated shell's mark tag, when it has one
+	PaneTitle   string    `json:"paneTitle,omitempty"` // the title to restore after a description
 	Status      Status    `json:"status"`
 	Decision    string    `json:"decision"`
 	ExitCode    *int      `json:"exitCode"`

@@ -13,35 +13,47 @@ import (
 // only their usual prompt and the commands.
 const bashrc = `# tmuxmcp shell integration for bash: OSC 133 marks around commands.
 if [ -f "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
+# A token of this shell's own: marks printed by anything else (a command's
+# output, a nested shell) cannot pass for this shell's.
+__tmuxmcp_tok=${__tmuxmcp_tok:-$RANDOM$RANDOM$RANDOM}
 __tmuxmcp_prompt() {
   local s=$?
-  printf '\033]133;D;%s\007\033]133;A\007' "$s"
+  printf '\033]133;D;%s;tmuxmcp=s%s\007\033]133;A;tmuxmcp=s%s\007' "$s" "$__tmuxmcp_tok" "$__tmuxmcp_tok"
+  return $s
+}
+# Runs last, so a PROMPT_COMMAND that rebuilds PS1 keeps the end-of-prompt mark.
+__tmuxmcp_ps1() {
+  local s=$?
+  case "$PS1" in *'133;B'*) ;; *) PS1="${PS1}"'\[\e]133;B;tmuxmcp=s'"$__tmuxmcp_tok"'\a\]' ;; esac
   return $s
 }
 case ";${PROMPT_COMMAND};" in
   *";__tmuxmcp_prompt;"*) ;;
-  *) PROMPT_COMMAND="__tmuxmcp_prompt${PROMPT_COMMAND:+;$PROMPT_COMMAND}" ;;
+  *) PROMPT_COMMAND="__tmuxmcp_prompt${PROMPT_COMMAND:+;$PROMPT_COMMAND};__tmuxmcp_ps1" ;;
 esac
-PS0='\e]133;C\a'"${PS0}"
-PS1="${PS1}"'\[\e]133;B\a\]'
+PS0='\e]133;C;tmuxmcp=s'"$__tmuxmcp_tok"'\a'"${PS0}"
 `
 
 const zshenv = `# tmuxmcp: read the user's own startup files.
 ZDOTDIR="${TMUXMCP_USER_ZDOTDIR:-$HOME}"
 if [ -f "$ZDOTDIR/.zshenv" ]; then . "$ZDOTDIR/.zshenv"; fi
+TMUXMCP_USER_ZDOTDIR="${ZDOTDIR:-$HOME}"
 ZDOTDIR="${TMUXMCP_ZDOTDIR}"
 `
 
 const zshrc = `# tmuxmcp shell integration for zsh: OSC 133 marks around commands.
 ZDOTDIR="${TMUXMCP_USER_ZDOTDIR:-$HOME}"
 if [ -f "$ZDOTDIR/.zshrc" ]; then . "$ZDOTDIR/.zshrc"; fi
-__tmuxmcp_precmd() { local s=$?; printf '\033]133;D;%s\007\033]133;A\007' "$s"; }
-__tmuxmcp_preexec() { printf '\033]133;C\007'; }
+__tmuxmcp_tok=${__tmuxmcp_tok:-$RANDOM$RANDOM$RANDOM}
+__tmuxmcp_precmd() { local s=$?; printf '\033]133;D;%s;tmuxmcp=s%s\007\033]133;A;tmuxmcp=s%s\007' "$s" "$__tmuxmcp_tok" "$__tmuxmcp_tok"; }
+__tmuxmcp_preexec() { printf '\033]133;C;tmuxmcp=s%s\007' "$__tmuxmcp_tok"; }
+# Registered after the user's hooks, so a theme that rebuilds PROMPT keeps the mark.
+__tmuxmcp_ps1() { case "$PS1" in *'133;B'*) ;; *) PS1="${PS1}%{"$'\e]133;B;tmuxmcp=s'"$__tmuxmcp_tok"$'\a'"%}" ;; esac; }
 unsetopt PROMPT_SP  # its end-of-output marker would land inside a command's output
 autoload -Uz add-zsh-hook
 add-zsh-hook precmd __tmuxmcp_precmd
 add-zsh-hook preexec __tmuxmcp_preexec
-PS1="${PS1}%{"$'\e]133;B\a'"%}"
+add-zsh-hook precmd __tmuxmcp_ps1
 `
 
 // Integration is the installed integration scripts.
@@ -80,15 +92,31 @@ func (in *Integration) Command(shellPath string) (argv []string, env map[string]
 	return nil, nil, false
 }
 
-// Wrapper returns the line typed into a shell without integration to run
-// the command stored in file: POSIX sh, so it works in bash, zsh, dash and
-// ksh. Its marks exist only once printf expands \033, so the echo of the
-// typed line can never look like a mark. eval runs the command in the
-// shell itself, so cd and export persist; a leading space keeps it out of
-// history where ignorespace is set.
-func Wrapper(tag, file string) string {
-	return fmt.Sprintf(` printf '\033]133;C;tmuxmcp=%s\007'; eval "$(cat -- %s)"; printf '\033]133;D;%%s;tmuxmcp=%s\007' "$?"`, tag, shQuote(file), tag)
+// RunScript returns the script sourced to run a job in a shell's own
+// context (so cd and export persist): a start mark tagged with tag, the
+// command read from cmdFile and evaluated (optionally after cd to dir), an
+// end mark with its status, and the status written to rcFile so a restarted
+// tmuxmcp can collect it. POSIX sh: bash, zsh, dash and ksh run it. The marks
+// exist only once printf expands \033, so nothing a shell echoes can look
+// like one.
+func RunScript(tag, cmdFile, rcFile, dir string) string {
+	run := `__tmuxmcp_c=$(cat -- ` + shQuote(cmdFile) + `) && eval "$__tmuxmcp_c"`
+	if dir != "" {
+		run = `cd -- ` + shQuote(dir) + ` && { ` + run + `; }`
+	}
+	return fmt.Sprintf(`printf '\033]133;C;tmuxmcp=%%s\007' %[1]s
+%[2]s
+__tmuxmcp_s=$?
+printf '\033]133;D;%%s;tmuxmcp=%%s\007' "$__tmuxmcp_s" %[1]s
+printf '%%s\n' "$__tmuxmcp_s" > %[3]s 2>/dev/null
+unset __tmuxmcp_c __tmuxmcp_s
+`, shQuote(tag), run, shQuote(rcFile))
 }
+
+// SourceLine is the line typed to run a RunScript file: short, so a person
+// watching sees which job runs; a leading space keeps it out of history
+// where ignorespace is set.
+func SourceLine(runFile string) string { return " . " + shQuote(runFile) }
 
 // shQuote quotes s for a POSIX shell.
 func shQuote(s string) string {

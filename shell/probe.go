@@ -26,6 +26,8 @@ type Probe struct {
 	// Others names the group's other processes: a shell without job
 	// control runs its commands in its own group.
 	Others []string
+	// OtherPIDs are the process ids of Others.
+	OtherPIDs []int
 	// Canonical is true when the terminal is in canonical (cooked) mode:
 	// a line editor (readline, zle) turns it off while it reads a command.
 	Canonical bool
@@ -34,6 +36,10 @@ type Probe struct {
 // AtShellPrompt reports whether the terminal belongs to a lone POSIX shell
 // (not to a program it runs) — the shell is waiting for a command.
 func (p Probe) AtShellPrompt() bool { return posixShell(p.Leader) && len(p.Others) == 0 }
+
+// LeaderIsShell reports whether the foreground group is led by a POSIX
+// shell: its own group, which must never be signalled as a whole.
+func (p Probe) LeaderIsShell() bool { return posixShell(p.Leader) }
 
 // Busy names the program that owns the terminal when it is not a shell
 // waiting for input, or "".
@@ -74,6 +80,7 @@ func ProbePane(pid int, tty string) (Probe, error) {
 			}
 			if s, err := readStat(n); err == nil && s.pgrp == p.ForegroundPgrp {
 				p.Others = append(p.Others, comm(n))
+				p.OtherPIDs = append(p.OtherPIDs, n)
 			}
 		}
 	}

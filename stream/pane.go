@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"context"
 	"sort"
 	"sync"
 	"time"
@@ -247,4 +248,23 @@ func (s *PaneStream) plainAt(off int64) *Plain {
 	}
 	prev := s.ring.read(nil, off-1, off)
 	return NewPlainAt(off, prev[0] == '\n')
+}
+
+// Quiet returns once no byte has been appended for d, or when ctx ends.
+func (s *PaneStream) Quiet(ctx context.Context, d time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	for {
+		s.mu.Lock()
+		changed := s.changed
+		s.mu.Unlock()
+		select {
+		case <-changed:
+			t.Reset(d)
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
 }

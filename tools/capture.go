@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/cursor"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 )
 
@@ -28,8 +29,13 @@ func (in *captureSinceIn) check() error {
 	if in.MaxLines != nil && *in.MaxLines < 1 {
 		return errorf("maxLines %d: must be at least 1; omit it for no line limit", *in.MaxLines)
 	}
-	if in.MaxBytes != nil && *in.MaxBytes < minCaptureBytes {
-		return errorf("maxBytes %d: must be at least %d; omit it for the server's result ceiling", *in.MaxBytes, minCaptureBytes)
+	if in.MaxBytes != nil && (*in.MaxBytes < minCaptureBytes || *in.MaxBytes > DefaultResultMax) {
+		return errorf("maxBytes %d: must be %d..%d; omit it for the server's result ceiling", *in.MaxBytes, minCaptureBytes, DefaultResultMax)
+	}
+	if in.Cursor != nil {
+		if _, err := cursor.Parse(*in.Cursor); err != nil {
+			return errorf("cursor: %v. Omit cursor to start at the oldest retained output", err)
+		}
 	}
 	return nil
 }

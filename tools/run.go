@@ -3,7 +3,9 @@ package tools
 import (
 	"context"
 	"fmt"
+	"os"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -55,8 +57,13 @@ func (in *runIn) check() error {
 			return errorf("keep applies only to a fresh pane: drop keep, or drop paneId")
 		}
 	}
-	if in.CWD != nil && !strings.HasPrefix(*in.CWD, "/") {
-		return errorf("cwd %q is not an absolute path: give a full path such as /home/me/project", *in.CWD)
+	if in.CWD != nil {
+		if !strings.HasPrefix(*in.CWD, "/") {
+			return errorf("cwd %q is not an absolute path: give a full path such as /home/me/project", *in.CWD)
+		}
+		if st, err := os.Stat(*in.CWD); err != nil || !st.IsDir() {
+			return errorf("cwd %q is not an existing directory: nothing was run. Create it first or pick another", *in.CWD)
+		}
 	}
 	if in.TimeoutMs != nil && (*in.TimeoutMs < 1 || *in.TimeoutMs > maxJobTimeoutMs) {
 		return errorf("timeoutMs %d: must be 1..%d (omit it for no limit)", *in.TimeoutMs, maxJobTimeoutMs)
@@ -71,7 +78,10 @@ func (in *runIn) check() error {
 		return errorf("requestId %q: must be 32 lowercase hex characters, e.g. from uuid4 without dashes; reuse it only to retry the same command", *in.RequestID)
 	}
 	if in.Description != nil && len(*in.Description) > 200 {
-		return errorf("description is %d bytes: keep it to 5-10 words", len(*in.Description))
+		return errorf("description is %d bytes, over the limit of 200: keep it to 5-10 words", len(*in.Description))
+	}
+	if in.Background && in.WaitMs != nil && *in.WaitMs > 0 {
+		return errorf("background: true returns at once, but waitMs %d asks to wait: give one of them", *in.WaitMs)
 	}
 	if in.Reason != nil && len(*in.Reason) > 1000 {
 		return errorf("reason is %d bytes: one sentence is enough", len(*in.Reason))
@@ -89,6 +99,7 @@ type jobOut struct {
 	OutputBytes   int64   `json:"outputBytes"`
 	OmittedBytes  int64   `json:"omittedBytes"`
 	OutputFile    *string `json:"outputFile"`
+	MissedBytes   int64   `json:"missedBytes"`
 	Cursor        *string `json:"cursor"`
 	PaneID        string  `json:"paneId"`
 	DurationMs    int64   `json:"durationMs"`
@@ -108,6 +119,7 @@ func jobOutSchema() *jsonschema.Schema {
 		"outputBytes":   count("Total bytes of output so far."),
 		"omittedBytes":  count("Bytes cut from the front of output by outputLimit: read outputFile for all of it."),
 		"outputFile":    nullable(str("A file holding the whole output, when output was cut; else null.")),
+		"missedBytes":   count("Output lost before tmuxmcp could record it (evicted, or printed while tmuxmcp was restarting): non-zero means output is incomplete."),
 		"cursor":        nullable(cursorSchema("Stream position after the command (or the latest position while it runs): wait_for_text or capture_since from it.")),
 		"paneId":        paneID("The pane it runs in."),
 		"durationMs":    count("How long it has run."),
@@ -170,9 +182,6 @@ func (h *Handlers) runShellCommand(ctx context.Context, req *mcp.CallToolRequest
 	if in.TimeoutMs != nil {
 		j.TimeoutMs = *in.TimeoutMs
 	}
-	if in.CWD != nil && in.PaneID != nil {
-		j.Command = "cd -- " + shQuoteArg(*in.CWD) + " && " + in.Command
-	}
 	job, err := h.launch(ctx, in, j)
 	if err != nil {
 		return nil, err
@@ -186,6 +195,9 @@ func (h *Handlers) launch(ctx context.Context, in *runIn, j *jobs.Job) (*jobs.Jo
 	h.startMu.Lock()
 	defer h.startMu.Unlock()
 	if prior, ok := h.priorJob(j.RequestID); ok {
+		if prior.Command != j.Command {
+			return nil, errorf("requestId %s already names job %s, which ran a different command (%q): a requestId is only for retrying the same call. Use a new requestId for a new command, or await_command_result(%s) for the first one", j.RequestID, prior.ID, truncate(prior.Command, 80), prior.ID)
+		}
 		return prior, nil
 	}
 	var ps paneShell
@@ -213,7 +225,11 @@ func (h *Handlers) launch(ctx context.Context, in *runIn, j *jobs.Job) (*jobs.Jo
 	if err != nil {
 		return nil, fmt.Errorf("record job: %w", err)
 	}
-	if err := h.startJob(ctx, ps, created); err != nil {
+	cwd := ""
+	if in.CWD != nil && in.PaneID != nil {
+		cwd = *in.CWD
+	}
+	if err := h.startJob(ctx, ps, created, cwd); err != nil {
 		_, _ = h.jobs.Update(created.ID, func(x *jobs.Job) { x.Status = jobs.NotStarted; x.Ended = time.Now().UTC() })
 		if created.FreshPane {
 			_, _ = h.fleet.Exec(context.WithoutCancel(ctx), "kill-pane", "-t", created.PaneID)
@@ -260,7 +276,7 @@ func (h *Handlers) freshShell(ctx context.Context, name string, cwd *string) (pa
 	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	if integrated {
-		err = waitMark(wctx, s, 'B')
+		err = waitMark(wctx, s, 'A')
 	} else if r, _ := s.Wait(wctx, stream.WaitSpec{From: 0, Timeout: 20 * time.Second, MaxBytes: 4096}); r.Outcome != stream.Matched {
 		err = fmt.Errorf("outcome %s", r.Outcome)
 	}
@@ -268,10 +284,13 @@ func (h *Handlers) freshShell(ctx context.Context, name string, cwd *string) (pa
 		_, _ = h.fleet.Exec(context.WithoutCancel(ctx), "kill-pane", "-t", paneName(n))
 		return paneShell{}, errorf("the fresh pane's shell did not show a prompt within 20 s (%v); nothing was run", err)
 	}
-	return h.checkReady(ctx, n)
+	ps, err := h.checkReady(ctx, n)
+	if err != nil {
+		_, _ = h.fleet.Exec(context.WithoutCancel(ctx), "kill-pane", "-t", paneName(n))
+		return ps, err
+	}
+	return ps, nil
 }
-
-func shQuoteArg(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 type awaitIn struct {
 	JobID  string `json:"jobId"`
@@ -349,6 +368,7 @@ func (h *Handlers) jobResult(j *jobs.Job) *jobOut {
 		out.Output, out.OutputBytes = h.liveOutput(j)
 	}
 	out.OmittedBytes = max(0, out.OutputBytes-int64(len(out.Output)))
+	out.MissedBytes = j.MissedBytes
 	if j.OutputFile != "" {
 		out.OutputFile = ptr(j.OutputFile)
 	}
@@ -421,6 +441,16 @@ type commandSummary struct {
 	ExitCode   *int   `json:"exitCode"`
 	Created    string `json:"created"`
 	DurationMs int64  `json:"durationMs"`
+}
+
+func (in *listCommandsIn) check() error {
+	if in.Limit != nil && (*in.Limit < 1 || *in.Limit > 1000) {
+		return errorf("limit %d: must be 1..1000", *in.Limit)
+	}
+	if in.Status != nil && !slices.Contains(jobStatuses, *in.Status) {
+		return errorf("status %q: use one of %s", *in.Status, strings.Join(jobStatuses, ", "))
+	}
+	return nil
 }
 
 type listCommandsOut struct {

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
+	"unicode"
 
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/shell"
@@ -25,116 +28,33 @@ type jobRun struct {
 	once   sync.Once
 }
 
-// paneShell is what a pane must be for a command to run in its shell.
-type paneShell struct {
-	pane       int
-	pid        int
-	tty        string
-	command    string
-	integrated bool
-}
-
-// promptEnds are how prompts end, for the half-typed-line check.
-var promptEnds = []string{"$ ", "# ", "% ", "> ", "❯ ", "➜ ", "» ", "λ "}
-
-// checkReady refuses a pane that is not sitting idle at a shell prompt,
-// saying what it is doing. It types nothing.
-func (h *Handlers) checkReady(ctx context.Context, pane int) (paneShell, error) {
-	id := paneName(pane)
-	lines, err := h.fleet.Exec(ctx, "list-panes", "-t", id, "-F",
-		"#{pane_id}\x1f#{pane_pid}\x1f#{pane_tty}\x1f#{pane_in_mode}\x1f#{alternate_on}\x1f#{pane_dead}\x1f#{pane_current_command}\x1f#{@tmuxmcp-integrated}\x1f#{cursor_x}\x1f#{cursor_y}")
-	if err != nil {
-		return paneShell{}, h.paneError("paneId", pane, err)
-	}
-	var f []string
-	for _, l := range lines {
-		if g := strings.Split(l, "\x1f"); len(g) == 10 && g[0] == id {
-			f = g
-		}
-	}
-	if f == nil {
-		return paneShell{}, errorf("paneId %s: tmux did not describe the pane; call list_panes", id)
-	}
-	ps := paneShell{pane: pane, pid: atoi(f[1]), tty: f[2], command: f[6], integrated: f[7] == "1"}
-	switch {
-	case f[5] == "1":
-		return ps, errorf("paneId %s is dead: its program exited, so nothing was run. Omit paneId to run in a fresh pane", id)
-	case f[3] == "1":
-		return ps, errorf("paneId %s is in copy mode (someone is scrolling it), so nothing was typed. Wait for them to leave it, or omit paneId to run in a fresh pane", id)
-	case f[4] == "1":
-		return ps, errorf("paneId %s shows a full-screen program (%s, alternate screen), not a shell prompt, so nothing was typed. Use type_text/send_keys for that program, or omit paneId to run in a fresh pane", id, f[6])
-	}
-	h.mu.Lock()
-	for _, r := range h.runs {
-		if j, ok := h.jobs.Get(r.id); ok && j.PaneID == id && !j.Done() {
-			h.mu.Unlock()
-			return ps, errorf("paneId %s is still running job %s (%q), so nothing was typed. await_command_result or cancel_command it first, or omit paneId to run in a fresh pane", id, j.ID, truncate(j.Command, 60))
-		}
-	}
-	h.mu.Unlock()
-	probe, err := shell.ProbePane(ps.pid, ps.tty)
-	if err != nil {
-		return ps, errorf("paneId %s: cannot tell whether its shell is ready (%v), so nothing was typed", id, err)
-	}
-	if busy := probe.Busy(); busy != "" {
-		return ps, errorf("paneId %s is busy: %s is running in it (it owns the terminal), so nothing was typed. Wait for it to finish (wait_for_text), interrupt it (send_keys C-c), or omit paneId to run in a fresh pane; for a REPL or other program use type_text", id, busy)
-	}
-	if probe.Canonical && (probe.Leader == "bash" || probe.Leader == "zsh") {
-		return ps, errorf("paneId %s: its shell is not at a prompt (the terminal is in line mode: the shell is running a builtin such as read), so nothing was typed. Look with capture_pane", id)
-	}
-	// A half-typed line: someone is typing at the prompt.
-	cx, cy := atoi(f[8]), f[9]
-	cur, err := h.fleet.Exec(ctx, "capture-pane", "-p", "-t", id, "-S", cy, "-E", cy)
-	if err == nil && len(cur) > 0 {
-		line := []rune(cur[0])
-		before, after := string(line[:min(cx, len(line))]), ""
-		if cx < len(line) {
-			after = string(line[cx:])
-		}
-		typed := strings.TrimSpace(after) != ""
-		if !typed {
-			typed = true
-			for _, e := range promptEnds {
-				if strings.HasSuffix(before, e) || strings.HasSuffix(before, strings.TrimSpace(e)) {
-					typed = false
-				}
-			}
-		}
-		if typed {
-			return ps, errorf("paneId %s has a half-typed command line (%q): someone may be typing there, so nothing was typed and their line is untouched. Omit paneId to run in a fresh pane", id, strings.TrimSpace(cur[0]))
-		}
-	}
-	return ps, nil
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
-}
-
 // startJob types the command into a ready pane and starts its watcher.
-func (h *Handlers) startJob(ctx context.Context, ps paneShell, j *jobs.Job) error {
+func (h *Handlers) startJob(ctx context.Context, ps paneShell, j *jobs.Job, cwd string) error {
 	id := paneName(ps.pane)
 	s, ok := h.hub.Live(ps.pane)
 	if !ok {
 		s = h.hub.Adopt(ps.pane)
 	}
-	direct := ps.integrated && !strings.ContainsAny(j.Command, "\n\r")
-	typed := j.Command
+	// Typed as is only where it is safe: an integrated shell at its own
+	// prompt, one line without control characters that parses. Everything
+	// else is sourced from a script, so it reaches the shell intact and its
+	// marks come whatever the text does.
+	// ! is left out too: history expansion would rewrite or reject it.
+	// A trailing backslash would continue the line at a PS2 prompt.
+	direct := ps.integrated && cwd == "" && !strings.ContainsFunc(j.Command, unicode.IsControl) &&
+		!strings.Contains(j.Command, "!") && !strings.HasSuffix(strings.TrimRight(j.Command, " "), "\\") &&
+		syntaxOK(ps.shell, j.Command)
+	typed, mode := j.Command, "integrated"
 	if !direct {
-		file := h.jobs.Path(j.ID, ".sh")
-		if err := os.WriteFile(file, []byte(j.Command+"\n"), 0o600); err != nil {
+		mode = "wrapper"
+		cmdFile, runFile := h.jobs.Path(j.ID, ".sh"), h.jobs.Path(j.ID, ".run")
+		if err := os.WriteFile(cmdFile, []byte(j.Command+"\n"), 0o600); err != nil {
 			return fmt.Errorf("write job script: %w", err)
 		}
-		typed = shell.Wrapper(j.ID, file)
-	}
-	mode := "wrapper"
-	if direct {
-		mode = "integrated"
+		if err := os.WriteFile(runFile, []byte(shell.RunScript(j.ID, cmdFile, h.jobs.Path(j.ID, ".rc"), cwd)), 0o600); err != nil {
+			return fmt.Errorf("write job script: %w", err)
+		}
+		typed = shell.SourceLine(runFile)
 	}
 	var in stream.Input
 	mark := func() { in = s.Typed(typed, time.Now()) }
@@ -142,16 +62,19 @@ func (h *Handlers) startJob(ctx context.Context, ps paneShell, j *jobs.Job) erro
 		s.Untype(in)
 		return h.paneError("paneId", ps.pane, err)
 	}
-	at := in.At
 	if _, err := h.jobs.Update(j.ID, func(x *jobs.Job) {
-		x.Mode, x.Stream, x.StartOffset, x.Started, x.PaneID = mode, s.ID().String(), at, time.Now().UTC(), id
+		x.Mode, x.ShellTag, x.Stream, x.StartOffset, x.Started, x.PaneID = mode, ps.token, s.ID().String(), in.At, time.Now().UTC(), id
 	}); err != nil {
 		s.Untype(in)
 		return err
 	}
 	if j.Description != "" && !j.FreshPane {
 		// Show people watching what runs. select-pane -T only sets the
-		// title; it does not change the selected pane.
+		// title; it does not change the selected pane. afterJob puts the
+		// old title back.
+		if title, err := h.fleet.Exec(ctx, "display-message", "-p", "-t", id, "#{pane_title}"); err == nil {
+			_, _ = h.jobs.Update(j.ID, func(x *jobs.Job) { x.PaneTitle = strings.Join(title, "") })
+		}
 		_, _ = h.fleet.Exec(ctx, "select-pane", "-t", id, "-T", j.Description)
 	}
 	if _, err := h.fleet.Exec(ctx, "send-keys", "-t", id, "-l", "--", typed); err != nil {
@@ -162,46 +85,81 @@ func (h *Handlers) startJob(ctx context.Context, ps paneShell, j *jobs.Job) erro
 		return h.paneError("paneId", ps.pane, err)
 	}
 	s.Submitted(time.Now())
-	h.watch(j.ID, s, at, false)
+	h.watch(j.ID, s, in.At, false)
 	return nil
 }
 
+// syntaxOK reports whether shell parses command (a line that does not,
+// e.g. an unterminated quote, would leave the shell waiting for more).
+func syntaxOK(shellName, command string) bool {
+	if shellName != "bash" && shellName != "zsh" {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	return exec.CommandContext(ctx, shellName, "-n", "-c", command).Run() == nil
+}
+
 // watch starts the watcher goroutine of a job reading s from offset from;
-// inOutput says the command already started (a job resumed after restart).
-func (h *Handlers) watch(id string, s *stream.PaneStream, from int64, inOutput bool) *jobRun {
+// resumed says the command was already running (tmuxmcp restarted).
+func (h *Handlers) watch(id string, s *stream.PaneStream, from int64, resumed bool) {
 	r := &jobRun{id: id, done: make(chan struct{}), cancel: make(chan jobs.Status, 1)}
 	h.mu.Lock()
+	select {
+	case <-h.closing:
+		h.mu.Unlock()
+		return // shutting down: the record stays running and is resumed later
+	default:
+	}
 	h.runs[id] = r
-	h.mu.Unlock()
 	h.wg.Add(1)
+	h.mu.Unlock()
 	go func() {
 		defer h.wg.Done()
-		h.watchJob(r, s, from, inOutput)
-		h.mu.Lock()
-		delete(h.runs, id)
-		h.mu.Unlock()
-		close(r.done)
+		defer func() {
+			if p := recover(); p != nil {
+				h.log.Error("job watcher failed", "job", id, "panic", p)
+			}
+			h.mu.Lock()
+			delete(h.runs, id)
+			h.mu.Unlock()
+			close(r.done)
+		}()
+		h.watchJob(r, s, from, resumed)
 	}()
-	return r
 }
 
 // escalation is the interrupt schedule: C-c at once, SIGTERM to the
-// foreground process group after 1 s, SIGKILL after 2 s; given up after 4 s.
+// foreground program after 1 s, SIGKILL after 2 s; given up after 4 s.
 var escalation = []time.Duration{0, time.Second, 2 * time.Second, 4 * time.Second}
 
-func (h *Handlers) watchJob(r *jobRun, s *stream.PaneStream, from int64, inOutput bool) {
+// idleAfter is how long a running job's pane must be quiet before tmuxmcp
+// checks whether its shell is back at the prompt without an end mark (the
+// command was interrupted, or ended while tmuxmcp was not running).
+const idleAfter = 400 * time.Millisecond
+
+// noStartAfter is how long after typing a job may go without its start
+// mark before tmuxmcp checks whether the shell ran it at all.
+const noStartAfter = 3 * time.Second
+
+func (h *Handlers) watchJob(r *jobRun, s *stream.PaneStream, from int64, resumed bool) {
 	j, _ := h.jobs.Get(r.id)
 	scanner := shell.NewMarkScanner(from)
 	dec := stream.NewPlain(from)
-	out := newJobOutput(h.jobs.Path(r.id, ".out"), j.OutputLimit, inOutput)
+	out := newJobOutput(h.jobs.Path(r.id, ".out"), j.OutputLimit, resumed)
 	defer out.close()
-	started := inOutput
+	started := resumed
 	var timeout <-chan time.Time
 	if j.TimeoutMs > 0 {
 		t := time.NewTimer(time.Until(j.Started.Add(time.Duration(j.TimeoutMs) * time.Millisecond)))
 		defer t.Stop()
 		timeout = t.C
 	}
+	idle := time.NewTimer(noStartAfter)
+	if resumed {
+		idle.Reset(0)
+	}
+	defer idle.Stop()
 	var (
 		stopping   jobs.Status // interrupted or timed_out once asked to stop
 		step       int
@@ -216,7 +174,18 @@ func (h *Handlers) watchJob(r *jobRun, s *stream.PaneStream, from int64, inOutpu
 			stepTimer.Stop()
 		}
 	}()
-	finish := func(change func(*jobs.Job)) {
+	finish := func(status jobs.Status, code *int, signal string, end int64) {
+		if stopping != "" && status == jobs.Completed {
+			status = stopping
+		}
+		if code != nil {
+			if sig := shell.SignalName(*code); sig != "" {
+				signal = sig
+			}
+		}
+		if signal == "" && stopping != "" {
+			signal = lastSignal
+		}
 		final, _ := h.jobs.Update(r.id, func(x *jobs.Job) {
 			x.Ended = time.Now().UTC()
 			x.Output, x.OutputBytes = out.tail(), out.total
@@ -224,80 +193,100 @@ func (h *Handlers) watchJob(r *jobRun, s *stream.PaneStream, from int64, inOutpu
 			if out.cut() {
 				x.OutputFile = out.path
 			}
-			change(x)
+			x.Status, x.ExitCode, x.EndOffset = status, code, end
+			if signal != "" {
+				x.Signal = ptr(signal)
+			}
 		})
 		if !out.cut() {
 			out.remove()
 		}
-		_ = os.Remove(h.jobs.Path(r.id, ".sh"))
-		if final != nil && final.Description != "" && !final.FreshPane {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			_, _ = h.fleet.Exec(ctx, "select-pane", "-t", final.PaneID, "-T", "")
+		for _, suffix := range []string{".sh", ".run", ".rc"} {
+			_ = os.Remove(h.jobs.Path(r.id, suffix))
 		}
-		if final != nil && final.FreshPane && !final.Keep {
-			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-			defer cancel()
-			if n, err := parsePaneID("paneId", final.PaneID); err == nil {
-				_, _ = h.fleet.Exec(ctx, "kill-pane", "-t", paneName(n))
-			}
+		h.afterJob(final)
+	}
+	// feedTo moves the output decoder up to stream offset end.
+	feedTo := func(data []byte, base, end int64) {
+		if !started {
+			return
+		}
+		if dec.Offset() < base {
+			dec = stream.NewPlain(base)
+		}
+		lo, hi := dec.Offset()-base, min(end, base+int64(len(data)))-base
+		if hi > lo {
+			out.feed(dec, data[lo:hi])
 		}
 	}
 	for {
 		c := s.ReadRaw(pos, 256<<10, buf)
 		buf = c.Data[:0]
 		if c.From > pos {
+			// Evicted before we read it: if the start mark was among the
+			// lost bytes, the command has started all the same.
 			out.missed += c.From - pos
 			scanner = shell.NewMarkScanner(c.From)
 			dec = stream.NewPlain(c.From)
+			started = true
 		}
 		if len(c.Data) > 0 {
-			data := c.Data
-			marks := scanner.Feed(data)
-			base := c.From
-			for _, m := range marks {
-				if j.Mode == "wrapper" && m.Tag != r.id {
-					continue
-				}
+			data, base := c.Data, c.From
+			for _, m := range scanner.Feed(data) {
+				// A job's own marks carry its id (script) or its shell's
+				// token (typed as is); the shell's end mark also ends a
+				// script that an interrupt cut short.
+				ours := m.Tag == r.id || j.Mode == "integrated" && m.Tag == j.ShellTag && j.ShellTag != ""
+				shells := j.ShellTag != "" && m.Tag == j.ShellTag
 				switch {
-				case m.Kind == 'C' && !started:
+				case m.Kind == 'C' && !started && ours:
 					started = true
 					dec = stream.NewPlain(m.End)
-				case m.Kind == 'D' && started:
-					out.feed(dec, data[max(0, dec.Offset()-base):m.Start-base])
-					status := m.Status
-					finish(func(x *jobs.Job) {
-						x.EndOffset = m.End
-						x.Status = jobs.Completed
-						if stopping != "" {
-							x.Status = stopping
-						}
-						if status >= 0 {
-							x.ExitCode = ptr(status)
-						}
-						if sig := shell.SignalName(status); sig != "" {
-							x.Signal = ptr(sig)
-						} else if stopping != "" && lastSignal != "" {
-							x.Signal = ptr(lastSignal)
-						}
-					})
+				case m.Kind == 'D' && (ours || shells && started):
+					// Ours, or an integrated shell's prompt after an
+					// interrupted script or a line that ran nothing (a
+					// comment): the command is over.
+					feedTo(data, base, m.Start)
+					var code *int
+					if m.Status >= 0 {
+						code = ptr(m.Status)
+					}
+					finish(jobs.Completed, code, "", m.End)
 					return
 				}
 			}
+			feedTo(data, base, base+int64(len(data)))
+			pos = base + int64(len(data))
 			if started {
-				out.feed(dec, data[max(0, dec.Offset()-base):])
+				idle.Reset(idleAfter)
 			}
-			pos = c.From + int64(len(data))
 			if pos < c.End {
 				continue
 			}
 		}
 		if c.Ended && pos >= c.End {
-			finish(func(x *jobs.Job) { x.Status = jobs.PaneDied; x.EndOffset = pos })
+			finish(jobs.PaneDied, nil, "", pos)
 			return
 		}
 		select {
 		case <-c.Changed:
+		case <-idle.C:
+			if done, code := h.backAtPrompt(j, started); done {
+				status := jobs.Completed
+				if !started {
+					// The shell took the line but never ran it (it may be
+					// waiting for more): clear what we typed.
+					status = jobs.NotStarted
+					ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+					_, _ = h.fleet.Exec(ctx, "send-keys", "-t", j.PaneID, "C-c")
+					cancel()
+				}
+				finish(status, code, "", pos)
+				return
+			}
+			if !started {
+				idle.Reset(noStartAfter)
+			}
 		case <-timeout:
 			timeout = nil
 			r.requestStop(jobs.TimedOut)
@@ -310,20 +299,67 @@ func (h *Handlers) watchJob(r *jobRun, s *stream.PaneStream, from int64, inOutpu
 		case <-stepC:
 			if step >= len(escalation)-1 {
 				// Nothing ended it: report what was done.
-				finish(func(x *jobs.Job) {
-					x.Status, x.EndOffset = stopping, pos
-					if lastSignal != "" {
-						x.Signal = ptr(lastSignal)
-					}
-				})
+				finish(stopping, nil, "", pos)
 				return
 			}
-			lastSignal = h.escalate(j.PaneID, step)
+			if sent := h.escalate(j.PaneID, step); sent != "" {
+				lastSignal = sent
+			}
 			step++
 			stepTimer.Reset(escalation[step] - escalation[step-1])
+			idle.Reset(idleAfter)
 		case <-h.closing:
 			return
 		}
+	}
+}
+
+// backAtPrompt reports whether a job's shell is idle at its prompt with no
+// end mark seen, and the status the job script recorded, if any.
+func (h *Handlers) backAtPrompt(j *jobs.Job, started bool) (bool, *int) {
+	var code *int
+	if b, err := os.ReadFile(h.jobs.Path(j.ID, ".rc")); err == nil {
+		if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+			code = &n
+			return true, code
+		}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	lines, err := h.fleet.Exec(ctx, "list-panes", "-t", j.PaneID, "-F", "#{pane_id}\x1f#{pane_pid}\x1f#{pane_tty}")
+	if err != nil {
+		return false, nil
+	}
+	for _, l := range lines {
+		f := strings.Split(l, "\x1f")
+		if len(f) != 3 || f[0] != j.PaneID {
+			continue
+		}
+		probe, err := shell.ProbePane(atoi(f[1]), f[2])
+		if err != nil || !probe.AtShellPrompt() {
+			return false, nil
+		}
+		// Only a line editor proves the shell reads a new command: dash
+		// and sh keep the terminal in line mode even at their prompt.
+		if (probe.Leader == "bash" || probe.Leader == "zsh") && !probe.Canonical {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// afterJob restores a pane's title and closes a fresh pane.
+func (h *Handlers) afterJob(final *jobs.Job) {
+	if final == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if final.Description != "" && !final.FreshPane {
+		_, _ = h.fleet.Exec(ctx, "select-pane", "-t", final.PaneID, "-T", final.PaneTitle)
+	}
+	if final.FreshPane && !final.Keep {
+		_, _ = h.fleet.Exec(ctx, "kill-pane", "-t", final.PaneID)
 	}
 }
 
@@ -334,17 +370,26 @@ func (r *jobRun) requestStop(st jobs.Status) {
 	}
 }
 
-// escalate performs interrupt step n on the pane and names what it sent.
+// escalate performs interrupt step n on the pane and names the signal it
+// sent, or "". It never signals the shell itself: when the foreground
+// group is the shell's own (a command substitution), it signals the other
+// members one by one.
 func (h *Handlers) escalate(paneID string, n int) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if n == 0 {
-		_, _ = h.fleet.Exec(ctx, "send-keys", "-t", paneID, "C-c")
+		if _, err := h.fleet.Exec(ctx, "send-keys", "-t", paneID, "C-c"); err != nil {
+			return ""
+		}
 		return "SIGINT"
 	}
 	lines, err := h.fleet.Exec(ctx, "list-panes", "-t", paneID, "-F", "#{pane_id}\x1f#{pane_pid}\x1f#{pane_tty}")
 	if err != nil {
 		return ""
+	}
+	sig, name := syscall.SIGTERM, "SIGTERM"
+	if n >= 2 {
+		sig, name = syscall.SIGKILL, "SIGKILL"
 	}
 	for _, l := range lines {
 		f := strings.Split(l, "\x1f")
@@ -353,15 +398,21 @@ func (h *Handlers) escalate(paneID string, n int) string {
 		}
 		probe, err := shell.ProbePane(atoi(f[1]), f[2])
 		if err != nil || probe.AtShellPrompt() || probe.ForegroundPgrp <= 1 {
-			return "" // never signal the shell itself
+			return ""
 		}
-		sig, name := syscall.SIGTERM, "SIGTERM"
-		if n >= 2 {
-			sig, name = syscall.SIGKILL, "SIGKILL"
+		if !probe.LeaderIsShell() {
+			if syscall.Kill(-probe.ForegroundPgrp, sig) == nil {
+				return name
+			}
+			return ""
 		}
-		if syscall.Kill(-probe.ForegroundPgrp, sig) == nil {
-			return name
+		sent := ""
+		for _, pid := range probe.OtherPIDs {
+			if syscall.Kill(pid, sig) == nil {
+				sent = name
+			}
 		}
+		return sent
 	}
 	return ""
 }

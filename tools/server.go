@@ -270,8 +270,11 @@ func decodeStrict(raw json.RawMessage, v any) error {
 			if te.Field == "" {
 				return errorf("arguments must be a JSON object of named arguments, not JSON %s", te.Value)
 			}
-			if strings.HasPrefix(te.Value, "number") && te.Type.Kind().String() != "string" {
-				return errorf("%s: %s is out of range for %s: use a smaller value (the tool's input schema gives the bounds)", te.Field, strings.TrimPrefix(te.Value, "number "), jsonTypeName(te.Type.Kind().String()))
+			if num, ok := strings.CutPrefix(te.Value, "number "); ok && te.Type.Kind().String() != "string" {
+				if strings.ContainsAny(num, ".eE") && !strings.ContainsAny(num, "+") {
+					return errorf("%s: %s is not a whole number: give an integer", te.Field, num)
+				}
+				return errorf("%s: %s is out of range for %s: use a smaller value (the tool's input schema gives the bounds)", te.Field, num, jsonTypeName(te.Type.Kind().String()))
 			}
 			return errorf("%s: expected %s, got JSON %s: fix the argument's type", te.Field, jsonTypeName(te.Type.Kind().String()), te.Value)
 		}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/cursor"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 )
 
@@ -32,6 +33,11 @@ func (in *waitIn) check() error {
 	}
 	if in.MaxLines != nil && *in.MaxLines < 1 {
 		return errorf("maxLines %d: must be at least 1; omit it for no line limit", *in.MaxLines)
+	}
+	if in.Cursor != nil {
+		if _, err := cursor.Parse(*in.Cursor); err != nil {
+			return errorf("cursor: %v. Omit cursor to watch from now", err)
+		}
 	}
 	if in.TimeoutMs != nil && *in.TimeoutMs < 1 {
 		return errorf("timeoutMs %d: must be at least 1; omit it for the default of %d", *in.TimeoutMs, defaultWaitTimeout.Milliseconds())

@@ -1,0 +1,241 @@
+// Regression tests for findings of the run_shell_command reviews.
+package tools
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
+	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/stream"
+)
+
+// watchOnly starts a job watcher on a hub fed by hand (no tmux).
+func watchOnly(t *testing.T, retain int, output string) (*Handlers, *jobs.Job, *jobRun) {
+	store, err := jobs.Open(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := &Handlers{hub: stream.NewHub(retain), jobs: store, runs: map[string]*jobRun{}, closing: make(chan struct{}),
+		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
+	t.Cleanup(func() { close(h.closing); h.wg.Wait() })
+	s := h.hub.Adopt(5)
+	j, _ := store.Create(&jobs.Job{Status: jobs.Running, Mode: "integrated", ShellTag: "s1", OutputLimit: 8192, PaneID: "%5", Started: time.Now()})
+	h.hub.Output(5, []byte(output))
+	h.watch(j.ID, s, 0, false)
+	h.mu.Lock()
+	r := h.runs[j.ID]
+	h.mu.Unlock()
+	return h, j, r
+}
+
+func TestEndMarkSplitAcrossReads(t *testing.T) {
+	h, j, r := watchOnly(t, 0, "\x1b]133;C;tmuxmcp=s1\x07hello\r\n\x1b]133;D;")
+	h.hub.Output(5, []byte("7;tmuxmcp=s1\x07\x1b]133;A;tmuxmcp=s1\x07$ "))
+	select {
+	case <-r.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("job did not end")
+	}
+	got, _ := h.jobs.Get(j.ID)
+	if got.Status != jobs.Completed || got.ExitCode == nil || *got.ExitCode != 7 || got.Output != "hello\n" {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestStartMarkEvictedBeforeItWasRead(t *testing.T) {
+	h, j, r := watchOnly(t, 1024, "\x1b]133;C;tmuxmcp=s1\x07"+strings.Repeat("x", 4096)+"\r\n\x1b]133;D;0;tmuxmcp=s1\x07\x1b]133;A;tmuxmcp=s1\x07$ ")
+	select {
+	case <-r.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("job never ended: its start mark was evicted")
+	}
+	if got, _ := h.jobs.Get(j.ID); got.Status != jobs.Completed || got.MissedBytes == 0 {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestOutputThatPrintsMarksCannotEndAJob(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": `printf '\033]133;D;0\007\033]133;D;0;tmuxmcp=x\007'; sleep 1; echo real-end`})
+	if r.str("status") != "completed" || !strings.HasSuffix(r.str("output"), "real-end\n") {
+		t.Fatalf("a printed mark ended the job early: %v", r)
+	}
+}
+
+func TestLinesTheShellDoesNotRunStillEnd(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	for _, c := range []struct{ cmd, out string }{
+		{"echo )", "syntax error"},
+		{`echo "unterminated`, "unexpected EOF"},
+		{"# just a comment", ""},
+		{`echo "fix!important"`, "fix!important"},
+		{"echo trailing \\", "trailing"},
+		{"printf '%s\\n' 'a\tb'", "a\tb\n"},
+		{"echo \u0003 ctrl-c-char", "ctrl-c-char"},
+	} {
+		r := e.runCmd(t, map[string]any{"paneId": pane, "command": c.cmd, "waitMs": 10000})
+		if r.str("status") != "completed" || !strings.Contains(r.str("output"), c.out) {
+			t.Fatalf("%q: %v", c.cmd, r)
+		}
+	}
+	// The pane is still usable, and the screen shows no continuation prompt.
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo next"}); r.str("output") != "next\n" {
+		t.Fatalf("after: %v", r)
+	}
+}
+
+func TestInterruptedScriptEndsWithItsSignal(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo a\nsleep 100", "waitMs": 500})
+	if _, err := e.target.Run(t.Context(), "send-keys", "-t", pane, "C-c"); err != nil {
+		t.Fatal(err)
+	}
+	a := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 10000})
+	if a.str("status") != "completed" || a.num("exitCode") != 130 || a.str("signal") != "SIGINT" {
+		t.Fatalf("C-c by a person: %v", a)
+	}
+	pane2, _ := e.shell(t)
+	r = e.runCmd(t, map[string]any{"paneId": pane2, "command": "echo a\nsleep 100", "waitMs": 500})
+	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.str("jobId")})
+	if x.str("status") != "interrupted" || x.str("signal") != "SIGINT" {
+		t.Fatalf("cancel_command of a script: %v", x)
+	}
+}
+
+func TestCancelNeverKillsTheShell(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "x=$(trap '' INT TERM; sleep 100)", "waitMs": 500})
+	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.str("jobId")})
+	if x.str("status") != "interrupted" {
+		t.Fatalf("cancel: %v", x)
+	}
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo alive"}); r.str("output") != "alive\n" {
+		t.Fatalf("the pane's shell did not survive: %v", r)
+	}
+}
+
+func TestNestedShellRunsThroughTheScript(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, c := e.shell(t)
+	c = e.run(t, pane, "PS1='nested$ ' bash --norc")
+	e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"nested$ "}, "timeoutMs": 20000})
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo hi", "waitMs": 10000})
+	if r.str("status") != "completed" || r.str("output") != "hi\n" {
+		t.Fatalf("nested bash: %v", r)
+	}
+}
+
+func TestCwdConfinesTheWholeCommand(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	dir := t.TempDir()
+	r := e.runCmd(t, map[string]any{"paneId": pane, "cwd": dir, "command": "true; pwd"})
+	if r.str("output") != dir+"\n" {
+		t.Fatalf("paneId+cwd: %v", r)
+	}
+	for _, args := range []map[string]any{
+		{"paneId": pane, "cwd": "/nonexistent", "command": "echo RAN"},
+		{"cwd": "/nonexistent", "command": "echo RAN"},
+	} {
+		if x := e.call(t, "run_shell_command", args); !x.isError || !strings.Contains(x.text, "cwd") {
+			t.Fatalf("%v: %v", args, x)
+		}
+	}
+}
+
+func TestRequestIDForAnotherCommandIsRefused(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	id := "0123456789abcdef0123456789abcdef"
+	e.runCmd(t, map[string]any{"paneId": pane, "command": "echo one", "requestId": id})
+	x := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo two", "requestId": id})
+	if !x.isError || !strings.Contains(x.text, "requestId") {
+		t.Fatalf("got %v", x)
+	}
+}
+
+func TestPromptsOfManyShapesAreNotHalfTypedLines(t *testing.T) {
+	e := newEnv(t, envOptions{shell: "/bin/zsh"})
+	pane, _ := e.shell(t)
+	for _, set := range []string{"RPROMPT=right", "RPROMPT=; PS1='%~: '", "PS1='λ '"} {
+		c := e.run(t, pane, set)
+		e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "timeoutMs": 5000})
+		r := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo hi"})
+		if r.isError || r.str("output") != "hi\n" {
+			t.Fatalf("after %s: %v", set, r)
+		}
+	}
+}
+
+// homeEnv starts a server whose panes see a HOME with the given files.
+func homeEnv(t *testing.T, sh string, files map[string]string) *env {
+	home := t.TempDir()
+	for n, b := range files {
+		p := filepath.Join(home, n)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target := tmuxtest.Server(t, "agent", 120, 40)
+	if _, err := target.Run(context.Background(), "set-environment", "-g", "HOME", home); err != nil {
+		t.Fatal(err)
+	}
+	return newEnv(t, envOptions{target: &target, shell: sh})
+}
+
+func TestUserStartupFilesAndDynamicPrompts(t *testing.T) {
+	e := homeEnv(t, "/bin/bash", map[string]string{".bashrc": "export RC=bash-rc\nPROMPT_COMMAND='PS1=\"\\w \\$ \"'\n"})
+	r := e.runCmd(t, map[string]any{"command": "echo $RC", "waitMs": 30000})
+	if r.str("status") != "completed" || r.str("output") != "bash-rc\n" {
+		t.Fatalf("bash with a dynamic PS1: %v", r)
+	}
+	z := homeEnv(t, "/bin/zsh", map[string]string{
+		".zshenv":            "ZDOTDIR=$HOME/.config/zsh\n",
+		".config/zsh/.zshrc": "export RC=zsh-rc\nprecmd() { false }\n",
+	})
+	r = z.runCmd(t, map[string]any{"command": "echo $RC", "waitMs": 30000})
+	if r.str("output") != "zsh-rc\n" {
+		t.Fatalf("zsh with ZDOTDIR set in .zshenv: %v", r)
+	}
+	r = z.runCmd(t, map[string]any{"command": "true", "waitMs": 30000})
+	if r.num("exitCode") != 0 {
+		t.Fatalf("a user precmd spoiled the status: %v", r)
+	}
+}
+
+func TestJobThatEndedWhileTmuxmcpWasDown(t *testing.T) {
+	state := t.TempDir()
+	e := newEnv(t, envOptions{stateDir: state})
+	pane, _ := e.shell(t)
+	// A script job: its status is also written to a file.
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 1\necho done\n(exit 4)", "waitMs": 100})
+	e.h.Close()
+	// Let the command finish while nobody watches.
+	if _, err := e.target.Run(t.Context(), "wait-for", "-L", "never-signalled-lock"); err != nil {
+		t.Fatal(err)
+	}
+	_, _ = e.target.Run(t.Context(), "wait-for", "-U", "never-signalled-lock")
+	time.Sleep(2 * time.Second) // the command runs 1 s; nothing observes it meanwhile
+	e2 := newEnv(t, envOptions{target: &e.target, stateDir: state})
+	a := e2.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 10000})
+	if a.str("status") != "completed" || a.num("exitCode") != 4 {
+		t.Fatalf("after restart: %v", a)
+	}
+	if x := e2.runCmd(t, map[string]any{"paneId": pane, "command": "echo next"}); x.str("output") != "next\n" {
+		t.Fatalf("pane still locked: %v", x)
+	}
+}
