@@ -276,7 +276,7 @@ func (h *Handlers) freshShell(ctx context.Context, name string, cwd *string) (pa
 	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	if integrated {
-		err = waitMark(wctx, s, 'A')
+		err = waitMark(wctx, s, 'B')
 	} else if r, _ := s.Wait(wctx, stream.WaitSpec{From: 0, Timeout: 20 * time.Second, MaxBytes: 4096}); r.Outcome != stream.Matched {
 		err = fmt.Errorf("outcome %s", r.Outcome)
 	}
