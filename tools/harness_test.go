@@ -12,7 +12,9 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
+	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 	"go.uber.org/goleak"
@@ -36,6 +38,8 @@ type envOptions struct {
 	waitMax  time.Duration
 	stateDir string
 	shell    string // default-shell for new panes (default /bin/bash)
+	policy   *policy.Policy
+	audit    *audit.Log
 	client   *mcp.ClientOptions
 }
 
@@ -62,7 +66,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if stateDir == "" {
 		stateDir = t.TempDir()
 	}
-	h, err := Start(ctx, target, hub, Options{Session: "agent", WaitMax: o.waitMax, Version: "test", StateDir: stateDir}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, err := Start(ctx, target, hub, Options{Session: "agent", WaitMax: o.waitMax, Version: "test", StateDir: stateDir, Policy: o.policy, Audit: o.audit}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}

@@ -10,6 +10,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/oklog/ulid/v2"
+	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 )
 
@@ -105,7 +106,32 @@ func (h *Handlers) prepareInput(ctx context.Context, field, id, text string) (in
 	return pane, s, in, nil
 }
 
+// allowSubmit applies the approval policy to input that will be submitted.
+func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID, text string) error {
+	pane, err := parsePaneID("paneId", paneID)
+	if err != nil {
+		return err
+	}
+	if _, _, err := h.paneStream(ctx, "paneId", paneID); err != nil {
+		return err
+	}
+	decision, by, err := h.decide(ctx, tool, pane, text, "")
+	if err != nil {
+		return err
+	}
+	h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: text, Decision: decision, DecidedBy: by})
+	if decision == "blocked" {
+		return errorf("blocked by this server's policy (%s): nothing was typed. Do not retry it in another form; tell the user what you wanted to run and why", by)
+	}
+	return nil
+}
+
 func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typeTextIn) (*inputOut, error) {
+	if in.Submit {
+		if err := h.allowSubmit(ctx, "type_text", in.PaneID, in.Text); err != nil {
+			return nil, err
+		}
+	}
 	pane, s, typed, err := h.prepareInput(ctx, "paneId", in.PaneID, in.Text)
 	if err != nil {
 		return nil, err
@@ -203,6 +229,11 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 	for _, k := range in.Keys {
 		text.WriteString(keyText(k))
 		submit = submit || submitKeys[k]
+	}
+	if submit {
+		if err := h.allowSubmit(ctx, "send_keys", in.PaneID, text.String()); err != nil {
+			return nil, err
+		}
 	}
 	pane, s, typed, err := h.prepareInput(ctx, "paneId", in.PaneID, text.String())
 	if err != nil {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 )
@@ -147,6 +148,7 @@ func (h *Handlers) runShellCommandTool() Tool {
 		Description: "Run a shell command and get its exit status and its own output (no echo, no prompt), knowing exactly when it ended — from marks the shell itself prints, not from guessing at prompts. " +
 			"With paneId it runs in that pane's shell, so cd and export persist; a pane that is busy, in copy mode, in a full-screen program or has a half-typed line is refused and nothing is typed. Without paneId it runs in a fresh pane. " +
 			"If it is still running when waitMs passes you get status running and a jobId: continue with await_command_result(jobId) — never call run_shell_command again for the same command (pass a requestId to make retries safe). Stop it with cancel_command. " +
+			"A command the server's policy blocks comes back with decision blocked and status not_started: it did not run — do not retry it in another form; an OwnerReviewUnavailable error means it needed a person's approval and nobody could be asked: nothing ran, tell the user. " +
 			"For programs that are not shell commands (a REPL, an editor) use type_text and wait_for_text.",
 		InputSchema:  in,
 		OutputSchema: jobOutSchema(),
@@ -166,7 +168,7 @@ func (h *Handlers) runShellCommand(ctx context.Context, req *mcp.CallToolRequest
 	if in.Background {
 		wait = 0
 	}
-	j := &jobs.Job{Command: in.Command, Status: jobs.Running, Decision: "auto-approved", OutputLimit: defaultOutputLimit, Keep: in.Keep}
+	j := &jobs.Job{Command: in.Command, Status: jobs.Running, OutputLimit: defaultOutputLimit, Keep: in.Keep}
 	if in.OutputLimit != nil {
 		j.OutputLimit = *in.OutputLimit
 	}
@@ -202,11 +204,32 @@ func (h *Handlers) launch(ctx context.Context, in *runIn, j *jobs.Job) (*jobs.Jo
 	}
 	var ps paneShell
 	var err error
+	pane, cwd := -1, ""
 	if in.PaneID != nil {
-		n, _ := parsePaneID("paneId", *in.PaneID)
+		pane, _ = parsePaneID("paneId", *in.PaneID)
 		if _, _, err := h.paneStream(ctx, "paneId", *in.PaneID); err != nil {
 			return nil, err
 		}
+	}
+	if in.CWD != nil {
+		cwd = *in.CWD
+	}
+	decision, decidedBy, err := h.decide(ctx, "run_shell_command", pane, j.Command, cwd)
+	if err != nil {
+		return nil, err
+	}
+	j.Decision = decision
+	if decision == "blocked" {
+		// Recorded, so a retry with the requestId gets the same answer.
+		j.Status, j.PaneID = jobs.NotStarted, paneOrEmpty(pane)
+		created, err := h.jobs.Create(j)
+		if err == nil {
+			h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", RequestID: j.RequestID, JobID: created.ID, PaneID: j.PaneID, Command: j.Command, Decision: decision, DecidedBy: decidedBy})
+		}
+		return created, err
+	}
+	if pane >= 0 {
+		n := pane
 		if ps, err = h.checkReady(ctx, n); err != nil {
 			return nil, err
 		}
@@ -225,9 +248,9 @@ func (h *Handlers) launch(ctx context.Context, in *runIn, j *jobs.Job) (*jobs.Jo
 	if err != nil {
 		return nil, fmt.Errorf("record job: %w", err)
 	}
-	cwd := ""
-	if in.CWD != nil && in.PaneID != nil {
-		cwd = *in.CWD
+	h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", RequestID: j.RequestID, JobID: created.ID, PaneID: created.PaneID, Command: j.Command, Decision: decision, DecidedBy: decidedBy, Reason: j.Reason})
+	if in.PaneID == nil {
+		cwd = "" // the fresh pane already starts there
 	}
 	if err := h.startJob(ctx, ps, created, cwd); err != nil {
 		_, _ = h.jobs.Update(created.ID, func(x *jobs.Job) { x.Status = jobs.NotStarted; x.Ended = time.Now().UTC() })

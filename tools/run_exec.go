@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode"
 
+	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
@@ -200,6 +201,9 @@ func (h *Handlers) watchJob(r *jobRun, s *stream.PaneStream, from int64, resumed
 		})
 		if !out.cut() {
 			out.remove()
+		}
+		if final != nil {
+			h.audit(audit.Event{Event: "completed", RequestID: final.RequestID, JobID: final.ID, PaneID: final.PaneID, Status: string(final.Status), ExitCode: final.ExitCode})
 		}
 		for _, suffix := range []string{".sh", ".run", ".rc"} {
 			_ = os.Remove(h.jobs.Path(r.id, suffix))

@@ -22,7 +22,9 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
@@ -44,6 +46,10 @@ type Options struct {
 	// StateDir holds job records, their outputs and the shell integration
 	// scripts; default $XDG_STATE_HOME/tmuxmcp.
 	StateDir string
+	// Policy decides whether submitted input may run; nil allows all.
+	Policy *policy.Policy
+	// Audit receives a line per decision and per job completion; may be nil.
+	Audit *audit.Log
 }
 
 // DefaultWaitMax is the default ceiling on waits (--wait-max).

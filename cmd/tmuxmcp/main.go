@@ -26,6 +26,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 	"github.com/tmuxmcp/tmuxmcp/tools"
@@ -48,6 +50,9 @@ type config struct {
 	retain   int
 	waitMax  time.Duration
 	stateDir string
+	approval string
+	policy   string
+	audit    string
 	logLevel slog.Level
 }
 
@@ -62,6 +67,9 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.retain, "retain", stream.DefaultRetain, "bytes of output retained per pane")
 	fs.DurationVar(&c.waitMax, "wait-max", tools.DefaultWaitMax, "ceiling on wait_for_text timeouts")
 	fs.StringVar(&c.stateDir, "state-dir", "", "directory for job records and outputs (default $XDG_STATE_HOME/tmuxmcp or ~/.local/state/tmuxmcp)")
+	fs.StringVar(&c.approval, "approval", "auto", "what commands not matched by a --policy rule get: auto (run), ask (needs a person; none can be asked in this build, so refused with OwnerReviewUnavailable) or deny (blocked)")
+	fs.StringVar(&c.policy, "policy", "", "JSON policy file: {\"rules\": [{\"action\": \"allow|ask|deny\", \"command\": \"regex\", \"program\": \"regex\", \"cwd\": \"regex\"}]}, first match wins")
+	fs.StringVar(&c.audit, "audit", "", "append a JSON line per approval decision and per command completion to this file (secrets redacted)")
 	debugLog := fs.Bool("debug", false, "log debug messages to stderr")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: tmuxmcp [doctor|version] [flags]\n\nServes MCP over stdio. With no flags it starts (or reuses) a private tmux server\n(-L tmuxmcp) with a session \"agent\"; watch it with: tmux -L tmuxmcp attach -t agent\n\nflags:\n")
@@ -81,6 +89,9 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	}
 	if c.waitMax < time.Second {
 		return nil, fmt.Errorf("--wait-max %v: must be at least 1s", c.waitMax)
+	}
+	if _, err := policy.ParseAction(c.approval); err != nil {
+		return nil, fmt.Errorf("--approval: %w", err)
 	}
 	if *debugLog {
 		c.logLevel = slog.LevelDebug
@@ -135,8 +146,29 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	if err := c.target.EnsureSession(startCtx, c.session, 200, 50); err != nil {
 		return err
 	}
+	opts := tools.Options{Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: c.stateDir}
+	def, _ := policy.ParseAction(c.approval)
+	if c.policy != "" || def != policy.Allow {
+		var err error
+		if c.policy != "" {
+			opts.Policy, err = policy.Load(c.policy, def)
+		} else {
+			opts.Policy, err = policy.New(def, nil)
+		}
+		if err != nil {
+			return err
+		}
+	}
+	if c.audit != "" {
+		a, err := audit.Open(c.audit)
+		if err != nil {
+			return err
+		}
+		defer a.Close()
+		opts.Audit = a
+	}
 	hub := stream.NewHub(c.retain)
-	h, err := tools.Start(startCtx, c.target, hub, tools.Options{Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: c.stateDir}, log)
+	h, err := tools.Start(startCtx, c.target, hub, opts, log)
 	if err != nil {
 		return err
 	}

@@ -1,0 +1,80 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"strings"
+
+	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/policy"
+)
+
+// The reasons of an OwnerReviewUnavailable error (SPEC §4).
+const (
+	ownerSessionUnavailable = "OWNER_SESSION_UNAVAILABLE"
+)
+
+// ownerReviewUnavailable is the tool error for a command that needs a
+// person's approval when no person can be asked: nothing ran.
+func ownerReviewUnavailable(reason, what string) error {
+	return errorf("OwnerReviewUnavailable: reason=%s launchOutcome=NOT_STARTED. %s needs a person's approval under this server's policy, and no person can be asked now, so nothing was typed or run. Report this to the user and wait for them; do not resubmit it automatically or in another form", reason, what)
+}
+
+// subject describes what input would be submitted where, for the policy.
+func (h *Handlers) subject(ctx context.Context, pane int, command string) policy.Subject {
+	s := policy.Subject{Command: command}
+	if pane < 0 {
+		if argv, _, _ := h.shellCommand(ctx); len(argv) > 0 {
+			s.Program = filepath.Base(argv[0])
+		}
+		return s
+	}
+	if lines, err := h.fleet.Exec(ctx, "list-panes", "-t", paneName(pane), "-F", "#{pane_id}\x1f#{pane_current_command}\x1f#{pane_current_path}"); err == nil {
+		for _, l := range lines {
+			if f := strings.Split(l, "\x1f"); len(f) == 3 && f[0] == paneName(pane) {
+				s.Program, s.CWD = f[1], f[2]
+			}
+		}
+	}
+	return s
+}
+
+// decide applies the policy to input about to be submitted: the decision
+// for the result and audit log, or an error when nothing may run. A nil
+// policy allows everything.
+func (h *Handlers) decide(ctx context.Context, tool string, pane int, command, cwd string) (decision, decidedBy string, err error) {
+	if h.opts.Policy == nil {
+		return "auto-approved", "policy:default", nil
+	}
+	subj := h.subject(ctx, pane, command)
+	if cwd != "" {
+		subj.CWD = cwd
+	}
+	action, rule := h.opts.Policy.Decide(subj)
+	by := "policy:" + rule
+	switch action {
+	case policy.Deny:
+		return "blocked", by, nil
+	case policy.Ask:
+		// Asking a person (tmux prompt, MCP elicitation) is not available
+		// in this build: nobody can be asked.
+		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneOrEmpty(pane), Command: command, Decision: "rejected", DecidedBy: by, Reason: ownerSessionUnavailable})
+		return "", "", ownerReviewUnavailable(ownerSessionUnavailable, fmt.Sprintf("This input (%s)", truncate(command, 60)))
+	}
+	return "auto-approved", by, nil
+}
+
+func paneOrEmpty(pane int) string {
+	if pane < 0 {
+		return ""
+	}
+	return paneName(pane)
+}
+
+// audit records an event when an audit log is configured.
+func (h *Handlers) audit(ev audit.Event) {
+	if err := h.opts.Audit.Record(ev); err != nil && h.log != nil {
+		h.log.Warn("audit log", "err", err)
+	}
+}
