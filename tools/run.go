@@ -252,13 +252,15 @@ func (h *Handlers) launch(ctx context.Context, in *runIn, j *jobs.Job) (*jobs.Jo
 	if in.PaneID == nil {
 		cwd = "" // the fresh pane already starts there
 	}
-	if err := h.startJob(ctx, ps, created, cwd); err != nil {
+	s, at, err := h.startJob(ctx, ps, created, cwd)
+	if err != nil {
 		_, _ = h.jobs.Update(created.ID, func(x *jobs.Job) { x.Status = jobs.NotStarted; x.Ended = time.Now().UTC() })
 		if created.FreshPane {
 			_, _ = h.fleet.Exec(context.WithoutCancel(ctx), "kill-pane", "-t", created.PaneID)
 		}
 		return nil, err
 	}
+	h.watch(created.ID, s, at, false)
 	return created, nil
 }
 

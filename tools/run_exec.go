@@ -29,8 +29,9 @@ type jobRun struct {
 	once   sync.Once
 }
 
-// startJob types the command into a ready pane and starts its watcher.
-func (h *Handlers) startJob(ctx context.Context, ps paneShell, j *jobs.Job, cwd string) error {
+// startJob types the command into a ready pane. It returns the pane's
+// stream and the offset before the input, for the job's watcher.
+func (h *Handlers) startJob(ctx context.Context, ps paneShell, j *jobs.Job, cwd string) (*stream.PaneStream, int64, error) {
 	id := paneName(ps.pane)
 	s, ok := h.hub.Live(ps.pane)
 	if !ok {
@@ -50,10 +51,10 @@ func (h *Handlers) startJob(ctx context.Context, ps paneShell, j *jobs.Job, cwd 
 		mode = "wrapper"
 		cmdFile, runFile := h.jobs.Path(j.ID, ".sh"), h.jobs.Path(j.ID, ".run")
 		if err := os.WriteFile(cmdFile, []byte(j.Command+"\n"), 0o600); err != nil {
-			return fmt.Errorf("write job script: %w", err)
+			return nil, 0, fmt.Errorf("write job script: %w", err)
 		}
 		if err := os.WriteFile(runFile, []byte(shell.RunScript(j.ID, cmdFile, h.jobs.Path(j.ID, ".rc"), cwd)), 0o600); err != nil {
-			return fmt.Errorf("write job script: %w", err)
+			return nil, 0, fmt.Errorf("write job script: %w", err)
 		}
 		typed = shell.SourceLine(runFile)
 	}
@@ -61,13 +62,13 @@ func (h *Handlers) startJob(ctx context.Context, ps paneShell, j *jobs.Job, cwd 
 	mark := func() { in = s.Typed(typed, time.Now()) }
 	if _, err := h.fleet.ExecPane(ctx, ps.pane, mark, "display-message", "-p", "-t", id, "#{pane_id}"); err != nil {
 		s.Untype(in)
-		return h.paneError("paneId", ps.pane, err)
+		return nil, 0, h.paneError("paneId", ps.pane, err)
 	}
 	if _, err := h.jobs.Update(j.ID, func(x *jobs.Job) {
 		x.Mode, x.ShellTag, x.Stream, x.StartOffset, x.Started, x.PaneID = mode, ps.token, s.ID().String(), in.At, time.Now().UTC(), id
 	}); err != nil {
 		s.Untype(in)
-		return err
+		return nil, 0, err
 	}
 	if j.Description != "" && !j.FreshPane {
 		// Show people watching what runs. select-pane -T only sets the
@@ -80,14 +81,13 @@ func (h *Handlers) startJob(ctx context.Context, ps paneShell, j *jobs.Job, cwd 
 	}
 	if _, err := h.fleet.Exec(ctx, "send-keys", "-t", id, "-l", "--", typed); err != nil {
 		s.Untype(in)
-		return h.paneError("paneId", ps.pane, err)
+		return nil, 0, h.paneError("paneId", ps.pane, err)
 	}
 	if _, err := h.fleet.Exec(ctx, "send-keys", "-t", id, "Enter"); err != nil {
-		return h.paneError("paneId", ps.pane, err)
+		return nil, 0, h.paneError("paneId", ps.pane, err)
 	}
 	s.Submitted(time.Now())
-	h.watch(j.ID, s, in.At, false)
-	return nil
+	return s, in.At, nil
 }
 
 // syntaxOK reports whether shell parses command (a line that does not,
@@ -104,6 +104,12 @@ func syntaxOK(shellName, command string) bool {
 // watch starts the watcher goroutine of a job reading s from offset from;
 // resumed says the command was already running (tmuxmcp restarted).
 func (h *Handlers) watch(id string, s *stream.PaneStream, from int64, resumed bool) {
+	h.goRun(id, func(r *jobRun) { h.watchJob(r, s, from, resumed) })
+}
+
+// goRun registers a run for job id (await and cancel find it) and runs
+// body in a goroutine; the run is done when body returns.
+func (h *Handlers) goRun(id string, body func(*jobRun)) {
 	r := &jobRun{id: id, done: make(chan struct{}), cancel: make(chan jobs.Status, 1)}
 	h.mu.Lock()
 	select {
@@ -126,7 +132,7 @@ func (h *Handlers) watch(id string, s *stream.PaneStream, from int64, resumed bo
 			h.mu.Unlock()
 			close(r.done)
 		}()
-		h.watchJob(r, s, from, resumed)
+		body(r)
 	}()
 }
 
