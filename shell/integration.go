@@ -32,6 +32,8 @@ case ";${PROMPT_COMMAND};" in
   *) PROMPT_COMMAND="__tmuxmcp_prompt${PROMPT_COMMAND:+;$PROMPT_COMMAND};__tmuxmcp_ps1" ;;
 esac
 PS0='\e]133;C;tmuxmcp=s'"$__tmuxmcp_tok"'\a'"${PS0}"
+# The lines that run job scripts stay out of history.
+HISTIGNORE="${HISTIGNORE:+$HISTIGNORE:} . '*.run'"
 `
 
 const zshenv = `# tmuxmcp: read the user's own startup files.
@@ -50,6 +52,7 @@ __tmuxmcp_preexec() { printf '\033]133;C;tmuxmcp=s%s\007' "$__tmuxmcp_tok"; }
 # Registered after the user's hooks, so a theme that rebuilds PROMPT keeps the mark.
 __tmuxmcp_ps1() { case "$PS1" in *'133;B'*) ;; *) PS1="${PS1}%{"$'\e]133;B;tmuxmcp=s'"$__tmuxmcp_tok"$'\a'"%}" ;; esac; }
 unsetopt PROMPT_SP  # its end-of-output marker would land inside a command's output
+setopt HIST_IGNORE_SPACE  # the lines that run job scripts start with a space
 autoload -Uz add-zsh-hook
 add-zsh-hook precmd __tmuxmcp_precmd
 add-zsh-hook preexec __tmuxmcp_preexec
@@ -99,10 +102,18 @@ func (in *Integration) Command(shellPath string) (argv []string, env map[string]
 // tmuxmcp can collect it. POSIX sh: bash, zsh, dash and ksh run it. The marks
 // exist only once printf expands \033, so nothing a shell echoes can look
 // like one.
-func RunScript(tag, cmdFile, rcFile, dir string) string {
+//
+// trapExit (for shells tmuxmcp owns) also records the status when the
+// command exits the shell itself (exit 3, set -e).
+func RunScript(tag, cmdFile, rcFile, dir string, trapExit bool) string {
 	run := `__tmuxmcp_c=$(cat -- ` + shQuote(cmdFile) + `) && eval "$__tmuxmcp_c"`
 	if dir != "" {
 		run = `cd -- ` + shQuote(dir) + ` && { ` + run + `; }`
+	}
+	if trapExit {
+		run = `trap 'printf "%s\n" "$?" > ` + strings.ReplaceAll(shQuote(rcFile), `'`, `'\''`) + `' EXIT
+` + run + `
+__tmuxmcp_s=$?; trap - EXIT; (exit $__tmuxmcp_s)`
 	}
 	return fmt.Sprintf(`printf '\033]133;C;tmuxmcp=%%s\007' %[1]s
 %[2]s

@@ -51,6 +51,9 @@ type PaneInfo struct {
 	DeadSignal     *int
 	InMode         bool
 	Alternate      bool
+	// Program is the pane option @tmuxmcp-program: the program a pane was
+	// created to run, when tmuxmcp started it under a wrapper.
+	Program string
 }
 
 // paneFields are the list-panes fields PaneInfo is parsed from, separated
@@ -60,7 +63,7 @@ var paneFields = []string{
 	"pane_id", "session_id", "window_id", "window_index", "window_active", "pane_index", "pane_pid",
 	"pane_width", "pane_height", "pane_active", "pane_dead", "pane_dead_status", "pane_dead_signal",
 	"pane_in_mode", "alternate_on",
-	"session_name", "window_name", "pane_current_command", "pane_title", "pane_current_path",
+	"@tmuxmcp-program", "session_name", "window_name", "pane_current_command", "pane_title", "pane_current_path",
 }
 
 // PaneFormat is the -F format for list-panes that ParsePane reads.
@@ -109,7 +112,7 @@ func ParsePane(line string) (PaneInfo, error) {
 		ID: id, SessionID: f[1], WindowID: f[2], WindowIndex: atoi(f[3]), WindowActive: f[4] == "1",
 		PaneIndex: atoi(f[5]), PID: atoi(f[6]), Width: atoi(f[7]), Height: atoi(f[8]), Active: f[9] == "1",
 		Dead: f[10] == "1", DeadStatus: optInt(f[11]), DeadSignal: optInt(f[12]), InMode: f[13] == "1", Alternate: f[14] == "1",
-		SessionName: f[15], WindowName: f[16], CurrentCommand: f[17], Title: f[18], CWD: f[19],
+		Program: f[15], SessionName: f[16], WindowName: f[17], CurrentCommand: f[18], Title: f[19], CWD: f[20],
 	}, nil
 }
 

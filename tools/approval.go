@@ -13,6 +13,7 @@ import (
 // The reasons of an OwnerReviewUnavailable error (SPEC §4).
 const (
 	ownerSessionUnavailable = "OWNER_SESSION_UNAVAILABLE"
+	reviewBusy              = "REVIEW_BUSY"
 )
 
 // ownerReviewUnavailable is the tool error for a command that needs a
@@ -57,12 +58,30 @@ func (h *Handlers) decide(ctx context.Context, tool string, pane int, command, c
 	case policy.Deny:
 		return "blocked", by, nil
 	case policy.Ask:
-		// Asking a person (tmux prompt, MCP elicitation) is not available
-		// in this build: nobody can be asked.
-		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneOrEmpty(pane), Command: command, Decision: "rejected", DecidedBy: by, Reason: ownerSessionUnavailable})
-		return "", "", ownerReviewUnavailable(ownerSessionUnavailable, fmt.Sprintf("This input (%s)", truncate(command, 60)))
+		h.mu.Lock()
+		all := h.allowAll
+		h.mu.Unlock()
+		if all {
+			return "auto-approved", "tmux:allowed for this session", nil
+		}
+		return "ask", by, nil
 	}
 	return "auto-approved", by, nil
+}
+
+// startReview claims the one review slot, or says why nobody can be asked.
+func (h *Handlers) startReview(ctx context.Context, tool string, pane int, command string) error {
+	if len(h.humanClients(ctx)) == 0 {
+		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneOrEmpty(pane), Command: command, Decision: "rejected", Reason: ownerSessionUnavailable})
+		return ownerReviewUnavailable(ownerSessionUnavailable, fmt.Sprintf("This input (%s)", truncate(command, 60)))
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.reviewing {
+		return ownerReviewUnavailable(reviewBusy, fmt.Sprintf("This input (%s)", truncate(command, 60)))
+	}
+	h.reviewing = true
+	return nil
 }
 
 func paneOrEmpty(pane int) string {

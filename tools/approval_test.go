@@ -1,12 +1,15 @@
 package tools
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/policy"
 )
 
@@ -67,5 +70,85 @@ func TestPolicyBlocksAllowsAndRefusesToAskNobody(t *testing.T) {
 	}
 	if strings.Contains(log, "s3cr3t") {
 		t.Errorf("audit log holds a secret:\n%s", log)
+	}
+}
+
+func TestAskingAPersonInTmux(t *testing.T) {
+	target := tmuxtest.Server(t, "agent", 120, 40)
+	ctx := context.Background()
+	if _, err := target.Run(ctx, "set-hook", "-g", "client-attached", "wait-for -S human-attached"); err != nil {
+		t.Fatal(err)
+	}
+	human := tmuxtest.AttachHuman(t, target, "agent", 120, 40)
+	if _, err := target.Run(ctx, "wait-for", "human-attached"); err != nil {
+		t.Fatal(err)
+	}
+	pol, _ := policy.New(policy.Ask, nil)
+	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
+	al, _ := audit.Open(logPath)
+	e := newEnv(t, envOptions{target: &target, policy: pol, audit: al, review: 2 * time.Second})
+	pane, before := e.shell(t)
+	file := filepath.Join(t.TempDir(), "ran")
+
+	answer := func(cmd, key string) result {
+		t.Helper()
+		mark := human.Mark()
+		r := e.runCmd(t, map[string]any{"paneId": pane, "command": cmd, "waitMs": 100, "reason": "testing approval"})
+		if r.str("status") != "not_started" || r.str("decision") != "pending" {
+			t.Fatalf("%s: %v", cmd, r)
+		}
+		if !human.WaitFor(mark, "tmuxmcp asks", 20*time.Second) {
+			t.Fatalf("no prompt on the person's client:\n%q", human.Screen())
+		}
+		// The control connection keeps answering while the prompt is open.
+		start := time.Now()
+		e.ok(t, "list_panes", map[string]any{})
+		if d := time.Since(start); d > 100*time.Millisecond {
+			t.Errorf("list_panes took %v while a prompt was open", d)
+		}
+		if key != "" {
+			if err := human.Type(key); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
+	}
+
+	if r := answer("echo once >> "+file, "y"); r.str("decision") != "approved" || r.str("status") != "completed" || r.num("exitCode") != 0 {
+		t.Fatalf("y: %v", r)
+	}
+	if r := answer("echo denied >> "+file, "n"); r.str("decision") != "denied" || r.m["exitCode"] != nil || r.str("launchOutcome") != "NOT_STARTED" {
+		t.Fatalf("n: %v", r)
+	}
+	if r := answer("echo silent >> "+file, ""); r.str("decision") != "denied-timeout" || r.m["exitCode"] != nil {
+		t.Fatalf("silence: %v", r)
+	}
+	b, _ := os.ReadFile(file)
+	if string(b) != "once\n" {
+		t.Fatalf("file %q: only the approved command may run, once", b)
+	}
+	out := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": before}).str("output")
+	if strings.Contains(out, "denied") || strings.Contains(out, "silent") {
+		t.Fatalf("refused commands reached the pane: %q", out)
+	}
+	_ = al.Close()
+	log, _ := os.ReadFile(logPath)
+	for _, want := range []string{`"decision":"approved","decidedBy":"tmux:/dev/pts`, `"decision":"denied","decidedBy":"tmux:/dev/pts`, `"decision":"denied-timeout"`, `"event":"completed"`} {
+		if !strings.Contains(string(log), want) {
+			t.Errorf("audit log lacks %s:\n%s", want, log)
+		}
+	}
+}
+
+func TestAskWithNobodyAttached(t *testing.T) {
+	pol, _ := policy.New(policy.Ask, nil)
+	e := newEnv(t, envOptions{policy: pol})
+	pane, before := e.shell(t)
+	x := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo nope"})
+	if !x.isError || !strings.Contains(x.text, "OWNER_SESSION_UNAVAILABLE") || !strings.Contains(x.text, "NOT_STARTED") {
+		t.Fatalf("got %v", x)
+	}
+	if out := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": before}).str("output"); out != "" {
+		t.Fatalf("something was typed: %q", out)
 	}
 }

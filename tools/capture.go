@@ -191,7 +191,7 @@ func (h *Handlers) capturePane(ctx context.Context, _ *mcp.CallToolRequest, in *
 	}
 	id := paneName(pane)
 	meta, err := h.fleet.ExecPane(ctx, pane, nil, "display-message", "-p", "-t", id,
-		"#{pane_width}\x1f#{pane_height}\x1f#{cursor_x}\x1f#{cursor_y}\x1f#{alternate_on}\x1f#{pane_in_mode}\x1f#{pane_current_command}\x1f#{pane_dead}")
+		"#{pane_width}\x1f#{pane_height}\x1f#{cursor_x}\x1f#{cursor_y}\x1f#{alternate_on}\x1f#{pane_in_mode}\x1f#{pane_current_command}\x1f#{pane_dead}\x1f#{@tmuxmcp-program}")
 	if err != nil {
 		return nil, h.paneError("paneId", pane, err)
 	}
@@ -210,9 +210,9 @@ func (h *Handlers) capturePane(ctx context.Context, _ *mcp.CallToolRequest, in *
 	out := &capturePaneOut{PaneID: id, Cursor: s.Cursor(at).String()}
 	if len(meta) > 0 {
 		f := strings.Split(meta[0], "\x1f")
-		if len(f) == 8 {
+		if len(f) == 9 {
 			out.Width, out.Height, out.CursorX, out.CursorY = atoi(f[0]), atoi(f[1]), atoi(f[2]), atoi(f[3])
-			out.AlternateScreen, out.InCopyMode, out.CurrentCommand, out.Dead = f[4] == "1", f[5] == "1", f[6], f[7] == "1"
+			out.AlternateScreen, out.InCopyMode, out.CurrentCommand, out.Dead = f[4] == "1", f[5] == "1", programName(f[6], f[8]), f[7] == "1"
 		}
 	}
 	out.Screen, out.ScreenClamped = clampTail(trimScreen(lines), h.opts.ResultMax)

@@ -30,6 +30,9 @@ func withDefaults(opts Options) Options {
 	if opts.Session == "" {
 		opts.Session = "agent"
 	}
+	if opts.ReviewTimeout <= 0 {
+		opts.ReviewTimeout = DefaultReviewTimeout
+	}
 	if opts.StateDir == "" {
 		opts.StateDir = stateDirDefault()
 	}

@@ -40,6 +40,7 @@ type envOptions struct {
 	shell    string // default-shell for new panes (default /bin/bash)
 	policy   *policy.Policy
 	audit    *audit.Log
+	review   time.Duration
 	client   *mcp.ClientOptions
 }
 
@@ -66,7 +67,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if stateDir == "" {
 		stateDir = t.TempDir()
 	}
-	h, err := Start(ctx, target, hub, Options{Session: "agent", WaitMax: o.waitMax, Version: "test", StateDir: stateDir, Policy: o.policy, Audit: o.audit}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, err := Start(ctx, target, hub, Options{Session: "agent", WaitMax: o.waitMax, Version: "test", StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}

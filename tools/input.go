@@ -57,7 +57,7 @@ func inputOutSchema() *jsonschema.Schema {
 func (h *Handlers) typeTextTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
 		"paneId": paneID("Pane to type into, e.g. %1."),
-		"text":   {Type: "string", MaxLength: ptr(maxTextBytes), Description: "Text typed literally: no key names, no escapes interpreted. Multi-line text is pasted as one bracketed paste, so its lines do not run one by one."},
+		"text":   {Type: "string", MaxLength: ptr(maxTextBytes), Description: "Text typed literally: no key names, no escapes interpreted. Multi-line text is sent as one bracketed paste: shells take it as a whole, but a REPL may still run it line by line (in Python, end indented blocks with an empty line)."},
 		"submit": boolean("Press Enter after the text."),
 	}, "paneId", "text")
 	tool := &mcp.Tool{
@@ -119,7 +119,28 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID, text string) e
 	if err != nil {
 		return err
 	}
+	if decision == "ask" {
+		// No job to hand back: wait here for the person's answer.
+		if err := h.startReview(ctx, tool, pane, text); err != nil {
+			return err
+		}
+		subj := h.subject(ctx, pane, text)
+		req := reviewRequest{id: strings.ToLower(ulid.Make().String()), tool: tool, pane: paneID, program: subj.Program, cwd: subj.CWD, command: text}
+		ans := h.askPeople(ctx, h.humanClients(ctx), req)
+		h.mu.Lock()
+		h.reviewing = false
+		if ans.allowSession {
+			h.allowAll = true
+		}
+		h.mu.Unlock()
+		decision, by = ans.decision, "tmux:"+ans.client
+	}
 	h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: text, Decision: decision, DecidedBy: by})
+	switch decision {
+	case "auto-approved", "approved":
+	case "denied", "denied-timeout", "denied-error":
+		return errorf("%s by the person asked (%s): nothing was typed. Do not retry it in another form; ask the user what to do instead", decision, by)
+	}
 	if decision == "blocked" {
 		return errorf("blocked by this server's policy (%s): nothing was typed. Do not retry it in another form; tell the user what you wanted to run and why", by)
 	}

@@ -114,7 +114,7 @@ func (h *Handlers) listPanes(ctx context.Context, _ *mcp.CallToolRequest, in *li
 		found = true
 		po := paneOut{
 			PaneID: paneName(p.ID), Session: p.SessionName, SessionID: p.SessionID, WindowID: p.WindowID, WindowIndex: p.WindowIndex,
-			Window: p.WindowName, Title: p.Title, CurrentCommand: p.CurrentCommand, PID: p.PID, CWD: p.CWD, Width: p.Width,
+			Window: p.WindowName, Title: p.Title, CurrentCommand: programName(p.CurrentCommand, p.Program), PID: p.PID, CWD: p.CWD, Width: p.Width,
 			Height: p.Height, Active: p.Active, Dead: p.Dead, DeadStatus: p.DeadStatus, InCopyMode: p.InMode,
 			Attended: p.WindowActive && watched[p.SessionID+p.WindowID],
 		}
@@ -305,6 +305,11 @@ func (h *Handlers) createPane(ctx context.Context, _ *mcp.CallToolRequest, in *c
 		return nil, err
 	}
 	s := h.hub.Adopt(n)
+	if len(in.Argv) > 0 {
+		// The program runs under a small sh wrapper (see above): name it
+		// for list_panes and capture_pane instead of "sh".
+		_, _ = h.fleet.Exec(ctx, "set-option", "-p", "-t", f[0], "@tmuxmcp-program", filepath.Base(in.Argv[0]))
+	}
 	if integrated {
 		// run_shell_command reads this to type commands directly.
 		_, _ = h.fleet.Exec(ctx, "set-option", "-p", "-t", f[0], "@tmuxmcp-integrated", "1")
@@ -360,4 +365,13 @@ func (h *Handlers) killPane(ctx context.Context, _ *mcp.CallToolRequest, in *kil
 	}
 	h.fleet.RefreshPanes()
 	return &killPaneOut{PaneID: paneName(n), Killed: true}, nil
+}
+
+// programName is the pane's foreground program, naming the program a
+// wrapped argv pane runs instead of its wrapper shell.
+func programName(current, created string) string {
+	if created != "" && current == "sh" {
+		return created
+	}
+	return current
 }

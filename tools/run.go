@@ -113,7 +113,7 @@ func jobOutSchema() *jsonschema.Schema {
 	return outputObject(map[string]*jsonschema.Schema{
 		"jobId":         str("The job's id: pass it to await_command_result or cancel_command."),
 		"status":        enum("completed (it ended by itself: see exitCode); running (still going: call await_command_result with jobId — never run the command again); interrupted (cancel_command stopped it); timed_out (it ran past timeoutMs and was stopped); pane_died (its pane closed); not_started.", jobStatuses...),
-		"decision":      enum("Whether it was allowed to run.", "approved", "auto-approved", "denied", "denied-timeout", "denied-error", "blocked", "rejected"),
+		"decision":      enum("Whether it was allowed to run: auto-approved (by policy), approved (by a person), pending (a person is being asked: await_command_result waits for the answer and the run), denied / denied-timeout / denied-error / blocked / rejected (it did not run: do not retry it in another form).", "approved", "auto-approved", "pending", "denied", "denied-timeout", "denied-error", "blocked", "rejected"),
 		"exitCode":      nullable(integer("The shell's exit status of the command ($?), or null while running or when unknown. Above 128 means killed by a signal (see signal).", 0, 255)),
 		"signal":        nullable(str("The signal that ended it (e.g. SIGINT, SIGTERM), or null.")),
 		"output":        str("The command's own output (stdout and stderr as the terminal showed them; no echo, prompt or marks), plain text, the last outputLimit bytes."),
@@ -217,6 +217,24 @@ func (h *Handlers) launch(ctx context.Context, in *runIn, j *jobs.Job) (*jobs.Jo
 	decision, decidedBy, err := h.decide(ctx, "run_shell_command", pane, j.Command, cwd)
 	if err != nil {
 		return nil, err
+	}
+	if decision == "ask" {
+		if err := h.startReview(ctx, "run_shell_command", pane, j.Command); err != nil {
+			return nil, err
+		}
+		// A pending job: the person's answer, then the run, come later.
+		j.Status, j.Decision, j.PaneID = jobs.NotStarted, "pending", paneOrEmpty(pane)
+		created, err := h.jobs.Create(j)
+		if err != nil {
+			h.mu.Lock()
+			h.reviewing = false
+			h.mu.Unlock()
+			return nil, err
+		}
+		subj := h.subject(ctx, pane, j.Command)
+		req := reviewRequest{id: created.ID, tool: "run_shell_command", pane: created.PaneID, program: subj.Program, cwd: firstNonEmpty(cwd, subj.CWD), command: j.Command, reason: j.Reason}
+		h.goRun(created.ID, func(r *jobRun) { h.review(r, req, in, pane) })
+		return created, nil
 	}
 	j.Decision = decision
 	if decision == "blocked" {

@@ -43,7 +43,7 @@ func (h *Handlers) startJob(ctx context.Context, ps paneShell, j *jobs.Job, cwd 
 	// marks come whatever the text does.
 	// ! is left out too: history expansion would rewrite or reject it.
 	// A trailing backslash would continue the line at a PS2 prompt.
-	direct := ps.integrated && cwd == "" && !strings.ContainsFunc(j.Command, unicode.IsControl) &&
+	direct := ps.integrated && !j.FreshPane && cwd == "" && !strings.ContainsFunc(j.Command, unicode.IsControl) &&
 		!strings.Contains(j.Command, "!") && !strings.HasSuffix(strings.TrimRight(j.Command, " "), "\\") &&
 		syntaxOK(ps.shell, j.Command)
 	typed, mode := j.Command, "integrated"
@@ -53,7 +53,7 @@ func (h *Handlers) startJob(ctx context.Context, ps paneShell, j *jobs.Job, cwd 
 		if err := os.WriteFile(cmdFile, []byte(j.Command+"\n"), 0o600); err != nil {
 			return nil, 0, fmt.Errorf("write job script: %w", err)
 		}
-		if err := os.WriteFile(runFile, []byte(shell.RunScript(j.ID, cmdFile, h.jobs.Path(j.ID, ".rc"), cwd)), 0o600); err != nil {
+		if err := os.WriteFile(runFile, []byte(shell.RunScript(j.ID, cmdFile, h.jobs.Path(j.ID, ".rc"), cwd, j.FreshPane)), 0o600); err != nil {
 			return nil, 0, fmt.Errorf("write job script: %w", err)
 		}
 		typed = shell.SourceLine(runFile)
@@ -190,7 +190,9 @@ func (h *Handlers) watchJob(r *jobRun, s *stream.PaneStream, from int64, resumed
 				signal = sig
 			}
 		}
-		if signal == "" && stopping != "" {
+		if signal == "" && stopping != "" && code == nil {
+			// Only when nothing else says how it ended: a command that
+			// caught the signal and went on reports its own exit status.
 			signal = lastSignal
 		}
 		final, _ := h.jobs.Update(r.id, func(x *jobs.Job) {
@@ -275,7 +277,15 @@ func (h *Handlers) watchJob(r *jobRun, s *stream.PaneStream, from int64, resumed
 			}
 		}
 		if c.Ended && pos >= c.End {
-			finish(jobs.PaneDied, nil, "", pos)
+			// The shell itself may have exited (exit 3 in a fresh pane):
+			// its job script's EXIT trap recorded the status.
+			var code *int
+			if b, err := os.ReadFile(h.jobs.Path(r.id, ".rc")); err == nil {
+				if n, err := strconv.Atoi(strings.TrimSpace(string(b))); err == nil {
+					code = &n
+				}
+			}
+			finish(jobs.PaneDied, code, "", pos)
 			return
 		}
 		select {
@@ -387,24 +397,30 @@ func (r *jobRun) requestStop(st jobs.Status) {
 func (h *Handlers) escalate(paneID string, n int) string {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	if n == 0 {
-		if _, err := h.fleet.Exec(ctx, "send-keys", "-t", paneID, "C-c"); err != nil {
-			return ""
-		}
-		return "SIGINT"
-	}
-	lines, err := h.fleet.Exec(ctx, "list-panes", "-t", paneID, "-F", "#{pane_id}\x1f#{pane_pid}\x1f#{pane_tty}")
+	lines, err := h.fleet.Exec(ctx, "list-panes", "-t", paneID, "-F", "#{pane_id}\x1f#{pane_pid}\x1f#{pane_tty}\x1f#{pane_in_mode}")
 	if err != nil {
 		return ""
 	}
-	sig, name := syscall.SIGTERM, "SIGTERM"
-	if n >= 2 {
+	sig, name := syscall.SIGINT, "SIGINT"
+	switch {
+	case n == 1:
+		sig, name = syscall.SIGTERM, "SIGTERM"
+	case n >= 2:
 		sig, name = syscall.SIGKILL, "SIGKILL"
 	}
 	for _, l := range lines {
 		f := strings.Split(l, "\x1f")
-		if len(f) != 3 || f[0] != paneID {
+		if len(f) != 4 || f[0] != paneID {
 			continue
+		}
+		if n == 0 && f[3] != "1" {
+			// Ctrl-C as a person would press it (the terminal sends SIGINT
+			// to the foreground group) — but never into copy mode, where it
+			// would throw the person out of it; then signal directly.
+			if _, err := h.fleet.Exec(ctx, "send-keys", "-t", paneID, "C-c"); err != nil {
+				return ""
+			}
+			return name
 		}
 		probe, err := shell.ProbePane(atoi(f[1]), f[2])
 		if err != nil || probe.AtShellPrompt() || probe.ForegroundPgrp <= 1 {

@@ -239,3 +239,41 @@ func TestJobThatEndedWhileTmuxmcpWasDown(t *testing.T) {
 		t.Fatalf("pane still locked: %v", x)
 	}
 }
+
+func TestCancelDoesNotTypeIntoCopyMode(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 30; echo after-sleep", "waitMs": 300})
+	if _, err := e.target.Run(t.Context(), "copy-mode", "-t", pane); err != nil {
+		t.Fatal(err)
+	}
+	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.str("jobId")})
+	if x.str("status") != "interrupted" || x.num("exitCode") != 130 {
+		t.Fatalf("cancel in copy mode: %v", x)
+	}
+	if mode, _ := e.target.Run(t.Context(), "display-message", "-p", "-t", pane, "#{pane_in_mode}"); mode != "1" {
+		t.Fatalf("the person was thrown out of copy mode")
+	}
+}
+
+func TestFreshPaneCommandThatExitsTheShellKeepsItsStatus(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	r := e.runCmd(t, map[string]any{"command": "echo building; false || exit 3"})
+	if r.str("status") != "pane_died" || r.num("exitCode") != 3 || !strings.HasPrefix(r.str("output"), "building\n") {
+		t.Fatalf("got %v", r)
+	}
+}
+
+func TestArgvPaneNamesItsProgram(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	cr := e.ok(t, "create_pane", map[string]any{"argv": []string{"sleep", "30"}})
+	for _, p := range e.ok(t, "list_panes", map[string]any{}).m["panes"].([]any) {
+		m := p.(map[string]any)
+		if m["paneId"] == cr.str("paneId") && m["currentCommand"] != "sleep" {
+			t.Fatalf("currentCommand %v, want sleep", m["currentCommand"])
+		}
+	}
+	if c := e.ok(t, "capture_pane", map[string]any{"paneId": cr.str("paneId")}); c.str("currentCommand") != "sleep" {
+		t.Fatalf("capture_pane currentCommand %v", c.m["currentCommand"])
+	}
+}

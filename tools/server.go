@@ -50,6 +50,8 @@ type Options struct {
 	Policy *policy.Policy
 	// Audit receives a line per decision and per job completion; may be nil.
 	Audit *audit.Log
+	// ReviewTimeout is how long a person has to answer an approval prompt.
+	ReviewTimeout time.Duration
 }
 
 // DefaultWaitMax is the default ceiling on waits (--wait-max).
@@ -69,10 +71,12 @@ type Handlers struct {
 	jobs  *jobs.Store
 	integ *shell.Integration
 
-	mu       sync.Mutex
-	panes    map[int]tmux.PaneInfo // the latest listing
-	selfPane int                   // the pane tmuxmcp itself runs in on this server, or -1
-	runs     map[string]*jobRun    // jobs being watched
+	mu        sync.Mutex
+	panes     map[int]tmux.PaneInfo // the latest listing
+	selfPane  int                   // the pane tmuxmcp itself runs in on this server, or -1
+	runs      map[string]*jobRun    // jobs being watched
+	reviewing bool                  // a person is being asked (one review at a time)
+	allowAll  bool                  // a person allowed everything for this session
 
 	startMu   sync.Mutex    // one job launch at a time
 	closing   chan struct{} // closed by Close: watchers stop

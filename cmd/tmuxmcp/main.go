@@ -53,6 +53,7 @@ type config struct {
 	approval string
 	policy   string
 	audit    string
+	review   time.Duration
 	logLevel slog.Level
 }
 
@@ -67,8 +68,9 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	fs.IntVar(&c.retain, "retain", stream.DefaultRetain, "bytes of output retained per pane")
 	fs.DurationVar(&c.waitMax, "wait-max", tools.DefaultWaitMax, "ceiling on wait_for_text timeouts")
 	fs.StringVar(&c.stateDir, "state-dir", "", "directory for job records and outputs (default $XDG_STATE_HOME/tmuxmcp or ~/.local/state/tmuxmcp)")
-	fs.StringVar(&c.approval, "approval", "auto", "what commands not matched by a --policy rule get: auto (run), ask (needs a person; none can be asked in this build, so refused with OwnerReviewUnavailable) or deny (blocked)")
+	fs.StringVar(&c.approval, "approval", "auto", "what commands not matched by a --policy rule get: auto (run), ask (a person attached to tmux approves each in a popup) or deny (blocked)")
 	fs.StringVar(&c.policy, "policy", "", "JSON policy file: {\"rules\": [{\"action\": \"allow|ask|deny\", \"command\": \"regex\", \"program\": \"regex\", \"cwd\": \"regex\"}]}, first match wins")
+	fs.DurationVar(&c.review, "review-timeout", tools.DefaultReviewTimeout, "how long a person has to answer an approval prompt before the command is denied (denied-timeout)")
 	fs.StringVar(&c.audit, "audit", "", "append a JSON line per approval decision and per command completion to this file (secrets redacted)")
 	debugLog := fs.Bool("debug", false, "log debug messages to stderr")
 	fs.Usage = func() {
@@ -146,7 +148,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	if err := c.target.EnsureSession(startCtx, c.session, 200, 50); err != nil {
 		return err
 	}
-	opts := tools.Options{Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: c.stateDir}
+	opts := tools.Options{Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: c.stateDir, ReviewTimeout: c.review}
 	def, _ := policy.ParseAction(c.approval)
 	if c.policy != "" || def != policy.Allow {
 		var err error

@@ -8,9 +8,11 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,29 +69,93 @@ func Kill(target tmux.Target) {
 	_, _ = target.Run(ctx, "kill-server")
 }
 
+// Human is a person's tmux client in a pseudo-terminal: what it displays
+// is collected, and keys can be typed into it.
+type Human struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+
+	mu      sync.Mutex
+	out     []byte
+	changed chan struct{}
+}
+
+// Type sends keys to the client as a person typing.
+func (h *Human) Type(s string) error {
+	_, err := io.WriteString(h.stdin, s)
+	return err
+}
+
+// Screen returns everything the client has displayed so far (raw).
+func (h *Human) Screen() string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return string(h.out)
+}
+
+// Mark returns a position in what the client displayed, for WaitFor.
+func (h *Human) Mark() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return len(h.out)
+}
+
+// WaitFor waits until the client displays text after position from (see
+// Mark), woken by its output.
+func (h *Human) WaitFor(from int, text string, d time.Duration) bool {
+	deadline := time.NewTimer(d)
+	defer deadline.Stop()
+	for {
+		h.mu.Lock()
+		found := strings.Contains(string(h.out[min(from, len(h.out)):]), text)
+		ch := h.changed
+		h.mu.Unlock()
+		if found {
+			return true
+		}
+		select {
+		case <-ch:
+		case <-deadline.C:
+			return false
+		}
+	}
+}
+
+func (h *Human) Write(p []byte) (int, error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.out = append(h.out, p...)
+	close(h.changed)
+	h.changed = make(chan struct{})
+	return len(p), nil
+}
+
 // AttachHuman attaches an ordinary (non-control) tmux client of the given
 // size to session, as a person would, through a pseudo-terminal made by
 // script(1). It is detached when the test ends.
-func AttachHuman(t testing.TB, target tmux.Target, session string, width, height int) *exec.Cmd {
+func AttachHuman(t testing.TB, target tmux.Target, session string, width, height int) *Human {
 	t.Helper()
 	if _, err := exec.LookPath("script"); err != nil {
 		t.Skip("script(1) is not installed")
 	}
 	args := strings.Join(target.Args(), " ")
 	sh := fmt.Sprintf("stty cols %d rows %d; exec tmux %s attach -t %s", width, height, args, session)
-	cmd := exec.Command("script", "-qfec", sh, "/dev/null")
-	cmd.Env = append(os.Environ(), "TERM=xterm-256color")
-	stdin, err := cmd.StdinPipe()
+	h := &Human{changed: make(chan struct{})}
+	h.cmd = exec.Command("script", "-qfec", sh, "/dev/null")
+	h.cmd.Env = append(os.Environ(), "TERM=xterm-256color")
+	h.cmd.Stdout = h
+	stdin, err := h.cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := cmd.Start(); err != nil {
+	h.stdin = stdin
+	if err := h.cmd.Start(); err != nil {
 		t.Fatalf("attach a human client: %v", err)
 	}
 	t.Cleanup(func() {
 		_ = stdin.Close()
-		_ = cmd.Process.Kill()
-		_ = cmd.Wait()
+		_ = h.cmd.Process.Kill()
+		_ = h.cmd.Wait()
 	})
-	return cmd
+	return h
 }

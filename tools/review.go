@@ -1,0 +1,244 @@
+package tools
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/jobs"
+)
+
+// DefaultReviewTimeout is how long a person has to answer (--review-timeout).
+const DefaultReviewTimeout = 600 * time.Second
+
+// reviewRequest is what a person is asked to approve.
+type reviewRequest struct {
+	id, tool, pane, program, cwd, command, reason string
+}
+
+// reviewAnswer is how the review ended.
+type reviewAnswer struct {
+	decision     string // approved, denied, denied-timeout or denied-error
+	client       string // the tmux client that answered
+	allowSession bool   // "allow for the rest of this session"
+}
+
+// humanClients lists the tmux clients people have attached (not control
+// clients such as tmuxmcp's own).
+func (h *Handlers) humanClients(ctx context.Context) []string {
+	lines, err := h.fleet.Exec(ctx, "list-clients", "-F", "#{client_control_mode}\x1f#{client_name}")
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, l := range lines {
+		if f := strings.Split(l, "\x1f"); len(f) == 2 && f[0] != "1" && f[1] != "" {
+			out = append(out, f[1])
+		}
+	}
+	return out
+}
+
+const reviewScript = `# tmuxmcp approval prompt: $1 is the file that receives the answer.
+cat "$2"
+printf '\n  [y] allow once   [a] allow for the rest of this session   [n] deny  '
+while :; do
+  stty -icanon -echo 2>/dev/null
+  k=$(dd bs=1 count=1 2>/dev/null)
+  stty icanon echo 2>/dev/null
+  case "$k" in
+    y|Y|a|A|n|N) break ;;
+    q|"$(printf '\033')") k=n; break ;;
+  esac
+done
+printf '%s' "$k" > "$1"
+`
+
+// askPeople shows the request in a popup on every client in clients, each
+// through its own short-lived tmux command (never the control connection,
+// whose queue a waiting command would stall). The first answer wins and
+// the other popups close; no answer within the review timeout is
+// denied-timeout.
+func (h *Handlers) askPeople(ctx context.Context, clients []string, req reviewRequest) reviewAnswer {
+	dir := filepath.Join(h.opts.StateDir, "approvals")
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return reviewAnswer{decision: "denied-error"}
+	}
+	details := filepath.Join(dir, req.id+".txt")
+	script := filepath.Join(dir, req.id+".sh")
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n  The agent asks to run, in pane %s (%s, %s):\n\n", firstNonEmpty(req.pane, "a new pane"), firstNonEmpty(req.program, "shell"), firstNonEmpty(req.cwd, "its directory"))
+	for _, l := range strings.Split(req.command, "\n") {
+		fmt.Fprintf(&b, "    %s\n", l)
+	}
+	if req.reason != "" {
+		fmt.Fprintf(&b, "\n  Reason: %s\n", req.reason)
+	}
+	_ = os.WriteFile(details, []byte(b.String()), 0o600)
+	_ = os.WriteFile(script, []byte(reviewScript), 0o600)
+	defer func() {
+		_ = os.Remove(details)
+		_ = os.Remove(script)
+	}()
+
+	type result struct {
+		client, answer string
+		err            error
+	}
+	results := make(chan result, len(clients))
+	target := h.fleet.Target()
+	var wg sync.WaitGroup
+	for i, c := range clients {
+		answer := filepath.Join(dir, fmt.Sprintf("%s.%d.answer", req.id, i))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer os.Remove(answer)
+			pctx, cancel := context.WithTimeout(context.Background(), h.opts.ReviewTimeout+10*time.Second)
+			defer cancel()
+			_, err := target.Run(pctx, "display-popup", "-c", c, "-E", "-w", "90%", "-h", "60%",
+				"-T", " tmuxmcp asks: run this command? ", "sh "+shellQuote(script)+" "+shellQuote(answer)+" "+shellQuote(details))
+			got, _ := os.ReadFile(answer)
+			results <- result{client: c, answer: strings.TrimSpace(string(got)), err: err}
+		}()
+	}
+	closeAll := func() {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		for _, c := range clients {
+			_, _ = target.Run(cctx, "display-popup", "-C", "-c", c)
+		}
+	}
+	timer := time.NewTimer(h.opts.ReviewTimeout)
+	defer timer.Stop()
+	ans := reviewAnswer{decision: "denied"}
+	failed, closed := 0, 0
+wait:
+	for closed < len(clients) {
+		select {
+		case r := <-results:
+			closed++
+			switch strings.ToLower(r.answer) {
+			case "y":
+				ans = reviewAnswer{decision: "approved", client: r.client}
+				break wait
+			case "a":
+				ans = reviewAnswer{decision: "approved", client: r.client, allowSession: true}
+				break wait
+			case "n":
+				ans = reviewAnswer{decision: "denied", client: r.client}
+				break wait
+			}
+			if r.err != nil {
+				failed++
+			}
+		case <-timer.C:
+			ans = reviewAnswer{decision: "denied-timeout"}
+			break wait
+		case <-ctx.Done():
+			ans = reviewAnswer{decision: "denied-error"}
+			break wait
+		}
+	}
+	if closed == len(clients) && failed == len(clients) {
+		ans.decision = "denied-error"
+	}
+	closeAll()
+	wg.Wait()
+	return ans
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// review runs a person's review of a pending job, then the job itself if
+// approved. It runs as the job's run: cancel_command withdraws it.
+func (h *Handlers) review(r *jobRun, req reviewRequest, in *runIn, pane int) {
+	ctx := context.Background()
+	// While the person is asked, cancel_command withdraws the request.
+	rctx, endReview := context.WithCancel(ctx)
+	withdrawn := make(chan struct{})
+	go func() {
+		select {
+		case <-r.cancel:
+			close(withdrawn)
+			endReview()
+		case <-h.closing:
+			endReview()
+		case <-rctx.Done():
+		}
+	}()
+	ans := h.askPeople(rctx, h.humanClients(rctx), req)
+	endReview()
+	h.mu.Lock()
+	h.reviewing = false
+	h.mu.Unlock()
+	select {
+	case <-withdrawn:
+		ans = reviewAnswer{decision: "rejected", client: "withdrawn by cancel_command"}
+	default:
+	}
+	by := "tmux:" + ans.client
+	if ans.client == "" {
+		by = "tmux"
+	}
+	h.audit(audit.Event{Event: "decision", Tool: req.tool, JobID: req.id, PaneID: req.pane, Command: req.command, Decision: ans.decision, DecidedBy: by, Reason: req.reason})
+	if ans.allowSession {
+		h.mu.Lock()
+		h.allowAll = true
+		h.mu.Unlock()
+	}
+	if ans.decision != "approved" {
+		_, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.Decision, x.Ended = ans.decision, time.Now().UTC() })
+		return
+	}
+	j, _ := h.jobs.Update(req.id, func(x *jobs.Job) { x.Decision = "approved" })
+	fail := func(err error) {
+		_, _ = h.jobs.Update(req.id, func(x *jobs.Job) {
+			x.Ended, x.Output = time.Now().UTC(), "approved, but not started: "+err.Error()
+		})
+	}
+	var ps paneShell
+	var err error
+	if pane >= 0 {
+		ps, err = h.checkReady(ctx, pane)
+	} else {
+		name := "tmuxmcp job"
+		if in.Description != nil && *in.Description != "" {
+			name = *in.Description
+		}
+		ps, err = h.freshShell(ctx, name, in.CWD)
+		if err == nil {
+			j, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.PaneID, x.FreshPane = paneName(ps.pane), true })
+		}
+	}
+	if err != nil {
+		fail(err)
+		return
+	}
+	cwd := ""
+	if in.CWD != nil && pane >= 0 {
+		cwd = *in.CWD
+	}
+	j, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.Status = jobs.Running })
+	s, at, err := h.startJob(ctx, ps, j, cwd)
+	if err != nil {
+		_, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.Status = jobs.NotStarted })
+		fail(err)
+		return
+	}
+	h.watchJob(r, s, at, false)
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
