@@ -2,12 +2,14 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/policy"
@@ -150,5 +152,52 @@ func TestAskWithNobodyAttached(t *testing.T) {
 	}
 	if out := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": before}).str("output"); out != "" {
 		t.Fatalf("something was typed: %q", out)
+	}
+}
+
+func TestAskingThroughTheMCPClient(t *testing.T) {
+	for _, proto := range []string{"", "2025-11-25"} {
+		t.Run("protocol="+proto, func(t *testing.T) { testAskingThroughTheMCPClient(t, proto) })
+	}
+}
+
+func testAskingThroughTheMCPClient(t *testing.T, proto string) {
+	pol, _ := policy.New(policy.Ask, nil)
+	answer := "accept"
+	e := newEnv(t, envOptions{policy: pol, protocol: proto, client: &mcp.ClientOptions{
+		ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {
+			if !strings.Contains(req.Params.Message, "echo") {
+				return nil, fmt.Errorf("message does not show the command: %q", req.Params.Message)
+			}
+			return &mcp.ElicitResult{Action: answer, Content: map[string]any{"approve": answer == "accept"}}, nil
+		},
+	}})
+	pane, before := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo approved-run"})
+	if r.str("decision") != "approved" || r.str("output") != "approved-run\n" {
+		t.Fatalf("accept: %v", r)
+	}
+	answer = "decline"
+	r = e.runCmd(t, map[string]any{"paneId": pane, "command": "echo declined-run"})
+	if r.str("decision") != "denied" || r.str("status") != "not_started" || r.m["exitCode"] != nil {
+		t.Fatalf("decline: %v", r)
+	}
+	// An answer given for command A cannot approve command B.
+	err := e.h.askClient(elicitation{command: "echo A", pane: pane}, "")
+	state := err.(*inputRequired).res.RequestState
+	res, cerr := e.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_shell_command",
+		Arguments:      map[string]any{"paneId": pane, "command": "echo B-replayed"},
+		RequestState:   state,
+		InputResponses: mcp.InputResponseMap{"approval": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}},
+	})
+	if cerr != nil {
+		t.Fatal(cerr)
+	}
+	if x := decode(t, res); !x.isError || !strings.Contains(x.text, "another command") {
+		t.Fatalf("replayed answer: %v", x)
+	}
+	out := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": before}).str("output")
+	if strings.Contains(out, "declined-run\n") || strings.Contains(out, "B-replayed") {
+		t.Fatalf("a refused command ran: %q", out)
 	}
 }

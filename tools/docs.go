@@ -30,6 +30,9 @@ func withDefaults(opts Options) Options {
 	if opts.Session == "" {
 		opts.Session = "agent"
 	}
+	if len(opts.ApprovalVia) == 0 {
+		opts.ApprovalVia = []string{"tmux", "elicitation"}
+	}
 	if opts.ReviewTimeout <= 0 {
 		opts.ReviewTimeout = DefaultReviewTimeout
 	}

@@ -41,6 +41,7 @@ type envOptions struct {
 	policy   *policy.Policy
 	audit    *audit.Log
 	review   time.Duration
+	protocol string // MCP protocol version the client asks for ("" = latest)
 	client   *mcp.ClientOptions
 }
 
@@ -78,7 +79,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 		t.Fatal(err)
 	}
 	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "v0"}, o.client)
-	cs, err := client.Connect(ctx, ct, nil)
+	cs, err := client.Connect(ctx, ct, &mcp.ClientSessionOptions{ProtocolVersion: o.protocol})
 	if err != nil {
 		t.Fatal(err)
 	}

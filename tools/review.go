@@ -172,8 +172,20 @@ func (h *Handlers) review(r *jobRun, req reviewRequest, in *runIn, pane int) {
 		case <-rctx.Done():
 		}
 	}()
+	// People watching the pane see the pending request in their status
+	// line (tmux shows the pane title there by default).
+	var oldTitle []string
+	if req.pane != "" {
+		oldTitle, _ = h.fleet.Exec(rctx, "display-message", "-p", "-t", req.pane, "#{pane_title}")
+		_, _ = h.fleet.Exec(rctx, "select-pane", "-t", req.pane, "-T", "tmuxmcp: approve? "+truncate(req.command, 40))
+	}
 	ans := h.askPeople(rctx, h.humanClients(rctx), req)
 	endReview()
+	if req.pane != "" {
+		tctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		_, _ = h.fleet.Exec(tctx, "select-pane", "-t", req.pane, "-T", strings.Join(oldTitle, ""))
+		cancel()
+	}
 	h.mu.Lock()
 	h.reviewing = false
 	h.mu.Unlock()

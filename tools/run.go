@@ -184,7 +184,7 @@ func (h *Handlers) runShellCommand(ctx context.Context, req *mcp.CallToolRequest
 	if in.TimeoutMs != nil {
 		j.TimeoutMs = *in.TimeoutMs
 	}
-	job, err := h.launch(ctx, in, j)
+	job, err := h.launch(ctx, req, in, j)
 	if err != nil {
 		return nil, err
 	}
@@ -193,7 +193,7 @@ func (h *Handlers) runShellCommand(ctx context.Context, req *mcp.CallToolRequest
 
 // launch starts the job, or returns the job its requestId already has. It
 // holds startMu, so a pane gets one job at a time and a requestId one job.
-func (h *Handlers) launch(ctx context.Context, in *runIn, j *jobs.Job) (*jobs.Job, error) {
+func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *runIn, j *jobs.Job) (*jobs.Job, error) {
 	h.startMu.Lock()
 	defer h.startMu.Unlock()
 	if prior, ok := h.priorJob(j.RequestID); ok {
@@ -218,7 +218,31 @@ func (h *Handlers) launch(ctx context.Context, in *runIn, j *jobs.Job) (*jobs.Jo
 	if err != nil {
 		return nil, err
 	}
+	if decision == "ask" && elicitAnswered(req) {
+		want := elicitation{command: j.Command, pane: paneOrEmpty(pane), cwd: cwd, requestID: j.RequestID}
+		d, err := h.elicitDecision(req, want)
+		if err != nil {
+			return nil, err
+		}
+		decision, decidedBy = d, "elicitation"
+		if d == "denied" {
+			j.Status, j.Decision, j.PaneID = jobs.NotStarted, d, paneOrEmpty(pane)
+			created, err := h.jobs.Create(j)
+			if err == nil {
+				h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", RequestID: j.RequestID, JobID: created.ID, PaneID: j.PaneID, Command: j.Command, Decision: d, DecidedBy: decidedBy})
+			}
+			return created, err
+		}
+	}
 	if decision == "ask" {
+		switch h.reviewRoute(ctx, req) {
+		case "elicitation":
+			return nil, h.askClient(elicitation{command: j.Command, pane: paneOrEmpty(pane), cwd: cwd, requestID: j.RequestID}, j.Reason)
+		case "tmux":
+		default:
+			h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", PaneID: paneOrEmpty(pane), Command: j.Command, Decision: "rejected", Reason: ownerSessionUnavailable})
+			return nil, ownerReviewUnavailable(ownerSessionUnavailable, fmt.Sprintf("This command (%s)", truncate(j.Command, 60)))
+		}
 		if err := h.startReview(ctx, "run_shell_command", pane, j.Command); err != nil {
 			return nil, err
 		}

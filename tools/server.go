@@ -52,6 +52,10 @@ type Options struct {
 	Audit *audit.Log
 	// ReviewTimeout is how long a person has to answer an approval prompt.
 	ReviewTimeout time.Duration
+	// ApprovalVia lists how to ask a person, in order of preference:
+	// "tmux" (a popup on attached clients) and "elicitation" (the MCP
+	// client asks its user). Default: tmux, then elicitation.
+	ApprovalVia []string
 }
 
 // DefaultWaitMax is the default ceiling on waits (--wait-max).
@@ -72,11 +76,12 @@ type Handlers struct {
 	integ *shell.Integration
 
 	mu        sync.Mutex
-	panes     map[int]tmux.PaneInfo // the latest listing
-	selfPane  int                   // the pane tmuxmcp itself runs in on this server, or -1
-	runs      map[string]*jobRun    // jobs being watched
-	reviewing bool                  // a person is being asked (one review at a time)
-	allowAll  bool                  // a person allowed everything for this session
+	panes     map[int]tmux.PaneInfo  // the latest listing
+	selfPane  int                    // the pane tmuxmcp itself runs in on this server, or -1
+	runs      map[string]*jobRun     // jobs being watched
+	reviewing bool                   // a person is being asked (one review at a time)
+	elicits   map[string]elicitation // open elicitations, by request state
+	allowAll  bool                   // a person allowed everything for this session
 
 	startMu   sync.Mutex    // one job launch at a time
 	closing   chan struct{} // closed by Close: watchers stop
@@ -89,7 +94,7 @@ type Handlers struct {
 func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Options, log *slog.Logger) (*Handlers, error) {
 	opts = withDefaults(opts)
 	h := &Handlers{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1,
-		runs: map[string]*jobRun{}, closing: make(chan struct{})}
+		runs: map[string]*jobRun{}, closing: make(chan struct{}), elicits: map[string]elicitation{}}
 	store, err := jobs.Open(filepath.Join(opts.StateDir, "jobs"))
 	if err != nil {
 		return nil, err
@@ -177,6 +182,12 @@ func (h *Handlers) Tools() []Tool {
 	}
 }
 
+// inputRequired carries a multi-round-trip result: the client answers its
+// input requests and calls the tool again with the answers.
+type inputRequired struct{ res *mcp.CallToolResult }
+
+func (e *inputRequired) Error() string { return "input required" }
+
 // toolError is a tool-level error (isError): something the caller can fix.
 type toolError struct{ msg string }
 
@@ -225,6 +236,10 @@ func typed[In any, Out any](tool *mcp.Tool, handle func(context.Context, *mcp.Ca
 			}
 		}
 		out, err := handle(ctx, req, in)
+		var ir *inputRequired
+		if errors.As(err, &ir) {
+			return ir.res, nil // ask the client for input (elicitation), then be called again
+		}
 		if err != nil {
 			return errorResult(err), nil
 		}

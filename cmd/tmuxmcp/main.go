@@ -54,6 +54,7 @@ type config struct {
 	policy   string
 	audit    string
 	review   time.Duration
+	via      string
 	logLevel slog.Level
 }
 
@@ -71,6 +72,7 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.approval, "approval", "auto", "what commands not matched by a --policy rule get: auto (run), ask (a person attached to tmux approves each in a popup) or deny (blocked)")
 	fs.StringVar(&c.policy, "policy", "", "JSON policy file: {\"rules\": [{\"action\": \"allow|ask|deny\", \"command\": \"regex\", \"program\": \"regex\", \"cwd\": \"regex\"}]}, first match wins")
 	fs.DurationVar(&c.review, "review-timeout", tools.DefaultReviewTimeout, "how long a person has to answer an approval prompt before the command is denied (denied-timeout)")
+	fs.StringVar(&c.via, "approval-via", "tmux,elicitation", "how to ask a person, in order: tmux (a popup on attached clients), elicitation (the MCP client asks its user)")
 	fs.StringVar(&c.audit, "audit", "", "append a JSON line per approval decision and per command completion to this file (secrets redacted)")
 	debugLog := fs.Bool("debug", false, "log debug messages to stderr")
 	fs.Usage = func() {
@@ -91,6 +93,11 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	}
 	if c.waitMax < time.Second {
 		return nil, fmt.Errorf("--wait-max %v: must be at least 1s", c.waitMax)
+	}
+	for _, v := range strings.Split(c.via, ",") {
+		if v != "tmux" && v != "elicitation" {
+			return nil, fmt.Errorf("--approval-via %q: use tmux and/or elicitation, comma-separated", c.via)
+		}
 	}
 	if _, err := policy.ParseAction(c.approval); err != nil {
 		return nil, fmt.Errorf("--approval: %w", err)
@@ -148,7 +155,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	if err := c.target.EnsureSession(startCtx, c.session, 200, 50); err != nil {
 		return err
 	}
-	opts := tools.Options{Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: c.stateDir, ReviewTimeout: c.review}
+	opts := tools.Options{Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: c.stateDir, ReviewTimeout: c.review, ApprovalVia: strings.Split(c.via, ",")}
 	def, _ := policy.ParseAction(c.approval)
 	if c.policy != "" || def != policy.Allow {
 		var err error

@@ -1,0 +1,98 @@
+package tools
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// elicitation is an approval asked through the MCP client, bound to the
+// exact request it is for: its answer cannot approve anything else.
+type elicitation struct {
+	command, pane, cwd, requestID string
+	expires                       time.Time
+}
+
+// reviewRoute picks how to ask a person: "tmux", "elicitation" or "".
+func (h *Handlers) reviewRoute(ctx context.Context, req *mcp.CallToolRequest) string {
+	for _, via := range h.opts.ApprovalVia {
+		switch via {
+		case "tmux":
+			if len(h.humanClients(ctx)) > 0 {
+				return "tmux"
+			}
+		case "elicitation":
+			if req != nil {
+				if caps := req.ClientCapabilities(); caps != nil && caps.Elicitation != nil {
+					return "elicitation"
+				}
+			}
+		}
+	}
+	return ""
+}
+
+// elicitAnswered reports whether req carries an answer to an earlier
+// elicitation.
+func elicitAnswered(req *mcp.CallToolRequest) bool {
+	return req != nil && req.Params != nil && req.Params.RequestState != ""
+}
+
+// askClient returns the input request that asks the client's user to
+// approve e, remembering it under a fresh request state.
+func (h *Handlers) askClient(e elicitation, reason string) error {
+	state := rand.Text()
+	e.expires = time.Now().Add(h.opts.ReviewTimeout)
+	h.mu.Lock()
+	for k, v := range h.elicits {
+		if time.Now().After(v.expires) {
+			delete(h.elicits, k)
+		}
+	}
+	h.elicits[state] = e
+	h.mu.Unlock()
+	msg := fmt.Sprintf("The agent asks to run, in %s:\n\n%s", firstNonEmpty(e.pane, "a new pane"), e.command)
+	if reason != "" {
+		msg += "\n\nReason: " + reason
+	}
+	return &inputRequired{res: &mcp.CallToolResult{
+		InputRequests: mcp.InputRequestMap{
+			"approval": &mcp.ElicitParams{
+				Message: msg,
+				RequestedSchema: &jsonschema.Schema{
+					Type: "object",
+					Properties: map[string]*jsonschema.Schema{
+						"approve": {Type: "boolean", Description: "Run this command"},
+					},
+					Required: []string{"approve"},
+				},
+			},
+		},
+		RequestState: state,
+	}}
+}
+
+// elicitDecision checks the answer in req against the request it was
+// asked for and returns approved or denied.
+func (h *Handlers) elicitDecision(req *mcp.CallToolRequest, want elicitation) (string, error) {
+	state := req.Params.RequestState
+	h.mu.Lock()
+	got, ok := h.elicits[state]
+	delete(h.elicits, state) // an answer is used once
+	h.mu.Unlock()
+	if !ok || time.Now().After(got.expires) {
+		return "", errorf("the approval answer does not belong to any open request (expired, already used, or from before a restart): nothing ran. Call run_shell_command again without requestState to ask again")
+	}
+	if got.command != want.command || got.pane != want.pane || got.cwd != want.cwd || got.requestID != want.requestID {
+		return "", errorf("the approval answer was given for another command (%q), not this one: nothing ran. An approval cannot be moved to another command; call again to ask for this one", truncate(got.command, 60))
+	}
+	res, _ := req.Params.InputResponses["approval"].(*mcp.ElicitResult)
+	if res != nil && res.Action == "accept" && res.Content["approve"] == true {
+		return "approved", nil
+	}
+	return "denied", nil
+}
