@@ -88,16 +88,21 @@ func TestAskingAPersonInTmux(t *testing.T) {
 	pol, _ := policy.New(policy.Ask, nil)
 	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
 	al, _ := audit.Open(logPath)
-	e := newEnv(t, envOptions{target: &target, policy: pol, audit: al, review: 2 * time.Second})
+	e := newEnv(t, envOptions{target: &target, policy: pol, audit: al, review: time.Second})
 	pane, before := e.shell(t)
 	file := filepath.Join(t.TempDir(), "ran")
 
 	answer := func(cmd, key string) result {
 		t.Helper()
 		mark := human.Mark()
-		r := e.runCmd(t, map[string]any{"paneId": pane, "command": cmd, "waitMs": 100, "reason": "testing approval"})
+		rid := fmt.Sprintf("%032x", time.Now().UnixNano())
+		r := e.runCmd(t, map[string]any{"paneId": pane, "command": cmd, "waitMs": 100, "reason": "testing approval", "requestId": rid})
 		if r.str("status") != "not_started" || r.str("decision") != "pending" {
 			t.Fatalf("%s: %v", cmd, r)
+		}
+		// A retry with the requestId gets the pending job, not a second prompt.
+		if again := e.runCmd(t, map[string]any{"paneId": pane, "command": cmd, "waitMs": 0, "requestId": rid}); again.str("jobId") != r.str("jobId") {
+			t.Fatalf("retry: %v", again)
 		}
 		if !human.WaitFor(mark, "tmuxmcp asks", 20*time.Second) {
 			t.Fatalf("no prompt on the person's client:\n%q", human.Screen())
