@@ -106,12 +106,12 @@ func (in *Integration) Command(shellPath string) (argv []string, env map[string]
 // trapExit (for shells tmuxmcp owns) also records the status when the
 // command exits the shell itself (exit 3, set -e).
 func RunScript(tag, cmdFile, rcFile, dir string, trapExit bool) string {
-	run := `__tmuxmcp_c=$(cat -- ` + shQuote(cmdFile) + `) && eval "$__tmuxmcp_c"`
+	run := `__tmuxmcp_c=$(cat -- ` + Quote(cmdFile) + `) && eval "$__tmuxmcp_c"`
 	if dir != "" {
-		run = `cd -- ` + shQuote(dir) + ` && { ` + run + `; }`
+		run = `cd -- ` + Quote(dir) + ` && { ` + run + `; }`
 	}
 	if trapExit {
-		run = `trap 'printf "%s\n" "$?" > ` + strings.ReplaceAll(shQuote(rcFile), `'`, `'\''`) + `' EXIT
+		run = `trap 'printf "%s\n" "$?" > ` + strings.ReplaceAll(Quote(rcFile), `'`, `'\''`) + `' EXIT
 ` + run + `
 __tmuxmcp_s=$?; trap - EXIT; (exit $__tmuxmcp_s)`
 	}
@@ -121,16 +121,16 @@ __tmuxmcp_s=$?
 printf '\033]133;D;%%s;tmuxmcp=%%s\007' "$__tmuxmcp_s" %[1]s
 printf '%%s\n' "$__tmuxmcp_s" > %[3]s 2>/dev/null
 unset __tmuxmcp_c __tmuxmcp_s
-`, shQuote(tag), run, shQuote(rcFile))
+`, Quote(tag), run, Quote(rcFile))
 }
 
 // SourceLine is the line typed to run a RunScript file: short, so a person
 // watching sees which job runs; a leading space keeps it out of history
 // where ignorespace is set.
-func SourceLine(runFile string) string { return " . " + shQuote(runFile) }
+func SourceLine(runFile string) string { return " . " + Quote(runFile) }
 
-// shQuote quotes s for a POSIX shell.
-func shQuote(s string) string {
+// Quote quotes s for a POSIX shell.
+func Quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 

@@ -11,6 +11,7 @@ import (
 
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/shell"
 )
 
 // DefaultReviewTimeout is how long a person has to answer (--review-timeout).
@@ -102,7 +103,7 @@ func (h *Handlers) askPeople(ctx context.Context, clients []string, req reviewRe
 			pctx, cancel := context.WithTimeout(context.Background(), h.opts.ReviewTimeout+10*time.Second)
 			defer cancel()
 			_, err := target.Run(pctx, "display-popup", "-c", c, "-E", "-w", "90%", "-h", "60%",
-				"-T", " tmuxmcp asks: run this command? ", "sh "+shellQuote(script)+" "+shellQuote(answer)+" "+shellQuote(details))
+				"-T", " tmuxmcp asks: run this command? ", "sh "+shell.Quote(script)+" "+shell.Quote(answer)+" "+shell.Quote(details))
 			got, _ := os.ReadFile(answer)
 			results <- result{client: c, answer: strings.TrimSpace(string(got)), err: err}
 		}()
@@ -152,8 +153,6 @@ wait:
 	wg.Wait()
 	return ans
 }
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 // review runs a person's review of a pending job, then the job itself if
 // approved. It runs as the job's run: cancel_command withdraws it.
