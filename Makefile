@@ -3,10 +3,16 @@ GO      ?= go
 BIN     := bin/tmuxmcp
 FUZZTIME ?= 30s
 
-.PHONY: run build test bench lint fuzz install docs clean
+.PHONY: run run-stdio build test bench lint fuzz install docs clean conformance
 
-## run: build and serve MCP on stdio with the embedded default (a private tmux server -L tmuxmcp, session "agent")
+HTTP_ADDR ?= 127.0.0.1:8765
+
+## run: build and serve MCP over Streamable HTTP on $(HTTP_ADDR)/mcp with the embedded default (a private tmux server -L tmuxmcp, session "agent"); stderr says where the token is and how to watch
 run: build
+	./$(BIN) --http $(HTTP_ADDR)
+
+## run-stdio: the same over stdio, as MCP client configs launch it
+run-stdio: build
 	./$(BIN)
 
 build:

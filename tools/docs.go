@@ -37,7 +37,7 @@ func withDefaults(opts Options) Options {
 		opts.ReviewTimeout = DefaultReviewTimeout
 	}
 	if opts.StateDir == "" {
-		opts.StateDir = stateDirDefault()
+		opts.StateDir = DefaultStateDir()
 	}
 	return opts
 }

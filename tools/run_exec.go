@@ -502,7 +502,8 @@ func (o *jobOutput) remove() { _ = os.Remove(o.path) }
 // errNoJob is returned for an unknown job id.
 var errNoJob = errors.New("no such job")
 
-func stateDirDefault() string {
+// DefaultStateDir is where job records and state live without --state-dir.
+func DefaultStateDir() string {
 	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
 		return filepath.Join(d, "tmuxmcp")
 	}

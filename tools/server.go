@@ -81,6 +81,8 @@ type Handlers struct {
 	runs      map[string]*jobRun     // jobs being watched
 	reviewing bool                   // a person is being asked (one review at a time)
 	elicits   map[string]elicitation // open elicitations, by request state
+	subs      subscriptions          // pane resources being watched
+	server    *mcp.Server            // for resource-updated notifications
 	allowAll  bool                   // a person allowed everything for this session
 
 	startMu   sync.Mutex    // one job launch at a time
@@ -94,7 +96,8 @@ type Handlers struct {
 func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Options, log *slog.Logger) (*Handlers, error) {
 	opts = withDefaults(opts)
 	h := &Handlers{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1,
-		runs: map[string]*jobRun{}, closing: make(chan struct{}), elicits: map[string]elicitation{}}
+		runs: map[string]*jobRun{}, closing: make(chan struct{}), elicits: map[string]elicitation{},
+		subs: subscriptions{watches: map[string]*resourceWatch{}}}
 	store, err := jobs.Open(filepath.Join(opts.StateDir, "jobs"))
 	if err != nil {
 		return nil, err
@@ -151,10 +154,17 @@ func (h *Handlers) findSelfPane(ctx context.Context) int {
 // NewServer returns an MCP server with every tool registered.
 func (h *Handlers) NewServer() *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "tmuxmcp", Title: "tmux for agents", Version: h.opts.Version},
-		&mcp.ServerOptions{Instructions: instructions})
+		&mcp.ServerOptions{
+			Instructions:       instructions,
+			SubscribeHandler:   h.subscribe,
+			UnsubscribeHandler: h.unsubscribe,
+			CompletionHandler:  h.complete,
+		})
 	for _, t := range h.Tools() {
 		s.AddTool(t.Tool, t.Handler)
 	}
+	s.AddResourceTemplate(h.paneTemplate(), h.readPane)
+	h.server = s
 	return s
 }
 

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -45,17 +46,22 @@ func main() {
 }
 
 type config struct {
-	target   tmux.Target
-	session  string
-	retain   int
-	waitMax  time.Duration
-	stateDir string
-	approval string
-	policy   string
-	audit    string
-	review   time.Duration
-	via      string
-	logLevel slog.Level
+	target    tmux.Target
+	session   string
+	retain    int
+	waitMax   time.Duration
+	stateDir  string
+	approval  string
+	policy    string
+	audit     string
+	review    time.Duration
+	via       string
+	httpAddr  string
+	remote    bool
+	tokenFile string
+	noAuth    bool
+	idle      time.Duration
+	logLevel  slog.Level
 }
 
 func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
@@ -72,6 +78,11 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.approval, "approval", "auto", "what commands not matched by a --policy rule get: auto (run), ask (a person attached to tmux approves each in a popup) or deny (blocked)")
 	fs.StringVar(&c.policy, "policy", "", "JSON policy file: {\"rules\": [{\"action\": \"allow|ask|deny\", \"command\": \"regex\", \"program\": \"regex\", \"cwd\": \"regex\"}]}, first match wins")
 	fs.DurationVar(&c.review, "review-timeout", tools.DefaultReviewTimeout, "how long a person has to answer an approval prompt before the command is denied (denied-timeout)")
+	fs.StringVar(&c.httpAddr, "http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8765 (a bearer token is required)")
+	fs.BoolVar(&c.remote, "allow-remote", false, "allow --http on a non-loopback address")
+	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the HTTP bearer token (default: $TMUXMCP_TOKEN, else a generated token saved under --state-dir)")
+	fs.BoolVar(&c.noAuth, "no-auth", false, "serve --http without a bearer token (loopback addresses only; for clients that cannot send one, such as the MCP conformance suite)")
+	fs.DurationVar(&c.idle, "session-timeout", 30*time.Minute, "close HTTP sessions idle this long")
 	fs.StringVar(&c.via, "approval-via", "tmux,elicitation", "how to ask a person, in order: tmux (a popup on attached clients), elicitation (the MCP client asks its user)")
 	fs.StringVar(&c.audit, "audit", "", "append a JSON line per approval decision and per command completion to this file (secrets redacted)")
 	debugLog := fs.Bool("debug", false, "log debug messages to stderr")
@@ -98,6 +109,12 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 		if v != "tmux" && v != "elicitation" {
 			return nil, fmt.Errorf("--approval-via %q: use tmux and/or elicitation, comma-separated", c.via)
 		}
+	}
+	if c.noAuth && (c.httpAddr == "" || !loopback(c.httpAddr)) {
+		return nil, fmt.Errorf("--no-auth is only allowed with --http on a loopback address (127.0.0.1:PORT)")
+	}
+	if c.httpAddr != "" && !loopback(c.httpAddr) && !c.remote {
+		return nil, fmt.Errorf("--http %s is not a loopback address: anyone who can reach it could drive your shells. Use 127.0.0.1:PORT, or add --allow-remote if you mean it", c.httpAddr)
 	}
 	if _, err := policy.ParseAction(c.approval); err != nil {
 		return nil, fmt.Errorf("--approval: %w", err)
@@ -182,17 +199,54 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 		return err
 	}
 	defer h.Close()
-	watch := "tmux " + strings.Join(tmux.Target{SocketName: c.target.SocketName, SocketPath: c.target.SocketPath}.Args(), " ") + " attach -t " + c.session
+	watchBase := "tmux " + strings.Join(tmux.Target{SocketName: c.target.SocketName, SocketPath: c.target.SocketPath}.Args(), " ")
+	server := h.NewServer()
+	if c.httpAddr != "" {
+		return serveHTTPMode(ctx, c, server, watchBase+" attach -t "+c.session, log)
+	}
+	watch := watchBase + " attach -t " + c.session
 	log.Info("tmuxmcp serving MCP on stdio", "tmux", c.target.String(), "session", c.session, "panes", len(hub.Panes()))
 	log.Info("a person can watch with: " + watch)
 	log.Info("add to Claude Code with: claude mcp add tmuxmcp -- " + strings.Join(append([]string{executable()}, args...), " "))
-	server := h.NewServer()
 	in := &jsonLines{r: bufio.NewReaderSize(stdin, 64<<10), log: log}
 	err = server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{stdout}})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return err
 	}
 	return nil
+}
+
+// serveHTTPMode serves server over Streamable HTTP and tells a person on
+// stderr how to connect and watch.
+func serveHTTPMode(ctx context.Context, c *config, server *mcp.Server, watch string, log *slog.Logger) error {
+	stateDir := c.stateDir
+	if stateDir == "" {
+		stateDir = tools.DefaultStateDir()
+	}
+	token, where := "", "none (--no-auth)"
+	if !c.noAuth {
+		var err error
+		if token, where, err = loadToken(c.tokenFile, stateDir); err != nil {
+			return err
+		}
+	}
+	ln, err := net.Listen("tcp", c.httpAddr)
+	if err != nil {
+		return fmt.Errorf("--http %s: %w", c.httpAddr, err)
+	}
+	url := "http://" + ln.Addr().String() + "/mcp"
+	log.Info("tmuxmcp serving MCP over Streamable HTTP", "url", url, "tmux", c.target.String(), "session", c.session)
+	if c.noAuth {
+		log.Warn("NO AUTHENTICATION: --no-auth is set; anything on this machine that can reach " + url + " can drive your shells")
+	}
+	log.Info("bearer token: " + where)
+	header := "$(cat " + where + ")"
+	if where == "$TMUXMCP_TOKEN" {
+		header = where
+	}
+	log.Info("try it with: npx -y @modelcontextprotocol/inspector@2.12.0 --cli " + url + " --transport http --header \"Authorization: Bearer " + header + "\" --method tools/list")
+	log.Info("a person can watch with: " + watch)
+	return serveHTTP(ctx, ln, httpHandler(server, token, c.idle, log))
 }
 
 // jsonLines passes on only the stdin lines that are JSON: one malformed

@@ -1,0 +1,146 @@
+package tools
+
+import (
+	"context"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// paneTemplate is the resource template of panes: {n} is the number of %n
+// ("%" is not URI-safe).
+const paneTemplate = "tmux://pane/{n}"
+
+// updateEvery coalesces resource-updated notifications per pane.
+const updateEvery = 100 * time.Millisecond
+
+func paneURI(n int) string { return "tmux://pane/" + strconv.Itoa(n) }
+
+// paneFromURI parses tmux://pane/N.
+func paneFromURI(uri string) (int, bool) {
+	s, ok := strings.CutPrefix(uri, "tmux://pane/")
+	if !ok {
+		return 0, false
+	}
+	n, err := strconv.Atoi(s)
+	return n, err == nil && n >= 0 && strconv.Itoa(n) == s
+}
+
+// resourceWatch is a watcher that pushes updates for a subscribed pane.
+type resourceWatch struct {
+	subscribers int
+	stop        context.CancelFunc
+}
+
+// subscriptions tracks the watchers of subscribed panes.
+type subscriptions struct {
+	mu      sync.Mutex
+	watches map[string]*resourceWatch
+}
+
+func (h *Handlers) paneTemplate() *mcp.ResourceTemplate {
+	return &mcp.ResourceTemplate{
+		Name:        "pane",
+		Title:       "tmux pane",
+		URITemplate: paneTemplate,
+		MIMEType:    "text/plain",
+		Description: "What a tmux pane shows now (its screen as plain text); _meta.cursor is the stream position of that snapshot, to wait_for_text or capture_since from. {n} is the number of pane %n. Subscribe to be told (at most every 100 ms) when the pane prints.",
+	}
+}
+
+func (h *Handlers) readPane(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+	n, ok := paneFromURI(req.Params.URI)
+	if !ok {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	out, err := h.capturePane(ctx, nil, &capturePaneIn{PaneID: paneName(n)})
+	if err != nil {
+		return nil, mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	return &mcp.ReadResourceResult{Contents: []*mcp.ResourceContents{{
+		URI: req.Params.URI, MIMEType: "text/plain", Text: out.Screen,
+		Meta: mcp.Meta{"cursor": out.Cursor, "paneId": out.PaneID, "currentCommand": out.CurrentCommand},
+	}}}, nil
+}
+
+func (h *Handlers) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+	n, ok := paneFromURI(req.Params.URI)
+	if !ok {
+		return mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	_, s, err := h.paneStream(ctx, "uri", paneName(n))
+	if err != nil {
+		return mcp.ResourceNotFoundError(req.Params.URI)
+	}
+	h.subs.mu.Lock()
+	defer h.subs.mu.Unlock()
+	if w := h.subs.watches[req.Params.URI]; w != nil {
+		w.subscribers++
+		return nil
+	}
+	wctx, cancel := context.WithCancel(context.Background())
+	h.subs.watches[req.Params.URI] = &resourceWatch{subscribers: 1, stop: cancel}
+	uri := req.Params.URI
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		pos := s.End()
+		for {
+			c := s.ReadRaw(pos, 0, nil)
+			if c.End > pos {
+				pos = c.End
+				if srv := h.server; srv != nil {
+					_ = srv.ResourceUpdated(wctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
+				}
+				// Coalesce: at most one update per pane per updateEvery.
+				select {
+				case <-time.After(updateEvery):
+				case <-wctx.Done():
+					return
+				case <-h.closing:
+					return
+				}
+				continue
+			}
+			if c.Ended {
+				return
+			}
+			select {
+			case <-c.Changed:
+			case <-wctx.Done():
+				return
+			case <-h.closing:
+				return
+			}
+		}
+	}()
+	return nil
+}
+
+func (h *Handlers) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
+	h.subs.mu.Lock()
+	defer h.subs.mu.Unlock()
+	if w := h.subs.watches[req.Params.URI]; w != nil {
+		if w.subscribers--; w.subscribers <= 0 {
+			w.stop()
+			delete(h.subs.watches, req.Params.URI)
+		}
+	}
+	return nil
+}
+
+// complete offers the live panes for the {n} of the pane template.
+func (h *Handlers) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+	vals := []string{}
+	if req.Params.Ref != nil && req.Params.Ref.Type == "ref/resource" && req.Params.Ref.URI == paneTemplate && req.Params.Argument.Name == "n" {
+		for _, p := range h.hub.Panes() {
+			if v := strconv.Itoa(p); strings.HasPrefix(v, req.Params.Argument.Value) {
+				vals = append(vals, v)
+			}
+		}
+	}
+	return &mcp.CompleteResult{Completion: mcp.CompletionResultDetails{Values: vals, Total: len(vals)}}, nil
+}
