@@ -49,3 +49,7 @@ docs:
 
 clean:
 	rm -rf bin
+
+## conformance: the official MCP conformance suite (server scenarios) over HTTP, with an exact expected-failures baseline
+conformance:
+	bash .ci/conformance.sh

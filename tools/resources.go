@@ -69,7 +69,10 @@ func (h *Handlers) readPane(ctx context.Context, req *mcp.ReadResourceRequest) (
 func (h *Handlers) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	n, ok := paneFromURI(req.Params.URI)
 	if !ok {
-		return mcp.ResourceNotFoundError(req.Params.URI)
+		if strings.HasPrefix(req.Params.URI, "tmux://") {
+			return mcp.ResourceNotFoundError(req.Params.URI)
+		}
+		return nil // not ours: subscribed, and no update will ever come
 	}
 	_, s, err := h.paneStream(ctx, "uri", paneName(n))
 	if err != nil {
