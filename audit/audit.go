@@ -23,7 +23,8 @@ type Event struct {
 	Command   string    `json:"command,omitempty"`
 	Decision  string    `json:"decision,omitempty"`
 	DecidedBy string    `json:"decidedBy,omitempty"` // "policy:<rule>", "tmux:<client>", "elicitation"
-	Reason    string    `json:"reason,omitempty"`
+	Reason    string    `json:"reason,omitempty"`    // the agent's reason for the command
+	Refusal   string    `json:"refusal,omitempty"`   // why nobody could decide (OWNER_SESSION_UNAVAILABLE, REVIEW_BUSY)
 	Status    string    `json:"status,omitempty"`
 	ExitCode  *int      `json:"exitCode,omitempty"`
 }
@@ -78,11 +79,11 @@ var secrets = []struct {
 	// user:password@ in URLs
 	{regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+):[^@\s/]+@`), "$1:[REDACTED]@"},
 	// NAME_KEY=value, TOKEN=..., PASSWORD=..., SECRET=...
-	{regexp.MustCompile(`(?i)\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|CREDENTIALS?)[A-Z0-9_]*)=("[^"]*"|'[^']*'|\S+)`), "$1=[REDACTED]"},
+	{regexp.MustCompile(`(?i)\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|CREDENTIALS?)[A-Z0-9_]*)=("[^"]*"|'[^']*'|[^\s;&|'"]+)`), "$1=[REDACTED]"},
 	// Authorization headers
-	{regexp.MustCompile(`(?i)(authorization:\s*(?:bearer|basic|token)\s+)\S+`), "$1[REDACTED]"},
+	{regexp.MustCompile(`(?i)(authorization:\s*(?:bearer|basic|token)\s+)[^\s;&|'"]+`), "$1[REDACTED]"},
 	// --password x, --token=x, -p secret is too ambiguous to touch
-	{regexp.MustCompile(`(?i)(--(?:password|passwd|token|secret|api-key|apikey)[= ])("[^"]*"|'[^']*'|\S+)`), "$1[REDACTED]"},
+	{regexp.MustCompile(`(?i)(--(?:password|passwd|token|secret|api-key|apikey)[= ])("[^"]*"|'[^']*'|[^\s;&|'"]+)`), "$1[REDACTED]"},
 	// well-known token shapes
 	{regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})\b`), "[REDACTED]"},
 }

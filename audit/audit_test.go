@@ -14,7 +14,7 @@ func TestRedact(t *testing.T) {
 		"git clone https://bob:hunter2@example.com/x.git": "git clone https://bob:[REDACTED]@example.com/x.git",
 		"AWS_SECRET_ACCESS_KEY=abc123 aws s3 ls":          "AWS_SECRET_ACCESS_KEY=[REDACTED] aws s3 ls",
 		"export GITHUB_TOKEN='ghp_x' && make":             "export GITHUB_TOKEN=[REDACTED] && make",
-		`curl -H "Authorization: Bearer eyJhbGciOi" x`:    `curl -H "Authorization: Bearer [REDACTED] x`,
+		`curl -H "Authorization: Bearer eyJhbGciOi" x`:    `curl -H "Authorization: Bearer [REDACTED]" x`,
 		"mysql --password=s3cret -u root":                 "mysql --password=[REDACTED] -u root",
 		"echo ghp_abcdefghijklmnopqrstuvwxyz0123":         "echo [REDACTED]",
 		"ls -la /tmp": "ls -la /tmp",

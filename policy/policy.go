@@ -7,6 +7,7 @@
 package policy
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -106,8 +107,10 @@ func Load(path string, def Action) (*Policy, error) {
 		return nil, fmt.Errorf("policy file: %w", err)
 	}
 	var f File
-	if err := json.Unmarshal(b, &f); err != nil {
-		return nil, fmt.Errorf("policy file %s: %w", path, err)
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields() // a misspelt "comand" must not widen a rule to everything
+	if err := dec.Decode(&f); err != nil {
+		return nil, fmt.Errorf("policy file %s: %w (a file holds {\"rules\": [{\"name\", \"action\", \"command\", \"program\", \"cwd\"}]})", path, err)
 	}
 	p, err := New(def, f.Rules)
 	if err != nil {

@@ -42,6 +42,8 @@ func TestLoadRejectsBadRules(t *testing.T) {
 		`{"rules":[{"action":"maybe"}]}`:              "action",
 		`{"rules":[{"action":"deny","command":"("}]}`: "regular expression",
 		`{"rules":`: "policy file",
+		`{"rules":[{"action":"allow","comand":"^git"}]}`: "comand",
+		`{"rulez":[]}`: "rulez",
 	} {
 		f := filepath.Join(dir, "p.json")
 		_ = os.WriteFile(f, []byte(body), 0o600)

@@ -31,10 +31,10 @@ func (h *Handlers) subject(ctx context.Context, pane int, command string) policy
 		}
 		return s
 	}
-	if lines, err := h.fleet.Exec(ctx, "list-panes", "-t", paneName(pane), "-F", "#{pane_id}\x1f#{pane_current_command}\x1f#{pane_current_path}"); err == nil {
+	if lines, err := h.fleet.Exec(ctx, "list-panes", "-t", paneName(pane), "-F", "#{pane_id}\x1f#{pane_current_command}\x1f#{pane_current_path}\x1f#{@tmuxmcp-program}"); err == nil {
 		for _, l := range lines {
-			if f := strings.Split(l, "\x1f"); len(f) == 3 && f[0] == paneName(pane) {
-				s.Program, s.CWD = f[1], f[2]
+			if f := strings.Split(l, "\x1f"); len(f) == 4 && f[0] == paneName(pane) {
+				s.Program, s.CWD = programName(f[1], f[3]), f[2]
 			}
 		}
 	}
@@ -72,12 +72,13 @@ func (h *Handlers) decide(ctx context.Context, tool string, pane int, command, c
 // startReview claims the one review slot, or says why nobody can be asked.
 func (h *Handlers) startReview(ctx context.Context, tool string, pane int, command string) error {
 	if len(h.humanClients(ctx)) == 0 {
-		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneOrEmpty(pane), Command: command, Decision: "rejected", Reason: ownerSessionUnavailable})
+		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneOrEmpty(pane), Command: command, Decision: "rejected", DecidedBy: "nobody", Refusal: ownerSessionUnavailable})
 		return ownerReviewUnavailable(ownerSessionUnavailable, fmt.Sprintf("This input (%s)", truncate(command, 60)))
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.reviewing {
+		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneOrEmpty(pane), Command: command, Decision: "rejected", DecidedBy: "nobody", Refusal: reviewBusy})
 		return ownerReviewUnavailable(reviewBusy, fmt.Sprintf("This input (%s)", truncate(command, 60)))
 	}
 	h.reviewing = true
@@ -96,4 +97,22 @@ func (h *Handlers) audit(ev audit.Event) {
 	if err := h.opts.Audit.Record(ev); err != nil && h.log != nil {
 		h.log.Warn("audit log", "err", err)
 	}
+}
+
+// visible makes a command safe to show a person: control characters other
+// than line breaks and tabs are written as escapes, so text such as a
+// carriage return cannot hide part of the command.
+func visible(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == '\n' || r == '\t':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
+			fmt.Fprintf(&b, "\\x%02x", r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }

@@ -206,3 +206,49 @@ func testAskingThroughTheMCPClient(t *testing.T, proto string) {
 		t.Fatalf("a refused command ran: %q", out)
 	}
 }
+
+func TestPolicyJudgesTheWholeLineEnterSubmits(t *testing.T) {
+	pol, _ := policy.New(policy.Allow, []policy.Rule{{Name: "no rm", Action: policy.Deny, Command: `\brm\b`}})
+	e := newEnv(t, envOptions{policy: pol})
+	pane, _ := e.shell(t)
+	victim := t.TempDir()
+	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + victim})
+	if x := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}}); !x.isError || !strings.Contains(x.text, "blocked") {
+		t.Fatalf("Enter after typed rm: %v", x)
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Fatalf("the directory is gone: %v", err)
+	}
+	// Discarding the line (C-u) is not a submission; a later command runs.
+	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-u"}})
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo fine"}); r.str("output") != "fine\n" {
+		t.Fatalf("after C-u: %v", r)
+	}
+}
+
+func TestPendingFreshPaneJobHasAJobID(t *testing.T) {
+	target := tmuxtest.Server(t, "agent", 120, 40)
+	if _, err := target.Run(t.Context(), "set-hook", "-g", "client-attached", "wait-for -S human-attached"); err != nil {
+		t.Fatal(err)
+	}
+	human := tmuxtest.AttachHuman(t, target, "agent", 120, 40)
+	if _, err := target.Run(t.Context(), "wait-for", "human-attached"); err != nil {
+		t.Fatal(err)
+	}
+	pol, _ := policy.New(policy.Ask, nil)
+	e := newEnv(t, envOptions{target: &target, policy: pol, review: 20 * time.Second})
+	mark := human.Mark()
+	r := e.runCmd(t, map[string]any{"command": "echo hidden #\rHARMLESS", "waitMs": 0})
+	if r.str("jobId") == "" || r.m["paneId"] != nil || r.str("decision") != "pending" {
+		t.Fatalf("pending fresh-pane job: %v", r)
+	}
+	if !human.WaitFor(mark, `\x0d`, 20*time.Second) {
+		t.Fatalf("the popup does not show the carriage return escaped:\n%q", human.Screen()[mark:])
+	}
+	if err := human.Type("n"); err != nil {
+		t.Fatal(err)
+	}
+	if a := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000}); a.str("decision") != "denied" {
+		t.Fatalf("n: %v", a)
+	}
+}

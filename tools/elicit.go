@@ -8,6 +8,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/audit"
 )
 
 // elicitation is an approval asked through the MCP client, bound to the
@@ -85,7 +86,8 @@ func (h *Handlers) elicitDecision(req *mcp.CallToolRequest, want elicitation) (s
 	delete(h.elicits, state) // an answer is used once
 	h.mu.Unlock()
 	if !ok || time.Now().After(got.expires) {
-		return "", errorf("the approval answer does not belong to any open request (expired, already used, or from before a restart): nothing ran. Call run_shell_command again without requestState to ask again")
+		h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", PaneID: want.pane, Command: want.command, Decision: "denied-timeout", DecidedBy: "elicitation"})
+		return "", errorf("denied-timeout: the approval answer came after the review timeout, or belongs to no open request (already used, or from before a restart), so nothing ran. Tell the user; do not resubmit the command automatically")
 	}
 	if got.command != want.command || got.pane != want.pane || got.cwd != want.cwd || got.requestID != want.requestID {
 		return "", errorf("the approval answer was given for another command (%q), not this one: nothing ran. An approval cannot be moved to another command; call again to ask for this one", truncate(got.command, 60))

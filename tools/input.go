@@ -148,8 +148,12 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID, text string) e
 }
 
 func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typeTextIn) (*inputOut, error) {
+	n, err := parsePaneID("paneId", in.PaneID)
+	if err != nil {
+		return nil, err
+	}
 	if in.Submit {
-		if err := h.allowSubmit(ctx, "type_text", in.PaneID, in.Text); err != nil {
+		if err := h.allowSubmit(ctx, "type_text", in.PaneID, h.lineSoFar(n)+in.Text); err != nil {
 			return nil, err
 		}
 	}
@@ -178,6 +182,7 @@ func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typ
 		}
 		s.Submitted(time.Now())
 	}
+	h.noteTyped(pane, in.Text, in.Submit)
 	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: in.Submit}, nil
 }
 
@@ -230,8 +235,32 @@ var keyNames = map[string]string{
 }
 
 // submitKeys end the line being edited: the ledger stops treating typed
-// text as unsubmitted after any of them.
-var submitKeys = map[string]bool{"Enter": true, "KPEnter": true, "C-m": true, "C-j": true, "C-c": true, "C-d": true, "C-u": true, "Escape": true}
+// text as unsubmitted after any of them. enterKeys among them submit it,
+// so the approval policy judges the line; the others discard it.
+var (
+	submitKeys = map[string]bool{"Enter": true, "KPEnter": true, "C-m": true, "C-j": true, "C-c": true, "C-d": true, "C-u": true, "Escape": true}
+	enterKeys  = map[string]bool{"Enter": true, "KPEnter": true, "C-m": true, "C-j": true}
+)
+
+// lineSoFar returns what tmuxmcp has typed into pane since its last
+// submit or discard key: the line an Enter would submit.
+func (h *Handlers) lineSoFar(pane int) string {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.typedLine[pane]
+}
+
+// noteTyped records typed text: appended to the pane's line, or the line
+// ends (submitted or discarded).
+func (h *Handlers) noteTyped(pane int, text string, ends bool) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if ends {
+		delete(h.typedLine, pane)
+		return
+	}
+	h.typedLine[pane] += text
+}
 
 // keyText is the text a key types, for the echo ledger.
 func keyText(k string) string {
@@ -246,13 +275,20 @@ func keyText(k string) string {
 
 func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sendKeysIn) (*inputOut, error) {
 	var text strings.Builder
-	submit := false
+	submit, enter := false, false
 	for _, k := range in.Keys {
 		text.WriteString(keyText(k))
 		submit = submit || submitKeys[k]
+		enter = enter || enterKeys[k]
 	}
-	if submit {
-		if err := h.allowSubmit(ctx, "send_keys", in.PaneID, text.String()); err != nil {
+	n, err := parsePaneID("paneId", in.PaneID)
+	if err != nil {
+		return nil, err
+	}
+	if enter {
+		// The policy judges the whole line Enter submits, including text
+		// typed by earlier calls.
+		if err := h.allowSubmit(ctx, "send_keys", in.PaneID, h.lineSoFar(n)+text.String()); err != nil {
 			return nil, err
 		}
 	}
@@ -269,6 +305,7 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 	if submit {
 		s.Submitted(time.Now())
 	}
+	h.noteTyped(pane, text.String(), submit)
 	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: submit}, nil
 }
 

@@ -73,13 +73,28 @@ func (h *Handlers) askPeople(ctx context.Context, clients []string, req reviewRe
 	details := filepath.Join(dir, req.id+".txt")
 	script := filepath.Join(dir, req.id+".sh")
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n  The agent asks to run, in pane %s (%s, %s):\n\n", firstNonEmpty(req.pane, "a new pane"), firstNonEmpty(req.program, "shell"), firstNonEmpty(req.cwd, "its directory"))
-	for _, l := range strings.Split(req.command, "\n") {
+	where := "a new pane"
+	if req.pane != "" {
+		where = "pane " + req.pane
+	}
+	fmt.Fprintf(&b, "\n  The agent asks to run, in %s (%s, %s):\n\n", where, firstNonEmpty(req.program, "shell"), firstNonEmpty(req.cwd, "its start directory"))
+	if req.reason != "" {
+		fmt.Fprintf(&b, "  Reason: %s\n\n", visible(req.reason))
+	}
+	// The start of a long command matters most: show its head and tail
+	// and say what is left out, so nothing hides above the fold.
+	lines := strings.Split(visible(req.command), "\n")
+	const head, tail = 12, 3
+	for i, l := range lines {
+		if len(lines) > head+tail+1 && i == head {
+			fmt.Fprintf(&b, "    … %d more lines (the whole command is in %s) …\n", len(lines)-head-tail, filepath.Join(dir, req.id+".txt"))
+		}
+		if len(lines) > head+tail+1 && i >= head && i < len(lines)-tail {
+			continue
+		}
 		fmt.Fprintf(&b, "    %s\n", l)
 	}
-	if req.reason != "" {
-		fmt.Fprintf(&b, "\n  Reason: %s\n", req.reason)
-	}
+	fmt.Fprintf(&b, "\n  (%d line(s), %d bytes)\n", len(lines), len(req.command))
 	_ = os.WriteFile(details, []byte(b.String()), 0o600)
 	_ = os.WriteFile(script, []byte(reviewScript), 0o600)
 	defer func() {
@@ -176,7 +191,7 @@ func (h *Handlers) review(r *jobRun, req reviewRequest, in *runIn, pane int) {
 	var oldTitle []string
 	if req.pane != "" {
 		oldTitle, _ = h.fleet.Exec(rctx, "display-message", "-p", "-t", req.pane, "#{pane_title}")
-		_, _ = h.fleet.Exec(rctx, "select-pane", "-t", req.pane, "-T", "tmuxmcp: approve? "+truncate(req.command, 40))
+		_, _ = h.fleet.Exec(rctx, "select-pane", "-t", req.pane, "-T", "approve? "+truncate(visible(audit.Redact(req.command)), 40))
 	}
 	ans := h.askPeople(rctx, h.humanClients(rctx), req)
 	endReview()
@@ -206,6 +221,26 @@ func (h *Handlers) review(r *jobRun, req reviewRequest, in *runIn, pane int) {
 	if ans.decision != "approved" {
 		_, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.Decision, x.Ended = ans.decision, time.Now().UTC() })
 		return
+	}
+	// The pane may have changed while the person read the prompt: the
+	// directory they were shown, and the policy, must still hold.
+	if pane >= 0 {
+		now := h.subject(ctx, pane, req.command)
+		if in.CWD == nil && now.CWD != req.cwd && req.cwd != "" {
+			_, _ = h.jobs.Update(req.id, func(x *jobs.Job) {
+				x.Decision, x.Ended = "rejected", time.Now().UTC()
+				x.Output = "approved, but the pane's directory changed from " + req.cwd + " to " + now.CWD + " since the person was asked: not run"
+			})
+			h.audit(audit.Event{Event: "decision", Tool: req.tool, JobID: req.id, PaneID: req.pane, Command: req.command, Decision: "rejected", DecidedBy: "tmuxmcp: directory changed after approval"})
+			return
+		}
+		if h.opts.Policy != nil {
+			if action, rule := h.opts.Policy.Decide(now); action == "deny" {
+				_, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.Decision, x.Ended = "blocked", time.Now().UTC() })
+				h.audit(audit.Event{Event: "decision", Tool: req.tool, JobID: req.id, PaneID: req.pane, Command: req.command, Decision: "blocked", DecidedBy: "policy:" + rule})
+				return
+			}
+		}
 	}
 	j, _ := h.jobs.Update(req.id, func(x *jobs.Job) { x.Decision = "approved" })
 	fail := func(err error) {

@@ -102,7 +102,7 @@ type jobOut struct {
 	OutputFile    *string `json:"outputFile"`
 	MissedBytes   int64   `json:"missedBytes"`
 	Cursor        *string `json:"cursor"`
-	PaneID        string  `json:"paneId"`
+	PaneID        *string `json:"paneId"`
 	DurationMs    int64   `json:"durationMs"`
 	LaunchOutcome string  `json:"launchOutcome"`
 }
@@ -122,7 +122,7 @@ func jobOutSchema() *jsonschema.Schema {
 		"outputFile":    nullable(str("A file holding the whole output, when output was cut; else null.")),
 		"missedBytes":   count("Output lost before tmuxmcp could record it (evicted, or printed while tmuxmcp was restarting): non-zero means output is incomplete."),
 		"cursor":        nullable(cursorSchema("Stream position after the command (or the latest position while it runs): wait_for_text or capture_since from it.")),
-		"paneId":        paneID("The pane it runs in."),
+		"paneId":        nullable(paneID("The pane it runs in, or null while no pane was chosen yet (a fresh pane waiting for approval, or blocked).")),
 		"durationMs":    count("How long it has run."),
 		"launchOutcome": enum("STARTED when the command was typed into the shell; NOT_STARTED when nothing ran.", "STARTED", "NOT_STARTED"),
 	})
@@ -213,6 +213,13 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 	}
 	if in.CWD != nil {
 		cwd = *in.CWD
+	}
+	if pane >= 0 {
+		// Refuse a pane that cannot take the command before anyone is
+		// asked to approve it.
+		if _, err := h.checkReady(ctx, pane); err != nil {
+			return nil, err
+		}
 	}
 	decision, decidedBy, err := h.decide(ctx, "run_shell_command", pane, j.Command, cwd)
 	if err != nil {
@@ -419,7 +426,10 @@ func (h *Handlers) awaitJob(ctx context.Context, id string, wait time.Duration) 
 
 func (h *Handlers) jobResult(j *jobs.Job) *jobOut {
 	out := &jobOut{JobID: j.ID, Status: string(j.Status), Decision: j.Decision, ExitCode: j.ExitCode, Signal: j.Signal,
-		PaneID: j.PaneID, LaunchOutcome: "STARTED"}
+		LaunchOutcome: "STARTED"}
+	if j.PaneID != "" {
+		out.PaneID = ptr(j.PaneID)
+	}
 	if j.Status == jobs.NotStarted {
 		out.LaunchOutcome = "NOT_STARTED"
 	}

@@ -82,6 +82,7 @@ type Handlers struct {
 	reviewing bool                   // a person is being asked (one review at a time)
 	elicits   map[string]elicitation // open elicitations, by request state
 	subs      subscriptions          // pane resources being watched
+	typedLine map[int]string         // text typed per pane since its last Enter (for the policy)
 	server    *mcp.Server            // for resource-updated notifications
 	allowAll  bool                   // a person allowed everything for this session
 
@@ -97,7 +98,7 @@ func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Option
 	opts = withDefaults(opts)
 	h := &Handlers{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1,
 		runs: map[string]*jobRun{}, closing: make(chan struct{}), elicits: map[string]elicitation{},
-		subs: subscriptions{watches: map[string]*resourceWatch{}}}
+		subs: subscriptions{watches: map[string]*resourceWatch{}}, typedLine: map[int]string{}}
 	store, err := jobs.Open(filepath.Join(opts.StateDir, "jobs"))
 	if err != nil {
 		return nil, err
