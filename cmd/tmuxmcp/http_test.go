@@ -113,6 +113,25 @@ func TestHTTPRequiresTheTokenAndAGoodHost(t *testing.T) {
 	if _, err := httpClient(t, srv.URL, "wrong-token-wrong-token", nil); err == nil {
 		t.Error("a client with a wrong token connected")
 	}
+	// A live session id presented with another token is refused.
+	cs, err := httpClient(t, srv.URL, testToken, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	req, _ := http.NewRequest("POST", srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`))
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	req.Header.Set("Mcp-Session-Id", cs.ID())
+	req.Header.Set("Authorization", "Bearer another-token-another-token")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusUnauthorized {
+		t.Errorf("session id with another token: %d", resp.StatusCode)
+	}
 }
 
 func TestHTTPWaitsProgressCancelAndTwoClients(t *testing.T) {
