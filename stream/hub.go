@@ -12,6 +12,7 @@
 package stream
 
 import (
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -160,6 +161,24 @@ func (h *Hub) Sync(panes []PaneState, listedAt time.Time) {
 // Lost ends every stream: the connection to tmux is gone.
 func (h *Hub) Lost() {
 	h.endAll(ConnectionLost, func() { h.lost = true })
+}
+
+// Reconnected lets recording start again after Lost. The lost recordings
+// are forgotten: their cursors then read as expired, never as positions
+// in the new server's panes (whose ids start over).
+func (h *Hub) Reconnected() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.lost = false
+	for id, s := range h.all {
+		if ended, _, f := s.Ended(); ended && f == ConnectionLost {
+			delete(h.all, id)
+		}
+	}
+	h.ended = slices.DeleteFunc(h.ended, func(s *PaneStream) bool {
+		_, ok := h.all[s.id]
+		return !ok
+	})
 }
 
 // Close ends every stream with hub_closed.

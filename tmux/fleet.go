@@ -28,6 +28,9 @@ type Events interface {
 	PanesListed(panes []PaneInfo, listedAt time.Time)
 	// Disconnected says no control connection is left; err says why.
 	Disconnected(err error)
+	// Reconnected says the server is reachable again after Disconnected:
+	// panes seen from now on are new recordings.
+	Reconnected()
 }
 
 // PaneInfo describes one pane as list-panes reports it.
@@ -132,6 +135,8 @@ type Fleet struct {
 
 	kickPanes    chan struct{}
 	kickSessions chan struct{}
+	retry        *time.Timer   // reconnect attempts while lost
+	backoff      time.Duration // the next retry delay
 	connGone     chan *Conn
 	ctx          context.Context
 	cancel       context.CancelFunc
@@ -192,7 +197,7 @@ func (f *Fleet) closeConns() {
 func (f *Fleet) Err() error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if len(f.conns) > 0 {
+	if len(f.conns) > 0 && f.lostErr == nil {
 		return nil
 	}
 	if f.lostErr != nil {
@@ -323,7 +328,6 @@ func (f *Fleet) syncSessions(ctx context.Context) error {
 		}
 		f.mu.Lock()
 		f.conns[id] = c
-		f.lostErr = nil
 		f.mu.Unlock()
 		// pause-after: tmux drops (and tells us) instead of buffering without
 		// bound when we fall behind. The subscription reports pane deaths,
@@ -372,8 +376,76 @@ func (f *Fleet) loop() {
 			cancel()
 		case c := <-f.connGone:
 			f.dropConn(c)
+		case <-f.retryC():
+			ctx, cancel := context.WithTimeout(f.ctx, 10*time.Second)
+			if err := f.Reconnect(ctx); err != nil {
+				f.scheduleRetry()
+			}
+			cancel()
 		}
 	}
+}
+
+// Backoff of reconnect attempts: no busy loop while tmux is down.
+const (
+	firstRetry = 250 * time.Millisecond
+	maxRetry   = 5 * time.Second
+)
+
+func (f *Fleet) retryC() <-chan time.Time {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.retry == nil {
+		return nil
+	}
+	return f.retry.C
+}
+
+// scheduleRetry arms the next reconnect attempt, doubling the delay.
+func (f *Fleet) scheduleRetry() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.backoff == 0 {
+		f.backoff = firstRetry
+	}
+	if f.retry == nil {
+		f.retry = time.NewTimer(f.backoff)
+	} else {
+		f.retry.Reset(f.backoff)
+	}
+	f.backoff = min(2*f.backoff, maxRetry)
+}
+
+// Reconnect attaches to the server again after the fleet lost it. It is
+// also tried on a schedule by the fleet itself.
+func (f *Fleet) Reconnect(ctx context.Context) error {
+	f.mu.Lock()
+	lost := f.lostErr != nil
+	f.mu.Unlock()
+	if !lost {
+		return nil
+	}
+	if _, err := f.target.Run(ctx, "list-sessions", "-F", "#{session_id}"); err != nil {
+		return fmt.Errorf("%w: %v", ErrNoServer, err)
+	}
+	// Recording restarts before the first byte of the new server arrives.
+	f.mu.Lock()
+	f.owner, f.owned = map[int]*Conn{}, map[int]bool{} // pane ids start over on a new server
+	f.mu.Unlock()
+	f.ev.Reconnected()
+	if err := f.syncSessions(ctx); err != nil {
+		return err
+	}
+	f.mu.Lock()
+	f.lostErr = nil
+	f.backoff = 0
+	if f.retry != nil {
+		f.retry.Stop()
+		f.retry = nil
+	}
+	f.mu.Unlock()
+	f.log.Info("tmux server reachable again", "target", f.target.String())
+	return f.listPanes(ctx)
 }
 
 func (f *Fleet) dropConn(c *Conn) {
@@ -412,6 +484,7 @@ func (f *Fleet) dropConn(c *Conn) {
 	f.mu.Unlock()
 	f.log.Warn("tmux connection lost", "err", err)
 	f.ev.Disconnected(err)
+	f.scheduleRetry()
 }
 
 // fleetSink adapts a Fleet to the connSink a Conn feeds.

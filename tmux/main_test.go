@@ -181,6 +181,8 @@ func (e *fakeEvents) Disconnected(err error) {
 	e.discOnce.Do(func() { close(e.disc) })
 }
 
+func (e *fakeEvents) Reconnected() {}
+
 // output returns a copy of everything pane has delivered so far.
 func (e *fakeEvents) output(pane int) []byte {
 	e.mu.Lock()

@@ -42,6 +42,7 @@ type envOptions struct {
 	audit    *audit.Log
 	review   time.Duration
 	protocol string // MCP protocol version the client asks for ("" = latest)
+	restart  bool   // act as the embedded default: restart the server when gone
 	client   *mcp.ClientOptions
 }
 
@@ -68,7 +69,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if stateDir == "" {
 		stateDir = t.TempDir()
 	}
-	h, err := Start(ctx, target, hub, Options{Session: "agent", WaitMax: o.waitMax, Version: "test", StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, err := Start(ctx, target, hub, Options{Session: "agent", WaitMax: o.waitMax, Version: "test", StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review, RestartServer: restartFunc(t, o.restart, target)}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
@@ -89,6 +90,16 @@ func newEnv(t *testing.T, o envOptions) *env {
 		h.Close()
 	})
 	return &env{target: target, h: h, cs: cs}
+}
+
+func restartFunc(t *testing.T, on bool, target tmux.Target) func(context.Context) error {
+	if !on {
+		return nil
+	}
+	return func(context.Context) error {
+		tmuxtest.Restart(t, target, "agent", 120, 40)
+		return nil
+	}
 }
 
 // result is a decoded tool result.

@@ -19,6 +19,7 @@ func (e hubEvents) PaneOutput(pane int, data []byte) { e.h.hub.Output(pane, data
 func (e hubEvents) PaneRestarted(pane int)           { e.h.hub.Restart(pane, stream.TopologyChanged) }
 func (e hubEvents) PaneOutputDropped(pane int)       { e.h.hub.Dropped(pane) }
 func (e hubEvents) Disconnected(error)               { e.h.hub.Lost() }
+func (e hubEvents) Reconnected()                     { e.h.hub.Reconnected() }
 
 func (e hubEvents) PanesListed(panes []tmux.PaneInfo, listedAt time.Time) {
 	states := make([]stream.PaneState, len(panes))
@@ -33,12 +34,23 @@ func (e hubEvents) PanesListed(panes []tmux.PaneInfo, listedAt time.Time) {
 	e.h.hub.Sync(states, listedAt)
 }
 
-// connected returns a clear error when tmux is gone.
+// connected returns a clear error when tmux is gone. With the embedded
+// default server it first starts that server again and reconnects.
 func (h *Handlers) connected() error {
-	if err := h.fleet.Err(); err != nil {
-		return errorf("tmux is not reachable: %v. Nothing was done. The panes of that server are gone; restart tmuxmcp (or your MCP client) to start a new server", err)
+	err := h.fleet.Err()
+	if err == nil {
+		return nil
 	}
-	return nil
+	if h.opts.RestartServer != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if rerr := h.opts.RestartServer(ctx); rerr == nil {
+			if rerr = h.fleet.Reconnect(ctx); rerr == nil {
+				return nil
+			}
+		}
+	}
+	return errorf("tmux is not reachable: %v. Nothing was done. The panes of that server are gone; tmuxmcp reconnects by itself when the server is back (call list_panes to see the new panes)", err)
 }
 
 // paneStream returns the pane number and its live stream, adopting a pane

@@ -52,6 +52,9 @@ type Options struct {
 	Audit *audit.Log
 	// ReviewTimeout is how long a person has to answer an approval prompt.
 	ReviewTimeout time.Duration
+	// RestartServer, when set, starts the tmux server again (the embedded
+	// default); tools call it when they find the server gone.
+	RestartServer func(context.Context) error
 	// ApprovalVia lists how to ask a person, in order of preference:
 	// "tmux" (a popup on attached clients) and "elicitation" (the MCP
 	// client asks its user). Default: tmux, then elicitation.

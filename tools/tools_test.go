@@ -451,3 +451,54 @@ func TestOutputDroppedByTmuxIsReported(t *testing.T) {
 		t.Fatalf("after the gap: %v", w)
 	}
 }
+
+func TestReconnectsToANewServerOnTheSameSocket(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, c := e.shell(t)
+	tmuxtest.Kill(e.target)
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "timeoutMs": 5000})
+	if w.str("outcome") != "stream_lost" || w.str("streamFailure") != "connection_lost" {
+		t.Fatalf("wait across kill-server: %v", w)
+	}
+	// A new server on the same socket.
+	tmuxtest.Restart(t, e.target, "agent", 120, 40)
+	deadline := time.Now().Add(20 * time.Second)
+	var panes []any
+	for time.Now().Before(deadline) {
+		if r := e.call(t, "list_panes", map[string]any{}); !r.isError {
+			panes = r.m["panes"].([]any)
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // tmuxmcp retries with backoff; the outcome is checked below
+	}
+	if len(panes) == 0 {
+		t.Fatal("tmuxmcp did not reconnect to the new server")
+	}
+	// The old cursor is not reinterpreted on the new server's pane.
+	newPane := panes[0].(map[string]any)["paneId"].(string)
+	old := e.ok(t, "wait_for_text", map[string]any{"paneId": newPane, "cursor": c, "timeoutMs": 1000})
+	if old.str("outcome") != "no_stream" || old.str("streamFailure") != "expired" {
+		t.Fatalf("old cursor on the new server: %v", old)
+	}
+	// Waits started now match.
+	p2, _ := e.shell(t)
+	c2 := e.run(t, p2, "echo AFTER-RESTART")
+	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": p2, "cursor": c2, "patterns": []string{"^AFTER-RESTART$"}, "regex": true, "timeoutMs": 20000}); w.str("outcome") != "matched" {
+		t.Fatalf("wait after reconnect: %v", w)
+	}
+}
+
+func TestEmbeddedServerIsStartedAgainOnTheNextCall(t *testing.T) {
+	e := newEnv(t, envOptions{restart: true})
+	pane, c := e.shell(t)
+	tmuxtest.Kill(e.target)
+	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "timeoutMs": 5000}); w.str("outcome") != "stream_lost" {
+		t.Fatalf("wait across kill-server: %v", w)
+	}
+	// The next call that needs tmux starts the server again and reconnects.
+	r := e.ok(t, "create_pane", map[string]any{})
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": r.str("paneId"), "cursor": r.str("cursor"), "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 20000})
+	if w.str("outcome") != "matched" {
+		t.Fatalf("after restart: %v", w)
+	}
+}

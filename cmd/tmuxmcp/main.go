@@ -60,6 +60,7 @@ type config struct {
 	remote    bool
 	tokenFile string
 	noAuth    bool
+	embedded  bool // the private default server, which tmuxmcp restarts itself
 	idle      time.Duration
 	logLevel  slog.Level
 }
@@ -98,6 +99,7 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	}
 	if c.target.SocketName == "" && c.target.SocketPath == "" {
 		c.target.SocketName = "tmuxmcp"
+		c.embedded = true
 	}
 	if c.retain < 4096 {
 		return nil, fmt.Errorf("--retain %d: must be at least 4096 bytes", c.retain)
@@ -172,7 +174,11 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	if err := c.target.EnsureSession(startCtx, c.session, 200, 50); err != nil {
 		return err
 	}
-	opts := tools.Options{Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: c.stateDir, ReviewTimeout: c.review, ApprovalVia: strings.Split(c.via, ",")}
+	var restart func(context.Context) error
+	if c.embedded {
+		restart = func(ctx context.Context) error { return c.target.EnsureSession(ctx, c.session, 200, 50) }
+	}
+	opts := tools.Options{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: c.stateDir, ReviewTimeout: c.review, ApprovalVia: strings.Split(c.via, ",")}
 	def, _ := policy.ParseAction(c.approval)
 	if c.policy != "" || def != policy.Allow {
 		var err error

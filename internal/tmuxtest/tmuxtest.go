@@ -45,8 +45,14 @@ func Server(t testing.TB, session string, width, height int) tmux.Target {
 		t.Fatalf("start tmux: %v", err)
 	}
 	socketPath, _ = target.Run(ctx, "display-message", "-p", "#{socket_path}")
-	// New panes run bash with a throwaway HOME, so the machine's own rc
-	// files and history never affect (or record) a test.
+	configure(t, ctx, target)
+	return target
+}
+
+// configure makes new panes run bash with a throwaway HOME, so the
+// machine's own rc files and history never affect (or record) a test.
+func configure(t testing.TB, ctx context.Context, target tmux.Target) {
+	t.Helper()
 	home := t.TempDir()
 	for _, args := range [][]string{
 		{"set-option", "-g", "default-shell", "/bin/bash"},
@@ -59,7 +65,18 @@ func Server(t testing.TB, session string, width, height int) tmux.Target {
 			t.Fatalf("configure test server: %v", err)
 		}
 	}
-	return target
+}
+
+// Restart starts a new server on target's socket after Kill, configured
+// as Server configures one.
+func Restart(t testing.TB, target tmux.Target, session string, width, height int) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if err := target.EnsureSession(ctx, session, width, height); err != nil {
+		t.Fatalf("restart tmux: %v", err)
+	}
+	configure(t, ctx, target)
 }
 
 // Kill kills the server of target; it is safe to call twice.
