@@ -77,7 +77,7 @@ func (h *Handlers) captureSinceTool() Tool {
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Read pane output since a cursor", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}
-	return typed(tool, h.captureSince)
+	return typed(h, tool, h.captureSince)
 }
 
 func (h *Handlers) captureSince(ctx context.Context, _ *mcp.CallToolRequest, in *captureSinceIn) (*captureSinceOut, error) {
@@ -181,7 +181,7 @@ func (h *Handlers) capturePaneTool() Tool {
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Capture a pane's screen", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}
-	return typed(tool, h.capturePane)
+	return typed(h, tool, h.capturePane)
 }
 
 func (h *Handlers) capturePane(ctx context.Context, _ *mcp.CallToolRequest, in *capturePaneIn) (*capturePaneOut, error) {

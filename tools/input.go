@@ -71,7 +71,7 @@ func (h *Handlers) typeTextTool() Tool {
 		OutputSchema: inputOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Type text into a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 	}
-	return typed(tool, h.typeText)
+	return typed(h, tool, h.typeText)
 }
 
 // prepareInput checks the pane can take input and records text in the echo
@@ -222,7 +222,7 @@ func (h *Handlers) sendKeysTool() Tool {
 		OutputSchema: inputOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Send keys to a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 	}
-	return typed(tool, h.sendKeys)
+	return typed(h, tool, h.sendKeys)
 }
 
 var modifiedKey = regexp.MustCompile(`^(?:[CMS]-)+.+$|^\^.$`)

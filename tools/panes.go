@@ -78,7 +78,7 @@ func (h *Handlers) listPanesTool() Tool {
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "List panes", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}
-	return typed(tool, h.listPanes)
+	return typed(h, tool, h.listPanes)
 }
 
 func (in *listPanesIn) check() error {
@@ -229,7 +229,7 @@ func (h *Handlers) createPaneTool() Tool {
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Create a pane", ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(true)},
 	}
-	return typed(tool, h.createPane)
+	return typed(h, tool, h.createPane)
 }
 
 func (h *Handlers) createPane(ctx context.Context, _ *mcp.CallToolRequest, in *createPaneIn) (*createPaneOut, error) {
@@ -349,7 +349,7 @@ func (h *Handlers) killPaneTool() Tool {
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Kill a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 	}
-	return typed(tool, h.killPane)
+	return typed(h, tool, h.killPane)
 }
 
 func (h *Handlers) killPane(ctx context.Context, _ *mcp.CallToolRequest, in *killPaneIn) (*killPaneOut, error) {

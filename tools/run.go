@@ -154,7 +154,7 @@ func (h *Handlers) runShellCommandTool() Tool {
 		OutputSchema: jobOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Run a shell command", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 	}
-	return typed(tool, h.runShellCommand)
+	return typed(h, tool, h.runShellCommand)
 }
 
 func (h *Handlers) runShellCommand(ctx context.Context, req *mcp.CallToolRequest, in *runIn) (*jobOut, error) {
@@ -392,7 +392,7 @@ func (h *Handlers) awaitCommandResultTool() Tool {
 		OutputSchema: jobOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Wait for a command's result", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}
-	return typed(tool, h.awaitCommandResult)
+	return typed(h, tool, h.awaitCommandResult)
 }
 
 func (h *Handlers) awaitCommandResult(ctx context.Context, _ *mcp.CallToolRequest, in *awaitIn) (*jobOut, error) {
@@ -489,7 +489,7 @@ func (h *Handlers) cancelCommandTool() Tool {
 		OutputSchema: jobOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Cancel a running command", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}
-	return typed(tool, h.cancelCommand)
+	return typed(h, tool, h.cancelCommand)
 }
 
 func (h *Handlers) cancelCommand(ctx context.Context, _ *mcp.CallToolRequest, in *cancelIn) (*jobOut, error) {
@@ -556,7 +556,7 @@ func (h *Handlers) listCommandsTool() Tool {
 		OutputSchema: outputObject(map[string]*jsonschema.Schema{"commands": {Type: "array", Items: item, Description: "Jobs, newest first."}}),
 		Annotations:  &mcp.ToolAnnotations{Title: "List commands", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}
-	return typed(tool, h.listCommands)
+	return typed(h, tool, h.listCommands)
 }
 
 func (h *Handlers) listCommands(_ context.Context, _ *mcp.CallToolRequest, in *listCommandsIn) (*listCommandsOut, error) {

@@ -92,6 +92,7 @@ type Handlers struct {
 	startMu   sync.Mutex    // one job launch at a time
 	closing   chan struct{} // closed by Close: watchers stop
 	closeOnce sync.Once
+	calls     sync.WaitGroup // tool calls in progress, for a clean shutdown
 	wg        sync.WaitGroup // watchers
 }
 
@@ -118,6 +119,31 @@ func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Option
 	h.selfPane = h.findSelfPane(ctx)
 	h.resumeJobs(ctx)
 	return h, nil
+}
+
+// Draining returns a context that ends once ctx has ended and every open
+// call has been answered: when ctx ends (SIGTERM, SIGINT), every stream
+// ends with hub_closed, so open waits return that outcome, and the
+// transport stays up until their results are written (at most 5 s).
+func (h *Handlers) Draining(ctx context.Context) context.Context {
+	out, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	go func() {
+		select {
+		case <-ctx.Done():
+		case <-h.closing:
+			cancel()
+			return
+		}
+		h.hub.Close()
+		done := make(chan struct{})
+		go func() { h.calls.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+		}
+		cancel()
+	}()
+	return out
 }
 
 // Close detaches from tmux and ends every stream with hub_closed.
@@ -214,10 +240,12 @@ func errorf(format string, args ...any) error { return &toolError{fmt.Sprintf(fo
 // the input's own check method, which gives friendlier errors than schema
 // validation, and then by the schema itself as a safety net. The output is
 // validated against the output schema, so the advertised contract holds.
-func typed[In any, Out any](tool *mcp.Tool, handle func(context.Context, *mcp.CallToolRequest, *In) (*Out, error)) Tool {
+func typed[In any, Out any](h *Handlers, tool *mcp.Tool, handle func(context.Context, *mcp.CallToolRequest, *In) (*Out, error)) Tool {
 	inRes := mustResolve(tool.InputSchema.(*jsonschema.Schema))
 	outRes := mustResolve(tool.OutputSchema.(*jsonschema.Schema))
 	return Tool{Tool: tool, Handler: func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		h.calls.Add(1)
+		defer h.calls.Done()
 		defer func() {
 			// A bug must cost one call, never the server and every wait.
 			if p := recover(); p != nil {

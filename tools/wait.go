@@ -107,7 +107,7 @@ func (h *Handlers) waitForTextTool() Tool {
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Wait for text in a pane", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 	}
-	return typed(tool, h.waitForText)
+	return typed(h, tool, h.waitForText)
 }
 
 func (h *Handlers) waitForText(ctx context.Context, req *mcp.CallToolRequest, in *waitIn) (*waitOut, error) {

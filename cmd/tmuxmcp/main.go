@@ -208,14 +208,14 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	watchBase := "tmux " + strings.Join(tmux.Target{SocketName: c.target.SocketName, SocketPath: c.target.SocketPath}.Args(), " ")
 	server := h.NewServer()
 	if c.httpAddr != "" {
-		return serveHTTPMode(ctx, c, server, watchBase+" attach -t "+c.session, log)
+		return serveHTTPMode(ctx, c, h, server, watchBase+" attach -t "+c.session, log)
 	}
 	watch := watchBase + " attach -t " + c.session
 	log.Info("tmuxmcp serving MCP on stdio", "tmux", c.target.String(), "session", c.session, "panes", len(hub.Panes()))
 	log.Info("a person can watch with: " + watch)
 	log.Info("add to Claude Code with: claude mcp add tmuxmcp -- " + strings.Join(append([]string{executable()}, args...), " "))
 	in := &jsonLines{r: bufio.NewReaderSize(stdin, 64<<10), log: log}
-	err = server.Run(ctx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{stdout}})
+	err = server.Run(h.Draining(ctx), &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{stdout}})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return err
 	}
@@ -224,7 +224,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 
 // serveHTTPMode serves server over Streamable HTTP and tells a person on
 // stderr how to connect and watch.
-func serveHTTPMode(ctx context.Context, c *config, server *mcp.Server, watch string, log *slog.Logger) error {
+func serveHTTPMode(ctx context.Context, c *config, h *tools.Handlers, server *mcp.Server, watch string, log *slog.Logger) error {
 	stateDir := c.stateDir
 	if stateDir == "" {
 		stateDir = tools.DefaultStateDir()
@@ -252,7 +252,7 @@ func serveHTTPMode(ctx context.Context, c *config, server *mcp.Server, watch str
 	}
 	log.Info("try it with: npx -y @modelcontextprotocol/inspector@2.12.0 --cli " + url + " --transport http --header \"Authorization: Bearer " + header + "\" --method tools/list")
 	log.Info("a person can watch with: " + watch)
-	return serveHTTP(ctx, ln, httpHandler(server, token, c.idle, log))
+	return serveHTTP(h.Draining(ctx), ln, httpHandler(server, token, c.idle, log))
 }
 
 // jsonLines passes on only the stdin lines that are JSON: one malformed

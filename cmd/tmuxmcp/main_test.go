@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -84,5 +87,73 @@ func TestVersionAndDoctor(t *testing.T) {
 	}
 	if err := run(context.Background(), []string{"--retain", "10"}, nil, &out, &errb); err == nil || !strings.Contains(err.Error(), "--retain") {
 		t.Fatalf("bad flag: %v", err)
+	}
+}
+
+func TestSIGTERMAnswersOpenWaitsAndLeavesNoClient(t *testing.T) {
+	target := tmuxtest.Server(t, "agent", 120, 40)
+	bin := buildBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	cmd := exec.Command(bin, "-L", target.SocketName, "--session", "agent", "--state-dir", t.TempDir())
+	var mu sync.Mutex
+	progressed := map[any]bool{}
+	all := make(chan struct{})
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			mu.Lock()
+			defer mu.Unlock()
+			progressed[r.Params.ProgressToken] = true
+			if len(progressed) == 10 {
+				select {
+				case <-all:
+				default:
+					close(all)
+				}
+			}
+		},
+	})
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_panes", Arguments: map[string]any{}})
+	if err != nil || res.IsError {
+		t.Fatal(err, res)
+	}
+	pane := res.StructuredContent.(map[string]any)["panes"].([]any)[0].(map[string]any)["paneId"]
+	results := make(chan map[string]any, 10)
+	for i := 0; i < 10; i++ {
+		go func() {
+			r, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait_for_text", Arguments: map[string]any{"paneId": pane, "patterns": []string{"never"}, "timeoutMs": 60000}, Meta: mcp.Meta{"progressToken": i}})
+			if err != nil || r.IsError {
+				results <- map[string]any{"error": fmt.Sprint(err, r)}
+				return
+			}
+			results <- r.StructuredContent.(map[string]any)
+		}()
+	}
+	select {
+	case <-all:
+	case <-ctx.Done():
+		t.Fatal("the waits did not start")
+	}
+	if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	for i := 0; i < 10; i++ {
+		select {
+		case r := <-results:
+			if r["outcome"] != "stream_lost" || r["streamFailure"] != "hub_closed" {
+				t.Errorf("wait %d: %v", i, r)
+			}
+		case <-ctx.Done():
+			t.Fatal("open waits were not answered before exit")
+		}
+	}
+	_ = cs.Close()
+	_ = cmd.Wait()
+	if out, _ := target.Run(context.Background(), "list-clients", "-F", "#{client_control_mode} #{client_name}"); strings.Contains(out, "1 ") {
+		t.Fatalf("control clients left behind: %q", out)
 	}
 }
