@@ -103,6 +103,37 @@ func Open(dir string) (*Store, error) {
 	return s, nil
 }
 
+// MaxRecords bounds the job records kept: past it, the oldest finished
+// jobs (and their output files) are deleted first.
+const MaxRecords = 10000
+
+// prune deletes the oldest finished records beyond MaxRecords; s.mu is held.
+func (s *Store) pruneLocked() {
+	if len(s.jobs) <= MaxRecords {
+		return
+	}
+	ids := make([]string, 0, len(s.jobs))
+	for id, j := range s.jobs {
+		if j.Done() && j.Decision != "pending" {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids) // ULIDs sort by creation time
+	for _, id := range ids {
+		if len(s.jobs) <= MaxRecords {
+			break
+		}
+		j := s.jobs[id]
+		delete(s.jobs, id)
+		if j.RequestID != "" {
+			delete(s.byRequest, j.RequestID)
+		}
+		for _, suffix := range []string{".json", ".out"} {
+			_ = os.Remove(s.Path(id, suffix))
+		}
+	}
+}
+
 // Dir returns the directory the records live in.
 func (s *Store) Dir() string { return s.dir }
 
@@ -126,6 +157,7 @@ func (s *Store) Create(j *Job) (*Job, error) {
 	if j.RequestID != "" {
 		s.byRequest[j.RequestID] = j.ID
 	}
+	s.pruneLocked()
 	return j.clone(), s.writeLocked(j)
 }
 

@@ -27,9 +27,13 @@ const DefaultRetain = 1 << 20
 // maxEndedStreams bounds how many finished recordings stay readable.
 const maxEndedStreams = 32
 
+// DefaultRetainTotal is the default bound on bytes retained across panes.
+const DefaultRetainTotal = 256 << 20
+
 // Hub holds the output streams of every pane tmuxmcp has seen.
 type Hub struct {
 	retain int
+	total  int // bound on bytes retained across all streams (0: none)
 	now    func() time.Time
 
 	mu     sync.Mutex
@@ -51,6 +55,49 @@ func NewHub(retain int) *Hub {
 
 // Retain returns the per-pane retention in bytes.
 func (h *Hub) Retain() int { return h.retain }
+
+// SetRetainTotal bounds the bytes retained across all panes: past it, the
+// least recently written panes lose their oldest bytes first (reported as
+// missedBytes to whoever reads them).
+func (h *Hub) SetRetainTotal(n int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.total = n
+}
+
+// enforceTotal evicts from the least recently written streams until the
+// bytes retained across all streams fit the total bound.
+func (h *Hub) enforceTotal() {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.total <= 0 || len(h.all)*h.retain <= h.total {
+		return // cannot exceed the bound
+	}
+	type size struct {
+		s    *PaneStream
+		n    int64
+		last time.Time
+	}
+	var sizes []size
+	var sum int64
+	for _, s := range h.all {
+		n, last := s.retained()
+		sizes = append(sizes, size{s, n, last})
+		sum += n
+	}
+	if sum <= int64(h.total) {
+		return
+	}
+	sort.Slice(sizes, func(i, j int) bool { return sizes[i].last.Before(sizes[j].last) })
+	for _, z := range sizes {
+		if sum <= int64(h.total) {
+			break
+		}
+		cut := min(z.n, sum-int64(h.total))
+		z.s.evict(cut)
+		sum -= cut
+	}
+}
 
 func (h *Hub) adoptLocked(pane int) *PaneStream {
 	if s := h.live[pane]; s != nil {
@@ -98,8 +145,12 @@ func (h *Hub) Stream(id cursor.StreamID) (*PaneStream, bool) {
 func (h *Hub) Output(pane int, data []byte) {
 	h.mu.Lock()
 	s := h.adoptLocked(pane)
+	bounded := h.total > 0
 	h.mu.Unlock()
 	s.append(data, h.now())
+	if bounded {
+		h.enforceTotal()
+	}
 }
 
 // Dropped records that tmux discarded some of the pane's output.

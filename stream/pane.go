@@ -40,6 +40,7 @@ type PaneStream struct {
 	failure Failure // why it ended, when not died
 	changed chan struct{}
 	born    time.Time
+	last    time.Time // last append
 }
 
 func newPaneStream(pane int, id cursor.StreamID, retain int, born time.Time) *PaneStream {
@@ -93,6 +94,7 @@ func (s *PaneStream) append(data []byte, now time.Time) {
 	}
 	at := s.ring.end
 	s.ring.write(data)
+	s.last = now
 	if len(s.ledger.entries) > 0 {
 		s.ledger.scan(data, at, now, s.addMask)
 	}
@@ -267,4 +269,18 @@ func (s *PaneStream) Quiet(ctx context.Context, d time.Duration) {
 			return
 		}
 	}
+}
+
+func (s *PaneStream) retained() (int64, time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.ring.end - s.ring.start, s.last
+}
+
+// evict drops the n oldest retained bytes.
+func (s *PaneStream) evict(n int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.ring.start = min(s.ring.end, s.ring.start+n)
+	s.pruneLocked()
 }

@@ -197,3 +197,19 @@ func TestEvictedBytesAreReportedMissed(t *testing.T) {
 		t.Fatalf("missed %d output %d", r.Missed, len(r.Output))
 	}
 }
+
+func TestRetainTotalEvictsLeastRecentlyWrittenPanesFirst(t *testing.T) {
+	h := NewHub(4096)
+	h.SetRetainTotal(6000)
+	old := h.Adopt(1)
+	h.Output(1, []byte(strings.Repeat("a", 4000)))
+	time.Sleep(time.Millisecond) // distinct append times
+	h.Output(2, []byte(strings.Repeat("b", 4000)))
+	s2, _ := h.Live(2)
+	if r := old.Capture(CaptureSpec{From: 0, MaxBytes: 10000}); r.Missed != 2000 {
+		t.Fatalf("older pane missed %d, want 2000", r.Missed)
+	}
+	if r := s2.Capture(CaptureSpec{From: 0, MaxBytes: 10000}); r.Missed != 0 || len(r.Output) != 4000 {
+		t.Fatalf("newer pane: missed %d, %d bytes", r.Missed, len(r.Output))
+	}
+}

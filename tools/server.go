@@ -86,6 +86,8 @@ type Handlers struct {
 	elicits   map[string]elicitation // open elicitations, by request state
 	subs      subscriptions          // pane resources being watched
 	typedLine map[int]string         // text typed per pane since its last Enter (for the policy)
+	waits     map[int]int            // open waits per pane
+	waitsAll  int                    // open waits in all
 	server    *mcp.Server            // for resource-updated notifications
 	allowAll  bool                   // a person allowed everything for this session
 
@@ -102,7 +104,7 @@ func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Option
 	opts = withDefaults(opts)
 	h := &Handlers{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1,
 		runs: map[string]*jobRun{}, closing: make(chan struct{}), elicits: map[string]elicitation{},
-		subs: subscriptions{watches: map[string]*resourceWatch{}}, typedLine: map[int]string{}}
+		subs: subscriptions{watches: map[string]*resourceWatch{}}, typedLine: map[int]string{}, waits: map[int]int{}}
 	store, err := jobs.Open(filepath.Join(opts.StateDir, "jobs"))
 	if err != nil {
 		return nil, err

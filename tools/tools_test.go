@@ -502,3 +502,46 @@ func TestEmbeddedServerIsStartedAgainOnTheNextCall(t *testing.T) {
 		t.Fatalf("after restart: %v", w)
 	}
 }
+
+func TestFloodingPaneDoesNotDelayAnother(t *testing.T) {
+	if testing.Short() {
+		t.Skip("long")
+	}
+	target := tmuxtest.Server(t, "agent", 120, 40)
+	if _, err := target.Run(t.Context(), "set-hook", "-g", "client-attached", "wait-for -S human-attached"); err != nil {
+		t.Fatal(err)
+	}
+	tmuxtest.AttachHuman(t, target, "agent", 120, 40)
+	if _, err := target.Run(t.Context(), "wait-for", "human-attached"); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, envOptions{target: &target})
+	flood, fc := e.shell(t)
+	quiet, qc := e.shell(t)
+	e.run(t, flood, "head -c 50000000 /dev/zero | tr '\\0' 'x' | fold -w 100; echo FLOOD-DONE")
+	// While the flood runs, the quiet pane prints a timestamp.
+	e.run(t, quiet, "sleep 1; echo QUIET $(date +%s%N)")
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": quiet, "cursor": qc, "patterns": []string{`^QUIET (?<ns>\d+)$`}, "regex": true, "timeoutMs": 60000})
+	got := time.Now()
+	if w.str("outcome") != "matched" {
+		t.Fatalf("quiet pane: %v", w)
+	}
+	ns, _ := strconv.ParseInt(w.m["groups"].(map[string]any)["ns"].(string), 10, 64)
+	lat := got.Sub(time.Unix(0, ns))
+	t.Logf("quiet pane's text matched %v after it was printed, during a 50 MB flood", lat)
+	if lat > time.Second {
+		t.Errorf("the flood delayed another pane's wait by %v", lat)
+	}
+	// The flooding pane's own results say what it lost (1 MiB is retained).
+	f := e.ok(t, "capture_since", map[string]any{"paneId": flood, "cursor": fc, "maxBytes": 1000})
+	if f.num("missedBytes") == 0 {
+		t.Fatalf("flood pane reports no loss: %v", f)
+	}
+	t.Logf("flood pane: missedBytes %d, streamFailure %v", f.num("missedBytes"), f.m["streamFailure"])
+	e.ok(t, "send_keys", map[string]any{"paneId": flood, "keys": []string{"C-c"}})
+	if rss := vmRSS(t); rss > 150<<20 {
+		t.Fatalf("RSS %d MiB", rss>>20)
+	} else {
+		t.Logf("RSS %.1f MiB", float64(rss)/(1<<20))
+	}
+}

@@ -152,7 +152,12 @@ func (h *Handlers) waitForText(ctx context.Context, req *mcp.CallToolRequest, in
 			})
 		}
 	}
+	release, err := h.claimWaiter(pane)
+	if err != nil {
+		return nil, err
+	}
 	r, err := s.Wait(ctx, spec)
+	release()
 	if err != nil {
 		return nil, errorf("%v", err)
 	}
@@ -180,6 +185,35 @@ func (h *Handlers) waitForText(ctx context.Context, req *mcp.CallToolRequest, in
 	}
 	out.ReturnedBytes = len(out.Output) + len(out.Screen)
 	return out, nil
+}
+
+// Bounds on open waits.
+const (
+	maxWaitsPerPane = 256
+	maxWaits        = 4096
+)
+
+// claimWaiter counts an open wait on pane, refusing one past the bounds.
+func (h *Handlers) claimWaiter(pane int) (func(), error) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.waits[pane] >= maxWaitsPerPane {
+		return nil, errorf("%d waits are already open on pane %s (the limit): wait for some to end, or use one wait with several patterns", h.waits[pane], paneName(pane))
+	}
+	if h.waitsAll >= maxWaits {
+		return nil, errorf("%d waits are already open on this server (the limit): wait for some to end", h.waitsAll)
+	}
+	h.waits[pane]++
+	h.waitsAll++
+	return func() {
+		h.mu.Lock()
+		defer h.mu.Unlock()
+		h.waits[pane]--
+		h.waitsAll--
+		if h.waits[pane] == 0 {
+			delete(h.waits, pane)
+		}
+	}, nil
 }
 
 // screenText captures the visible screen as plain text, trimmed, keeping

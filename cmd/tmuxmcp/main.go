@@ -49,6 +49,7 @@ type config struct {
 	target    tmux.Target
 	session   string
 	retain    int
+	retainAll int
 	waitMax   time.Duration
 	stateDir  string
 	approval  string
@@ -74,6 +75,7 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.target.ConfigFile, "tmux-config", "", "tmux config file for a server tmuxmcp starts (tmux -f); default: tmux's own default")
 	fs.StringVar(&c.session, "session", "agent", "session to create panes in; created if missing")
 	fs.IntVar(&c.retain, "retain", stream.DefaultRetain, "bytes of output retained per pane")
+	fs.IntVar(&c.retainAll, "retain-total", stream.DefaultRetainTotal, "bytes of output retained across all panes; past it the least recently written panes lose their oldest bytes first")
 	fs.DurationVar(&c.waitMax, "wait-max", tools.DefaultWaitMax, "ceiling on wait_for_text timeouts")
 	fs.StringVar(&c.stateDir, "state-dir", "", "directory for job records and outputs (default $XDG_STATE_HOME/tmuxmcp or ~/.local/state/tmuxmcp)")
 	fs.StringVar(&c.approval, "approval", "auto", "what commands not matched by a --policy rule get: auto (run), ask (a person attached to tmux approves each in a popup) or deny (blocked)")
@@ -200,6 +202,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 		opts.Audit = a
 	}
 	hub := stream.NewHub(c.retain)
+	hub.SetRetainTotal(c.retainAll)
 	h, err := tools.Start(startCtx, c.target, hub, opts, log)
 	if err != nil {
 		return err

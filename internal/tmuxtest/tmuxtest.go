@@ -93,9 +93,13 @@ type Human struct {
 	stdin io.WriteCloser
 
 	mu      sync.Mutex
-	out     []byte
+	out     []byte // the last humanKeep bytes displayed
+	base    int    // how many displayed bytes were dropped before out
 	changed chan struct{}
 }
+
+// humanKeep bounds what a Human keeps of its display.
+const humanKeep = 1 << 20
 
 // Type sends keys to the client as a person typing.
 func (h *Human) Type(s string) error {
@@ -103,7 +107,7 @@ func (h *Human) Type(s string) error {
 	return err
 }
 
-// Screen returns everything the client has displayed so far (raw).
+// Screen returns the last part of what the client displayed (raw).
 func (h *Human) Screen() string {
 	h.mu.Lock()
 	defer h.mu.Unlock()
@@ -114,7 +118,7 @@ func (h *Human) Screen() string {
 func (h *Human) Mark() int {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return len(h.out)
+	return h.base + len(h.out)
 }
 
 // WaitFor waits until the client displays text after position from (see
@@ -124,7 +128,7 @@ func (h *Human) WaitFor(from int, text string, d time.Duration) bool {
 	defer deadline.Stop()
 	for {
 		h.mu.Lock()
-		found := strings.Contains(string(h.out[min(from, len(h.out)):]), text)
+		found := strings.Contains(string(h.out[min(max(0, from-h.base), len(h.out)):]), text)
 		ch := h.changed
 		h.mu.Unlock()
 		if found {
@@ -142,6 +146,11 @@ func (h *Human) Write(p []byte) (int, error) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.out = append(h.out, p...)
+	if len(h.out) > 2*humanKeep {
+		cut := len(h.out) - humanKeep
+		h.base += cut
+		h.out = append(h.out[:0], h.out[cut:]...)
+	}
 	close(h.changed)
 	h.changed = make(chan struct{})
 	return len(p), nil
