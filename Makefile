@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/tmuxmcp
 FUZZTIME ?= 30s
 
-.PHONY: run run-stdio build test bench lint fuzz install docs clean conformance
+.PHONY: run run-stdio build test bench lint fuzz install docs clean conformance soak
 
 HTTP_ADDR ?= 127.0.0.1:8765
 
@@ -54,3 +54,8 @@ clean:
 ## conformance: the official MCP conformance suite (server scenarios) over HTTP, with an exact expected-failures baseline
 conformance:
 	bash .ci/conformance.sh
+
+SOAK ?= 10m
+## soak: 20 panes printing, one flooding, agents waiting and running commands, the tmux server killed and restarted twice, for $(SOAK)
+soak:
+	TMUXMCP_SOAK=$(SOAK) $(GO) test -count=1 -timeout 0 -run '^TestSoak$$' -v ./tools/

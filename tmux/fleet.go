@@ -135,6 +135,7 @@ type Fleet struct {
 
 	kickPanes    chan struct{}
 	kickSessions chan struct{}
+	syncMu       sync.Mutex    // serialises syncSessions
 	retry        *time.Timer   // reconnect attempts while lost
 	backoff      time.Duration // the next retry delay
 	connGone     chan *Conn
@@ -309,7 +310,14 @@ func (f *Fleet) listPanes(ctx context.Context) error {
 }
 
 // syncSessions attaches a control client to each session that has none.
+// It runs one at a time (the fleet's loop and a tool's reconnect may both
+// call it), so a session never gets two clients.
 func (f *Fleet) syncSessions(ctx context.Context) error {
+	f.syncMu.Lock()
+	defer f.syncMu.Unlock()
+	if f.ctx.Err() != nil {
+		return errors.New("tmux fleet closed")
+	}
 	out, err := f.target.Run(ctx, "list-sessions", "-F", "#{session_id}")
 	if err != nil {
 		return fmt.Errorf("%w: %v", ErrNoServer, err)
