@@ -93,6 +93,9 @@ func (h *Handlers) listPanes(ctx context.Context, _ *mcp.CallToolRequest, in *li
 		return nil, err
 	}
 	panes, err := h.fleet.ListPanes(ctx)
+	if errors.Is(err, tmux.ErrClosed) {
+		return nil, lostError()
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -293,6 +296,9 @@ func (h *Handlers) createPane(ctx context.Context, _ *mcp.CallToolRequest, in *c
 				return nil, errorf("the target pane is too small to split: use split: window instead")
 			}
 			return nil, errorf("tmux refused to create the pane: %s", ce.Message)
+		}
+		if errors.Is(err, tmux.ErrClosed) {
+			return nil, lostError()
 		}
 		return nil, err
 	}

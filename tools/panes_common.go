@@ -34,6 +34,12 @@ func (e hubEvents) PanesListed(panes []tmux.PaneInfo, listedAt time.Time) {
 	e.h.hub.Sync(states, listedAt)
 }
 
+// lostError is the error for a call that met a connection to tmux just as
+// it closed.
+func lostError() error {
+	return errorf("the connection to tmux closed during this call (the tmux server was killed or crashed): nothing was done. Call again in a moment: tmuxmcp reconnects by itself (and starts its own default server again)")
+}
+
 // connected returns a clear error when tmux is gone. With the embedded
 // default server it first starts that server again and reconnects.
 func (h *Handlers) connected() error {
@@ -84,6 +90,9 @@ func (h *Handlers) paneExists(ctx context.Context, field string, n int) error {
 func (h *Handlers) paneError(field string, n int, err error) error {
 	if err == nil {
 		return nil
+	}
+	if errors.Is(err, tmux.ErrClosed) {
+		return lostError()
 	}
 	var ce *tmux.CommandError
 	if errors.As(err, &ce) && strings.Contains(ce.Message, "can't find pane") {

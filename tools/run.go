@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -14,6 +15,7 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/stream"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 // Limits of run_shell_command.
@@ -334,6 +336,9 @@ func (h *Handlers) freshShell(ctx context.Context, name string, cwd *string) (pa
 	}
 	args = append(args, argv...)
 	lines, err := h.fleet.Exec(ctx, args...)
+	if errors.Is(err, tmux.ErrClosed) {
+		return paneShell{}, lostError()
+	}
 	if err != nil {
 		return paneShell{}, errorf("could not create a fresh pane in session %q: %v", h.opts.Session, err)
 	}

@@ -277,6 +277,17 @@ func (h *Handlers) watchJob(r *jobRun, s *stream.PaneStream, from int64, resumed
 			}
 		}
 		if c.Ended && pos >= c.End {
+			if _, died, f := s.Ended(); !died {
+				if f == stream.HubClosed {
+					// tmuxmcp is shutting down, not the command: the record
+					// stays running and is watched again at the next start.
+					return
+				}
+				// The tmux server is gone, and the pane with it: the
+				// command was killed, its status unknown.
+				finish(jobs.PaneDied, nil, "", pos)
+				return
+			}
 			// The shell itself may have exited (exit 3 in a fresh pane):
 			// its job script's EXIT trap recorded the status.
 			var code *int

@@ -277,3 +277,34 @@ func TestArgvPaneNamesItsProgram(t *testing.T) {
 		t.Fatalf("capture_pane currentCommand %v", c.m["currentCommand"])
 	}
 }
+
+func TestShutdownLeavesRunningJobsRunning(t *testing.T) {
+	state := t.TempDir()
+	e := newEnv(t, envOptions{stateDir: state})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 2; echo survived", "waitMs": 200})
+	// What SIGTERM does: drain (every stream ends hub_closed), then close.
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	<-e.h.Draining(ctx).Done()
+	e.h.Close()
+	j, _ := e.h.jobs.Get(r.str("jobId"))
+	if j.Status != jobs.Running {
+		t.Fatalf("after shutdown the job is %s, want running", j.Status)
+	}
+	e2 := newEnv(t, envOptions{target: &e.target, stateDir: state})
+	a := e2.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
+	if a.str("status") != "completed" || a.str("output") != "survived\n" {
+		t.Fatalf("after restart: %v", a)
+	}
+}
+
+func TestJobKilledWithTheServerHasNoExitCode(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	r := e.runCmd(t, map[string]any{"command": "false; sleep 30", "waitMs": 500})
+	tmuxtest.Kill(e.target)
+	a := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
+	if a.str("status") != "pane_died" || a.m["exitCode"] != nil {
+		t.Fatalf("got %v", a)
+	}
+}

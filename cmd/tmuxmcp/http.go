@@ -60,20 +60,33 @@ func loopback(addr string) bool {
 // loadToken returns the bearer token: $TMUXMCP_TOKEN, the --token-file,
 // or a new one written with mode 0600 under stateDir. It also says where
 // the token can be found.
-func loadToken(tokenFile, stateDir string) (token, where string, err error) {
-	if t := strings.TrimSpace(os.Getenv("TMUXMCP_TOKEN")); t != "" {
-		return t, "$TMUXMCP_TOKEN", nil
-	}
-	if tokenFile != "" {
+// minToken is the shortest bearer token accepted.
+const minToken = 16
+
+func loadToken(tokenFile, stateDir string, log *slog.Logger) (token, where string, err error) {
+	env := strings.TrimSpace(os.Getenv("TMUXMCP_TOKEN"))
+	if tokenFile != "" { // the explicit flag wins
+		if env != "" {
+			log.Warn("both --token-file and $TMUXMCP_TOKEN are set; using --token-file")
+		}
 		b, err := os.ReadFile(tokenFile)
 		if err != nil {
 			return "", "", fmt.Errorf("--token-file: %w", err)
 		}
+		if st, err := os.Stat(tokenFile); err == nil && st.Mode().Perm()&0o077 != 0 {
+			log.Warn("the token file is readable by other users: chmod 600 " + tokenFile)
+		}
 		t := strings.TrimSpace(string(b))
-		if len(t) < 16 {
-			return "", "", fmt.Errorf("--token-file %s: the token must be at least 16 characters", tokenFile)
+		if len(t) < minToken {
+			return "", "", fmt.Errorf("--token-file %s: the token must be at least %d characters", tokenFile, minToken)
 		}
 		return t, tokenFile, nil
+	}
+	if env != "" {
+		if len(env) < minToken {
+			return "", "", fmt.Errorf("$TMUXMCP_TOKEN must be at least %d characters", minToken)
+		}
+		return env, "$TMUXMCP_TOKEN", nil
 	}
 	path := filepath.Join(stateDir, "http-token")
 	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= 16 {

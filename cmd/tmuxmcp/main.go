@@ -85,7 +85,7 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.remote, "allow-remote", false, "allow --http on a non-loopback address")
 	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the HTTP bearer token (default: $TMUXMCP_TOKEN, else a generated token saved under --state-dir)")
 	fs.BoolVar(&c.noAuth, "no-auth", false, "serve --http without a bearer token (loopback addresses only; for clients that cannot send one, such as the MCP conformance suite)")
-	fs.DurationVar(&c.idle, "session-timeout", 30*time.Minute, "close HTTP sessions idle this long")
+	fs.DurationVar(&c.idle, "session-timeout", 30*time.Minute, "close HTTP sessions that sent no request this long (0: never); a session that only listens for resource updates counts as idle")
 	fs.StringVar(&c.via, "approval-via", "tmux,elicitation", "how to ask a person, in order: tmux (a popup on attached clients), elicitation (the MCP client asks its user)")
 	fs.StringVar(&c.audit, "audit", "", "append a JSON line per approval decision and per command completion to this file (secrets redacted)")
 	debugLog := fs.Bool("debug", false, "log debug messages to stderr")
@@ -113,6 +113,9 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 		if v != "tmux" && v != "elicitation" {
 			return nil, fmt.Errorf("--approval-via %q: use tmux and/or elicitation, comma-separated", c.via)
 		}
+	}
+	if c.idle != 0 && c.idle < time.Second {
+		return nil, fmt.Errorf("--session-timeout %v: must be at least 1s (0 keeps idle sessions open)", c.idle)
 	}
 	if c.noAuth && (c.httpAddr == "" || !loopback(c.httpAddr)) {
 		return nil, fmt.Errorf("--no-auth is only allowed with --http on a loopback address (127.0.0.1:PORT)")
@@ -235,7 +238,7 @@ func serveHTTPMode(ctx context.Context, c *config, h *tools.Handlers, server *mc
 	token, where := "", "none (--no-auth)"
 	if !c.noAuth {
 		var err error
-		if token, where, err = loadToken(c.tokenFile, stateDir); err != nil {
+		if token, where, err = loadToken(c.tokenFile, stateDir, log); err != nil {
 			return err
 		}
 	}
@@ -249,11 +252,15 @@ func serveHTTPMode(ctx context.Context, c *config, h *tools.Handlers, server *mc
 		log.Warn("NO AUTHENTICATION: --no-auth is set; anything on this machine that can reach " + url + " can drive your shells")
 	}
 	log.Info("bearer token: " + where)
-	header := "$(cat " + where + ")"
-	if where == "$TMUXMCP_TOKEN" {
-		header = where
+	auth := ""
+	switch {
+	case c.noAuth:
+	case where == "$TMUXMCP_TOKEN":
+		auth = ` --header "Authorization: Bearer $TMUXMCP_TOKEN"`
+	default:
+		auth = ` --header "Authorization: Bearer $(cat ` + where + `)"`
 	}
-	log.Info("try it with: npx -y @modelcontextprotocol/inspector@2.12.0 --cli " + url + " --transport http --header \"Authorization: Bearer " + header + "\" --method tools/list")
+	log.Info("try it with: npx -y @modelcontextprotocol/inspector@2.12.0 --cli " + url + " --transport http" + auth + " --method tools/list")
 	log.Info("a person can watch with: " + watch)
 	return serveHTTP(h.Draining(ctx), ln, httpHandler(server, token, c.idle, log))
 }
