@@ -33,7 +33,16 @@ type Matcher struct {
 	lits   [][]byte
 	res    []*regexp2.Regexp
 	maxLit int
+	minLit int
+	// byPrefix indexes literals of two or more bytes by their first two
+	// bytes, so many literals cost one pass over the line, not one each.
+	byPrefix map[uint16][]int
+	short    []int     // literals of one byte
+	first    [256]bool // bytes a literal starts with
 }
+
+// manyLiterals is how many literals make the one-pass search worthwhile.
+const manyLiterals = 4
 
 // PatternError says which pattern is unusable and why.
 type PatternError struct {
@@ -60,6 +69,20 @@ func NewMatcher(patterns []string, regex bool, timeout time.Duration) (*Matcher,
 		timeout = DefaultRegexTimeout
 	}
 	m := &Matcher{}
+	defer func() {
+		if len(m.lits) >= manyLiterals {
+			m.byPrefix = map[uint16][]int{}
+			for i, l := range m.lits {
+				m.first[l[0]] = true
+				if len(l) == 1 {
+					m.short = append(m.short, i)
+					continue
+				}
+				k := uint16(l[0])<<8 | uint16(l[1])
+				m.byPrefix[k] = append(m.byPrefix[k], i)
+			}
+		}
+	}()
 	for i, p := range patterns {
 		switch {
 		case p == "":
@@ -74,6 +97,9 @@ func NewMatcher(patterns []string, regex bool, timeout time.Duration) (*Matcher,
 		if !regex {
 			m.lits = append(m.lits, []byte(p))
 			m.maxLit = max(m.maxLit, len(p))
+			if m.minLit == 0 || len(p) < m.minLit {
+				m.minLit = len(p)
+			}
 			continue
 		}
 		re, err := regexp2.Compile(p, regexp2.None)
@@ -108,9 +134,13 @@ func (m *Matcher) FindAt(line []byte, checked, carry int) (Match, bool, error) {
 	}
 	if m.res == nil {
 		from := max(0, checked-m.maxLit+1)
-		for i, p := range m.lits {
-			if j := bytes.Index(line[from:], p); j >= 0 {
-				better(i, from+j, from+j+len(p))
+		if m.byPrefix != nil {
+			m.findMany(line, from, better, &best)
+		} else {
+			for i, p := range m.lits {
+				if j := bytes.Index(line[from:], p); j >= 0 {
+					better(i, from+j, from+j+len(p))
+				}
 			}
 		}
 		if best.Index < 0 {
@@ -153,6 +183,31 @@ func (m *Matcher) FindAt(line []byte, checked, carry int) (Match, bool, error) {
 	best.Text = s[best.Start:best.End]
 	best.Groups = groups
 	return best, true, nil
+}
+
+// findMany finds the earliest-ending literal in one pass over line[from:].
+func (m *Matcher) findMany(line []byte, from int, better func(i, s, e int), best *Match) {
+	for i := from; i < len(line); i++ {
+		if !m.first[line[i]] {
+			continue
+		}
+		if best.Index >= 0 && i+m.minLit > best.End {
+			return // nothing starting here can end earlier
+		}
+		for _, k := range m.short {
+			if line[i] == m.lits[k][0] {
+				better(k, i, i+1)
+			}
+		}
+		if i+1 >= len(line) {
+			continue
+		}
+		for _, k := range m.byPrefix[uint16(line[i])<<8|uint16(line[i+1])] {
+			if l := m.lits[k]; bytes.HasPrefix(line[i:], l) {
+				better(k, i, i+len(l))
+			}
+		}
+	}
 }
 
 func namedGroups(re *regexp2.Regexp, m *regexp2.Match) map[string]string {

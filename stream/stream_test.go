@@ -213,3 +213,34 @@ func TestRetainTotalEvictsLeastRecentlyWrittenPanesFirst(t *testing.T) {
 		t.Fatalf("newer pane: missed %d, %d bytes", r.Missed, len(r.Output))
 	}
 }
+
+func TestManyLiteralsFindTheEarliestEndingMatch(t *testing.T) {
+	var pats []string
+	for i := 0; i < 10; i++ {
+		pats = append(pats, fmt.Sprintf("pattern-%d", i))
+	}
+	pats = append(pats, "x", "long pattern that ends late", "ends")
+	m := mustMatcher(t, false, pats...)
+	for _, c := range []struct {
+		line  string
+		index int
+		text  string
+	}{
+		{"no match here", -1, ""},
+		{"a pattern-7 b", 7, "pattern-7"},
+		{"long pattern that ends late", 12, "ends"},
+		{"pattern-3 then x", 3, "pattern-3"},
+		{"xpattern-1", 10, "x"},
+	} {
+		got, ok, _ := m.Find([]byte(c.line), 0)
+		if c.index < 0 {
+			if ok {
+				t.Errorf("%q matched %+v", c.line, got)
+			}
+			continue
+		}
+		if !ok || got.Index != c.index || got.Text != c.text {
+			t.Errorf("%q: got %+v ok=%v, want %d %q", c.line, got, ok, c.index, c.text)
+		}
+	}
+}
