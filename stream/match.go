@@ -150,15 +150,14 @@ func (m *Matcher) FindAt(line []byte, checked, carry int) (Match, bool, error) {
 		return best, true, nil
 	}
 	s := string(line)
+	runes := []rune(s) // once for all patterns
+	startAt := 0
+	if carry > 0 {
+		startAt = utf8.RuneCountInString(s[:carry])
+	}
 	var groups map[string]string
 	for i, re := range m.res {
-		var mt *regexp2.Match
-		var err error
-		if carry > 0 {
-			mt, err = re.FindStringMatchStartingAt(s, utf8.RuneCountInString(s[:carry]))
-		} else {
-			mt, err = re.FindStringMatch(s)
-		}
+		mt, err := re.FindRunesMatchStartingAt(runes, startAt)
 		for err == nil && mt != nil && mt.Length == 0 {
 			// An empty match (x*, ^, a lookahead alone) says nothing was
 			// printed: look for a match of at least one character.
