@@ -3,7 +3,9 @@ package tools
 import (
 	"context"
 	"regexp"
+	"slices"
 	"strings"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -106,8 +108,13 @@ func (h *Handlers) prepareInput(ctx context.Context, field, id, text string) (in
 	return pane, s, in, nil
 }
 
-// allowSubmit applies the approval policy to input that will be submitted.
-func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID, text string) error {
+// allowSubmit applies the approval policy to input that may submit a
+// line. It judges, conservatively, every form the submitted line could
+// take: the text of this call, the text tmuxmcp typed before it since the
+// last Enter, and the pane's cursor line as the screen shows it (which
+// also holds what a person typed, or what history recall or completion
+// put there). The strictest decision wins.
+func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID string, lines []string) error {
 	pane, err := parsePaneID("paneId", paneID)
 	if err != nil {
 		return err
@@ -115,17 +122,36 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID, text string) e
 	if _, _, err := h.paneStream(ctx, "paneId", paneID); err != nil {
 		return err
 	}
-	decision, by, err := h.decide(ctx, tool, pane, text, "")
-	if err != nil {
-		return err
+	text := strings.Join(lines, "\n")
+	if h.opts.Policy == nil {
+		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: text, Decision: "auto-approved", DecidedBy: "policy:default"})
+		return nil
+	}
+	candidates := slices.Clone(lines)
+	if screen := h.cursorLine(ctx, pane); screen != "" && len(lines) > 0 {
+		// The line as the screen shows it may hold more: a person's typing,
+		// a recalled history line, a completion.
+		candidates = append(candidates, screen, screen+lines[0])
+	}
+	shown := strings.Join(slices.Compact(slices.Clone(candidates)), "\n")
+	decision, by := "auto-approved", ""
+	rank := map[string]int{"auto-approved": 0, "ask": 1, "blocked": 2}
+	for _, c := range candidates {
+		d, b, err := h.decide(ctx, tool, pane, c, "")
+		if err != nil {
+			return err
+		}
+		if rank[d] > rank[decision] || by == "" {
+			decision, by = d, b
+		}
 	}
 	if decision == "ask" {
 		// No job to hand back: wait here for the person's answer.
-		if err := h.startReview(ctx, tool, pane, text); err != nil {
+		if err := h.startReview(ctx, tool, pane, shown); err != nil {
 			return err
 		}
-		subj := h.subject(ctx, pane, text)
-		req := reviewRequest{id: strings.ToLower(ulid.Make().String()), tool: tool, pane: paneID, program: subj.Program, cwd: subj.CWD, command: text}
+		subj := h.subject(ctx, pane, shown)
+		req := reviewRequest{id: strings.ToLower(ulid.Make().String()), tool: tool, pane: paneID, program: subj.Program, cwd: subj.CWD, command: shown}
 		ans := h.askPeople(ctx, h.humanClients(ctx), req)
 		h.mu.Lock()
 		h.reviewing = false
@@ -133,18 +159,54 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID, text string) e
 			h.allowAll = true
 		}
 		h.mu.Unlock()
-		decision, by = ans.decision, "tmux:"+ans.client
+		decision, by = ans.decision, "tmux"
+		if ans.client != "" {
+			by = "tmux:" + ans.client
+		}
 	}
-	h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: text, Decision: decision, DecidedBy: by})
+	h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: shown, Decision: decision, DecidedBy: by})
 	switch decision {
 	case "auto-approved", "approved":
-	case "denied", "denied-timeout", "denied-error":
-		return errorf("%s by the person asked (%s): nothing was typed. Do not retry it in another form; ask the user what to do instead", decision, by)
-	}
-	if decision == "blocked" {
+		return nil
+	case "blocked":
 		return errorf("blocked by this server's policy (%s): nothing was typed. Do not retry it in another form; tell the user what you wanted to run and why", by)
 	}
-	return nil
+	return errorf("%s by the person asked (%s): nothing was typed. Do not retry it in another form; ask the user what to do instead", decision, by)
+}
+
+// cursorLine is the text on the pane's cursor line, trimmed.
+func (h *Handlers) cursorLine(ctx context.Context, pane int) string {
+	info, err := h.paneFacts(ctx, pane)
+	if err != nil {
+		return ""
+	}
+	cy := info["cursor_y"]
+	lines, err := h.fleet.Exec(ctx, "capture-pane", "-p", "-t", paneName(pane), "-S", cy, "-E", cy)
+	if err != nil || len(lines) == 0 {
+		return ""
+	}
+	return strings.TrimSpace(lines[0])
+}
+
+// hasControl reports whether s holds a control character other than TAB:
+// typed into a program, it may act as a key (CR submits, C-o runs the line,
+// ESC starts a sequence).
+func hasControl(s string) bool {
+	return strings.ContainsFunc(s, func(r rune) bool { return r != '\t' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)) })
+}
+
+// inputLock serialises input to one pane from judging to sending, so
+// nothing can be added to a line between its approval and its Enter.
+func (h *Handlers) inputLock(pane int) func() {
+	h.mu.Lock()
+	l, ok := h.paneLocks[pane]
+	if !ok {
+		l = &sync.Mutex{}
+		h.paneLocks[pane] = l
+	}
+	h.mu.Unlock()
+	l.Lock()
+	return l.Unlock
 }
 
 func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typeTextIn) (*inputOut, error) {
@@ -152,8 +214,13 @@ func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typ
 	if err != nil {
 		return nil, err
 	}
-	if in.Submit {
-		if err := h.allowSubmit(ctx, "type_text", in.PaneID, h.lineSoFar(n)+in.Text); err != nil {
+	defer h.inputLock(n)()
+	st := h.lineOf(n)
+	line := st.line + in.Text
+	// A line break or other control character can submit by itself (no
+	// bracketed paste in many programs, C-o, a pasted paste-end sequence).
+	if in.Submit || (h.opts.Policy != nil && (hasControl(in.Text) || strings.Contains(in.Text, "\n"))) {
+		if err := h.allowSubmit(ctx, "type_text", in.PaneID, []string{line}); err != nil {
 			return nil, err
 		}
 	}
@@ -182,7 +249,10 @@ func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typ
 		}
 		s.Submitted(time.Now())
 	}
-	h.noteTyped(pane, in.Text, in.Submit)
+	if in.Submit {
+		line = ""
+	}
+	h.setLine(pane, lineState{line: line, kill: st.kill})
 	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: in.Submit}, nil
 }
 
@@ -235,31 +305,68 @@ var keyNames = map[string]string{
 }
 
 // submitKeys end the line being edited: the ledger stops treating typed
-// text as unsubmitted after any of them. enterKeys among them submit it,
-// so the approval policy judges the line; the others discard it.
-var (
-	submitKeys = map[string]bool{"Enter": true, "KPEnter": true, "C-m": true, "C-j": true, "C-c": true, "C-d": true, "C-u": true, "Escape": true}
-	enterKeys  = map[string]bool{"Enter": true, "KPEnter": true, "C-m": true, "C-j": true}
-)
+// text as unsubmitted after any of them.
+var submitKeys = map[string]bool{"Enter": true, "KPEnter": true, "C-m": true, "C-j": true, "C-c": true, "C-d": true, "C-u": true, "Escape": true}
 
-// lineSoFar returns what tmuxmcp has typed into pane since its last
-// submit or discard key: the line an Enter would submit.
-func (h *Handlers) lineSoFar(pane int) string {
+// lineState is tmuxmcp's model of a pane's edit line, for the policy: the
+// text typed since the last Enter and the last killed text (C-u), so that
+// C-y (yank) and a later Enter are judged on what the shell will run.
+type lineState struct{ line, kill string }
+
+func (h *Handlers) lineOf(pane int) lineState {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	return h.typedLine[pane]
 }
 
-// noteTyped records typed text: appended to the pane's line, or the line
-// ends (submitted or discarded).
-func (h *Handlers) noteTyped(pane int, text string, ends bool) {
+func (h *Handlers) setLine(pane int, st lineState) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if ends {
-		delete(h.typedLine, pane)
-		return
+	h.typedLine[pane] = st
+}
+
+// keyKind classifies a tmux key name as tmux reads it (case-insensitive).
+type keyKind int
+
+const (
+	kText    keyKind = iota // types its characters
+	kEnter                  // submits the line
+	kMove                   // moves or edits without submitting
+	kKillAll                // C-u: the line goes to the kill ring
+	kAbort                  // C-c: the line is dropped
+	kYank                   // C-y: the kill ring comes back
+	kOther                  // any other key: it may submit (C-o, C-x C-e, bindings)
+)
+
+var keyKinds = map[string]keyKind{
+	"enter": kEnter, "kpenter": kEnter, "c-m": kEnter, "c-j": kEnter, "^m": kEnter, "^j": kEnter, "0xd": kEnter, "0xa": kEnter,
+	"up": kMove, "down": kMove, "left": kMove, "right": kMove, "home": kMove, "end": kMove,
+	"pageup": kMove, "pagedown": kMove, "pgup": kMove, "pgdn": kMove, "ppage": kMove, "npage": kMove,
+	"bspace": kMove, "dc": kMove, "delete": kMove, "ic": kMove, "insert": kMove, "btab": kMove,
+	"c-a": kMove, "c-e": kMove, "c-b": kMove, "c-f": kMove, "c-h": kMove, "c-d": kMove, "c-k": kMove,
+	"c-w": kMove, "c-l": kMove, "escape": kMove, "space": kText,
+	"c-u": kKillAll, "c-c": kAbort, "c-y": kYank,
+}
+
+func kindOf(k string) keyKind {
+	if kind, ok := keyKinds[strings.ToLower(k)]; ok {
+		return kind
 	}
-	h.typedLine[pane] += text
+	if modifiedKey.MatchString(k) || hexKey.MatchString(k) || hasControl(k) || keyNames[k] == "" && isKeyName(k) {
+		return kOther
+	}
+	return kText
+}
+
+var hexKey = regexp.MustCompile(`(?i)^0x[0-9a-f]+$`)
+
+func isKeyName(k string) bool {
+	for name := range keyNames {
+		if strings.EqualFold(name, k) {
+			return true
+		}
+	}
+	return false
 }
 
 // keyText is the text a key types, for the echo ledger.
@@ -274,21 +381,39 @@ func keyText(k string) string {
 }
 
 func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sendKeysIn) (*inputOut, error) {
-	var text strings.Builder
-	submit, enter := false, false
-	for _, k := range in.Keys {
-		text.WriteString(keyText(k))
-		submit = submit || submitKeys[k]
-		enter = enter || enterKeys[k]
-	}
 	n, err := parsePaneID("paneId", in.PaneID)
 	if err != nil {
 		return nil, err
 	}
-	if enter {
-		// The policy judges the whole line Enter submits, including text
-		// typed by earlier calls.
-		if err := h.allowSubmit(ctx, "send_keys", in.PaneID, h.lineSoFar(n)+text.String()); err != nil {
+	defer h.inputLock(n)()
+	// Replay the keys on tmuxmcp's model of the edit line: every line an
+	// Enter (in any spelling) or an unknown key could submit is judged.
+	st := h.lineOf(n)
+	var text strings.Builder
+	var judge []string
+	submit := false
+	for _, k := range in.Keys {
+		text.WriteString(keyText(k))
+		switch kindOf(k) {
+		case kEnter:
+			judge = append(judge, st.line)
+			st.line, submit = "", true
+		case kKillAll:
+			st.kill, st.line, submit = st.line, "", true
+		case kAbort:
+			st.line, submit = "", true
+		case kYank:
+			st.line += st.kill
+		case kMove:
+			submit = submit || submitKeys[k]
+		case kOther:
+			judge = append(judge, st.line+keyText(k))
+		default:
+			st.line += keyText(k)
+		}
+	}
+	if len(judge) > 0 {
+		if err := h.allowSubmit(ctx, "send_keys", in.PaneID, judge); err != nil {
 			return nil, err
 		}
 	}
@@ -305,7 +430,7 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 	if submit {
 		s.Submitted(time.Now())
 	}
-	h.noteTyped(pane, text.String(), submit)
+	h.setLine(pane, st)
 	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: submit}, nil
 }
 

@@ -251,6 +251,7 @@ func (h *Handlers) review(r *jobRun, req reviewRequest, in *runIn, pane int) {
 	var ps paneShell
 	var err error
 	if pane >= 0 {
+		defer h.inputLock(pane)()
 		ps, err = h.checkReady(ctx, pane)
 	} else {
 		name := "tmuxmcp job"

@@ -217,6 +217,7 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 		cwd = *in.CWD
 	}
 	if pane >= 0 {
+		defer h.inputLock(pane)()
 		// Refuse a pane that cannot take the command before anyone is
 		// asked to approve it.
 		if _, err := h.checkReady(ctx, pane); err != nil {

@@ -85,8 +85,9 @@ type Handlers struct {
 	reviewing bool                   // a person is being asked (one review at a time)
 	elicits   map[string]elicitation // open elicitations, by request state
 	subs      subscriptions          // pane resources being watched
-	typedLine map[int]string         // text typed per pane since its last Enter (for the policy)
+	typedLine map[int]lineState      // each pane's edit line as tmuxmcp typed it (for the policy)
 	waits     map[int]int            // open waits per pane
+	paneLocks map[int]*sync.Mutex    // input to a pane, judged and sent as one
 	waitsAll  int                    // open waits in all
 	server    *mcp.Server            // for resource-updated notifications
 	allowAll  bool                   // a person allowed everything for this session
@@ -104,7 +105,7 @@ func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Option
 	opts = withDefaults(opts)
 	h := &Handlers{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1,
 		runs: map[string]*jobRun{}, closing: make(chan struct{}), elicits: map[string]elicitation{},
-		subs: subscriptions{watches: map[string]*resourceWatch{}}, typedLine: map[int]string{}, waits: map[int]int{}}
+		subs: subscriptions{watches: map[string]*resourceWatch{}}, typedLine: map[int]lineState{}, waits: map[int]int{}, paneLocks: map[int]*sync.Mutex{}}
 	store, err := jobs.Open(filepath.Join(opts.StateDir, "jobs"))
 	if err != nil {
 		return nil, err

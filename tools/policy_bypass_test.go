@@ -1,0 +1,166 @@
+// Regression tests for ways around the approval policy found in review.
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/policy"
+)
+
+func bypassEnv(t *testing.T) (*env, string) {
+	pol, _ := policy.New(policy.Allow, []policy.Rule{{Name: "no rm", Action: policy.Deny, Command: `\brm\b`}})
+	e := newEnv(t, envOptions{policy: pol})
+	pane, _ := e.shell(t)
+	return e, pane
+}
+
+func victimGone(t *testing.T, victim string) bool {
+	deadline := time.Now().Add(time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(victim); err != nil {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}
+
+func mkVictim(t *testing.T) string {
+	v := filepath.Join(t.TempDir(), "victim")
+	os.Mkdir(v, 0o755)
+	return v
+}
+
+func TestPolicyBypassSendKeysLowercaseEnter(t *testing.T) {
+	e, pane := bypassEnv(t)
+	v := mkVictim(t)
+	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm -rf " + v, "enter"}})
+	t.Logf("result: %v", r)
+	if victimGone(t, v) {
+		t.Errorf("BYPASS: send_keys 'enter' ran a denied command")
+	}
+}
+
+func TestPolicyBypassSendKeysCaretM(t *testing.T) {
+	e, pane := bypassEnv(t)
+	v := mkVictim(t)
+	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm -rf " + v, "^M"}})
+	t.Logf("result: %v", r)
+	if victimGone(t, v) {
+		t.Errorf("BYPASS: send_keys '^M' ran a denied command")
+	}
+}
+
+func TestPolicyBypassSendKeysLiteralNewline(t *testing.T) {
+	e, pane := bypassEnv(t)
+	v := mkVictim(t)
+	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm -rf " + v + "\r"}})
+	t.Logf("result: %v", r)
+	if victimGone(t, v) {
+		t.Errorf("BYPASS: send_keys literal with CR ran a denied command")
+	}
+}
+
+func TestPolicyBypassTypeTextCtrlO(t *testing.T) {
+	e, pane := bypassEnv(t)
+	v := mkVictim(t)
+	r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v + "\x0f"})
+	t.Logf("result: %v", r)
+	if victimGone(t, v) {
+		t.Errorf("BYPASS: type_text with C-o (operate-and-get-next) ran a denied command")
+	}
+}
+
+func TestPolicyBypassCtrlDResetsLedger(t *testing.T) {
+	e, pane := bypassEnv(t)
+	v := mkVictim(t)
+	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v})
+	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-d"}})
+	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}})
+	t.Logf("result: %v", r)
+	if victimGone(t, v) {
+		t.Errorf("BYPASS: C-d cleared the policy's line but not bash's; Enter ran a denied command")
+	}
+}
+
+func TestPolicyBypassKillRingYank(t *testing.T) {
+	e, pane := bypassEnv(t)
+	v := mkVictim(t)
+	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v})
+	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-u"}})
+	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-y", "Enter"}})
+	t.Logf("result: %v", r)
+	if victimGone(t, v) {
+		t.Errorf("BYPASS: C-u then C-y Enter ran a denied command")
+	}
+}
+
+func TestPolicyBypassPasteInSh(t *testing.T) {
+	pol, _ := policy.New(policy.Allow, []policy.Rule{{Name: "no rm", Action: policy.Deny, Command: `\brm\b`}})
+	e := newEnv(t, envOptions{policy: pol})
+	r := e.ok(t, "create_pane", map[string]any{"argv": []string{"/bin/sh"}})
+	pane := r.str("paneId")
+	e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": r.str("cursor"), "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 10000})
+	v := mkVictim(t)
+	x := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v + "\n"})
+	t.Logf("result: %v", x)
+	if victimGone(t, v) {
+		t.Errorf("BYPASS: type_text (no submit) with a newline ran a denied command in sh")
+	}
+}
+
+func TestPolicyBypassControl(t *testing.T) {
+	e, pane := bypassEnv(t)
+	v := mkVictim(t)
+	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm -rf " + v, "Enter"}})
+	t.Logf("result: %v", r)
+	if victimGone(t, v) {
+		t.Errorf("control: Enter ran")
+	}
+}
+
+func TestPolicyBypassBracketBreakout(t *testing.T) {
+	e, pane := bypassEnv(t)
+	v := mkVictim(t)
+	r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "x\n\x1b[201~rm -rf " + v + "\r"})
+	t.Logf("result: %v", r)
+	if victimGone(t, v) {
+		t.Errorf("BYPASS: bracketed-paste end sequence in type_text ran a denied command in bash")
+	}
+}
+
+func TestPolicyBypassPasteInBash(t *testing.T) {
+	e, pane := bypassEnv(t)
+	v := mkVictim(t)
+	r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v + "\n"})
+	t.Logf("result: %v", r)
+	if victimGone(t, v) {
+		t.Errorf("BYPASS: plain multi-line paste ran in bash")
+	}
+}
+
+func TestPolicyBypassTwoEntersOneCall(t *testing.T) {
+	e, pane := bypassEnv(t)
+	v := mkVictim(t)
+	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"echo a", "Enter", "rm -rf " + v, "Enter"}})
+	t.Logf("result: %v", r)
+	if victimGone(t, v) {
+		t.Errorf("BYPASS: keys after the first Enter judged as one concatenated line")
+	}
+}
+
+func TestPolicyBypassTextAfterEnterForgotten(t *testing.T) {
+	e, pane := bypassEnv(t)
+	v := mkVictim(t)
+	// judged as "rm -rf V" would be blocked; put it after an Enter, with a word glued before
+	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"true", "Enter", "xrm -rf " + v, "C-a", "Right", "BSpace"}})
+	t.Logf("r1: %v", r)
+	r = e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}})
+	t.Logf("r2: %v", r)
+	if victimGone(t, v) {
+		t.Errorf("BYPASS: text typed after an Enter is dropped from the judged line")
+	}
+}
