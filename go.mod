@@ -1,6 +1,6 @@
 module github.com/tmuxmcp/tmuxmcp
 
-go 1.26.8
+go 1.25.0
 
 require (
 	github.com/charmbracelet/x/ansi v0.11.9

@@ -277,10 +277,12 @@ func (s *PaneStream) retained() (int64, time.Time) {
 	return s.ring.end - s.ring.start, s.last
 }
 
-// evict drops the n oldest retained bytes.
+// evict drops the n oldest retained bytes, and gives memory back when the
+// buffer is mostly empty.
 func (s *PaneStream) evict(n int64) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ring.start = min(s.ring.end, s.ring.start+n)
+	s.ring.shrink()
 	s.pruneLocked()
 }

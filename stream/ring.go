@@ -67,3 +67,15 @@ func (r *ring) appendRange(dst, buf []byte, from, to int64) []byte {
 	}
 	return dst
 }
+
+// shrink reallocates the buffer to the retained bytes when they fill less
+// than a quarter of it.
+func (r *ring) shrink() {
+	kept := int(r.end - r.start)
+	if len(r.buf) <= 4096 || kept*4 > len(r.buf) {
+		return
+	}
+	tmp := r.appendRange(make([]byte, 0, kept), r.buf, r.start, r.end)
+	r.buf = make([]byte, max(4096, kept))
+	r.copyIn(r.start, tmp)
+}

@@ -33,3 +33,25 @@ func TestRingMatchesModel(t *testing.T) {
 		}
 	}
 }
+
+func TestRingShrinkKeepsRetainedBytes(t *testing.T) {
+	r := ring{limit: 1 << 16}
+	var all []byte
+	for i := 0; i < 100; i++ {
+		p := bytes.Repeat([]byte{byte(i)}, 1000)
+		r.write(p)
+		all = append(all, p...)
+	}
+	r.start = r.end - 3000 // what evict does
+	r.shrink()
+	if len(r.buf) > 4096 {
+		t.Fatalf("buffer still %d bytes for 3000 retained", len(r.buf))
+	}
+	if got := r.read(nil, r.start, r.end); !bytes.Equal(got, all[len(all)-3000:]) {
+		t.Fatal("shrink lost bytes")
+	}
+	r.write([]byte("more"))
+	if got := r.read(nil, r.start, r.end); !bytes.Equal(got, append(all[len(all)-3000:], "more"...)) {
+		t.Fatal("write after shrink")
+	}
+}

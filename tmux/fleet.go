@@ -136,6 +136,7 @@ type Fleet struct {
 	kickPanes    chan struct{}
 	kickSessions chan struct{}
 	syncMu       sync.Mutex    // serialises syncSessions
+	reconnectMu  sync.Mutex    // the lost transition and Reconnect, one at a time
 	retry        *time.Timer   // reconnect attempts while lost
 	backoff      time.Duration // the next retry delay
 	connGone     chan *Conn
@@ -427,6 +428,8 @@ func (f *Fleet) scheduleRetry() {
 // Reconnect attaches to the server again after the fleet lost it. It is
 // also tried on a schedule by the fleet itself.
 func (f *Fleet) Reconnect(ctx context.Context) error {
+	f.reconnectMu.Lock()
+	defer f.reconnectMu.Unlock()
 	f.mu.Lock()
 	lost := f.lostErr != nil
 	f.mu.Unlock()
@@ -487,11 +490,15 @@ func (f *Fleet) dropConn(c *Conn) {
 		reason = "the server or every session was killed"
 	}
 	err := fmt.Errorf("lost the tmux server %s: %s", f.target, reason)
+	// Recording ends before anyone can see the loss and reconnect, so a
+	// reconnect never runs between the two.
+	f.reconnectMu.Lock()
+	f.ev.Disconnected(err)
 	f.mu.Lock()
 	f.lostErr = err
 	f.mu.Unlock()
+	f.reconnectMu.Unlock()
 	f.log.Warn("tmux connection lost", "err", err)
-	f.ev.Disconnected(err)
 	f.scheduleRetry()
 }
 

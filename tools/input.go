@@ -270,7 +270,7 @@ func (in *sendKeysIn) check() error {
 	}
 	for i, k := range in.Keys {
 		if k == "" || utf8.RuneCountInString(k) > maxKeyLength {
-			return errorf("keys[%d] %q: each key must be 1..%d bytes, a tmux key name such as Enter, C-c, Up, Tab, F5 or a short literal string", i, truncate(k, 40), maxKeyLength)
+			return errorf("keys[%d] %q: each key must be 1..%d characters, a tmux key name such as Enter, C-c, Up, Tab, F5 or a short literal string", i, truncate(k, 40), maxKeyLength)
 		}
 	}
 	return nil

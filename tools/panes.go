@@ -258,6 +258,8 @@ func (h *Handlers) createPane(ctx context.Context, _ *mcp.CallToolRequest, in *c
 	default:
 		if in.Name != nil {
 			args = append(args, "-n", *in.Name)
+		} else if len(in.Argv) > 0 {
+			args = append(args, "-n", filepath.Base(in.Argv[0])) // not the wrapper's "sh"
 		}
 	}
 	args = append(args, "-d", "-P", "-F", "#{pane_id}\x1f#{session_name}\x1f#{session_id}\x1f#{window_id}", "-t", target)

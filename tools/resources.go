@@ -84,12 +84,30 @@ func (h *Handlers) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 		w.subscribers++
 		return nil
 	}
-	wctx, cancel := context.WithCancel(context.Background())
-	h.subs.watches[req.Params.URI] = &resourceWatch{subscribers: 1, stop: cancel}
-	uri := req.Params.URI
+	h.mu.Lock()
+	select {
+	case <-h.closing:
+		h.mu.Unlock()
+		return nil
+	default:
+	}
 	h.wg.Add(1)
+	h.mu.Unlock()
+	wctx, cancel := context.WithCancel(context.Background())
+	w := &resourceWatch{subscribers: 1, stop: cancel}
+	h.subs.watches[req.Params.URI] = w
+	uri := req.Params.URI
 	go func() {
 		defer h.wg.Done()
+		defer func() {
+			// The recording ended (pane gone, reconnect): a later subscribe
+			// starts a watcher on the pane's new recording.
+			h.subs.mu.Lock()
+			if h.subs.watches[uri] == w {
+				delete(h.subs.watches, uri)
+			}
+			h.subs.mu.Unlock()
+		}()
 		pos := s.End()
 		for {
 			c := s.ReadRaw(pos, 0, nil)

@@ -115,7 +115,7 @@ func (h *Handlers) askPeople(ctx context.Context, clients []string, req reviewRe
 		go func() {
 			defer wg.Done()
 			defer os.Remove(answer)
-			pctx, cancel := context.WithTimeout(context.Background(), h.opts.ReviewTimeout+10*time.Second)
+			pctx, cancel := context.WithTimeout(ctx, h.opts.ReviewTimeout+10*time.Second)
 			defer cancel()
 			_, err := target.Run(pctx, "display-popup", "-c", c, "-E", "-w", "90%", "-h", "60%",
 				"-T", " tmuxmcp asks: run this command? ", "sh "+shell.Quote(script)+" "+shell.Quote(answer)+" "+shell.Quote(details))

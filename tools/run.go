@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -49,8 +50,8 @@ func (in *runIn) check() error {
 	switch {
 	case strings.TrimSpace(in.Command) == "":
 		return errorf("command is empty: give the shell text to run, e.g. \"ls -la\"")
-	case len(in.Command) > maxCommandBytes:
-		return errorf("command is %d bytes, over the limit of %d: put it in a script file and run that", len(in.Command), maxCommandBytes)
+	case utf8.RuneCountInString(in.Command) > maxCommandBytes:
+		return errorf("command is %d characters, over the limit of %d: put it in a script file and run that", utf8.RuneCountInString(in.Command), maxCommandBytes)
 	}
 	if in.PaneID != nil {
 		if _, err := parsePaneID("paneId", *in.PaneID); err != nil {
@@ -80,14 +81,14 @@ func (in *runIn) check() error {
 	if in.RequestID != nil && !requestIDPattern.MatchString(*in.RequestID) {
 		return errorf("requestId %q: must be 32 lowercase hex characters, e.g. from uuid4 without dashes; reuse it only to retry the same command", *in.RequestID)
 	}
-	if in.Description != nil && len(*in.Description) > 200 {
-		return errorf("description is %d bytes, over the limit of 200: keep it to 5-10 words", len(*in.Description))
+	if in.Description != nil && utf8.RuneCountInString(*in.Description) > 200 {
+		return errorf("description is %d characters, over the limit of 200: keep it to 5-10 words", utf8.RuneCountInString(*in.Description))
 	}
 	if in.Background && in.WaitMs != nil && *in.WaitMs > 0 {
 		return errorf("background: true returns at once, but waitMs %d asks to wait: give one of them", *in.WaitMs)
 	}
-	if in.Reason != nil && len(*in.Reason) > 1000 {
-		return errorf("reason is %d bytes: one sentence is enough", len(*in.Reason))
+	if in.Reason != nil && utf8.RuneCountInString(*in.Reason) > 1000 {
+		return errorf("reason is %d characters, over the limit of 1000: one sentence is enough", utf8.RuneCountInString(*in.Reason))
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/cursor"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/shell"
@@ -99,6 +100,12 @@ func readTail(path string, limit int) (fileTail, error) {
 // is watched again on its pane's new recording.
 func (h *Handlers) resumeJobs(ctx context.Context) {
 	for _, j := range h.jobs.List() {
+		if j.Decision == "pending" {
+			// Nobody answers a review that a previous tmuxmcp opened.
+			_, _ = h.jobs.Update(j.ID, func(x *jobs.Job) { x.Decision, x.Ended = "denied-error", time.Now().UTC() })
+			h.audit(audit.Event{Event: "decision", JobID: j.ID, PaneID: j.PaneID, Command: j.Command, Decision: "denied-error", DecidedBy: "tmuxmcp: restarted during the review"})
+			continue
+		}
 		if j.Done() {
 			continue
 		}
