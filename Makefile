@@ -27,7 +27,7 @@ test:
 ## bench: wait-detection latency table (tmuxmcp vs a bare tmux -C reader vs 100 ms capture-pane polling), then Go micro-benchmarks
 bench:
 	$(GO) run ./cmd/tmuxbench
-	$(GO) test -run '^$$' -bench . -benchmem ./stream/ ./tmux/
+	$(GO) test -run '^$$' -bench . -benchmem ./stream/
 
 lint:
 	$(GO) vet ./...

@@ -78,7 +78,14 @@ func run(n int, every time.Duration) error {
 	if err := target.EnsureSession(ctx, "bench", 120, 40); err != nil {
 		return err
 	}
-	defer func() { _, _ = target.Run(context.Background(), "kill-server") }()
+	defer func() {
+		// tmux 3.3a leaves the socket file behind: remove exactly ours.
+		sock, _ := target.Run(context.Background(), "display-message", "-p", "#{socket_path}")
+		_, _ = target.Run(context.Background(), "kill-server")
+		if strings.HasSuffix(sock, "/"+target.SocketName) {
+			_ = os.Remove(sock)
+		}
+	}()
 	// Shells start with an empty HOME, so the machine's rc files (slow
 	// prompt hooks) do not count against any observer.
 	home, err := os.MkdirTemp("", "tmuxbench-home")
