@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -509,9 +508,6 @@ func (o *jobOutput) close() {
 }
 
 func (o *jobOutput) remove() { _ = os.Remove(o.path) }
-
-// errNoJob is returned for an unknown job id.
-var errNoJob = errors.New("no such job")
 
 // DefaultStateDir is where job records and state live without --state-dir.
 func DefaultStateDir() string {
