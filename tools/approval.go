@@ -6,8 +6,10 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/oklog/ulid/v2"
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/policy"
+	"github.com/tmuxmcp/tmuxmcp/shell"
 )
 
 // The reasons of an OwnerReviewUnavailable error (SPEC §4).
@@ -115,4 +117,47 @@ func visible(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// allowLaunch applies the approval policy to a program create_pane starts:
+// its argv, shell-quoted, is the command judged.
+func (h *Handlers) allowLaunch(ctx context.Context, argv []string, cwd string) error {
+	if h.opts.Policy == nil {
+		return nil
+	}
+	quoted := make([]string, len(argv))
+	for i, a := range argv {
+		quoted[i] = shell.Quote(a)
+	}
+	command := strings.Join(quoted, " ")
+	decision, by, err := h.decide(ctx, "create_pane", -1, command, cwd)
+	if err != nil {
+		return err
+	}
+	if decision == "ask" {
+		if err := h.startReview(ctx, "create_pane", -1, command); err != nil {
+			return err
+		}
+		subj := h.subject(ctx, -1, command)
+		req := reviewRequest{id: strings.ToLower(ulid.Make().String()), tool: "create_pane", program: subj.Program, cwd: cwd, command: command}
+		ans := h.askPeople(ctx, h.humanClients(ctx), req)
+		h.mu.Lock()
+		h.reviewing = false
+		if ans.allowSession {
+			h.allowAll = true
+		}
+		h.mu.Unlock()
+		decision, by = ans.decision, "tmux"
+		if ans.client != "" {
+			by = "tmux:" + ans.client
+		}
+	}
+	h.audit(audit.Event{Event: "decision", Tool: "create_pane", Command: command, Decision: decision, DecidedBy: by})
+	switch decision {
+	case "auto-approved", "approved":
+		return nil
+	case "blocked":
+		return errorf("blocked by this server's policy (%s): the program was not started. Do not retry it in another form; tell the user what you wanted to run and why", by)
+	}
+	return errorf("%s by the person asked (%s): the program was not started. Do not retry it in another form; ask the user what to do instead", decision, by)
 }

@@ -252,3 +252,17 @@ func TestPendingFreshPaneJobHasAJobID(t *testing.T) {
 		t.Fatalf("n: %v", a)
 	}
 }
+
+func TestPolicyJudgesProgramsCreatePaneStarts(t *testing.T) {
+	pol, _ := policy.New(policy.Allow, []policy.Rule{{Name: "no rm", Action: policy.Deny, Command: `\brm\b`}})
+	e := newEnv(t, envOptions{policy: pol})
+	victim := t.TempDir()
+	x := e.call(t, "create_pane", map[string]any{"argv": []string{"rm", "-rf", victim}})
+	if !x.isError || !strings.Contains(x.text, "blocked") {
+		t.Fatalf("create_pane argv rm: %v", x)
+	}
+	if _, err := os.Stat(victim); err != nil {
+		t.Fatalf("the program ran: %v", err)
+	}
+	e.ok(t, "create_pane", map[string]any{"argv": []string{"sleep", "5"}})
+}

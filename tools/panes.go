@@ -247,6 +247,16 @@ func (h *Handlers) createPane(ctx context.Context, _ *mcp.CallToolRequest, in *c
 	if in.Split != nil {
 		split = *in.Split
 	}
+	if len(in.Argv) > 0 {
+		// Starting a program runs a command: the approval policy judges it.
+		cwd := ""
+		if in.CWD != nil {
+			cwd = *in.CWD
+		}
+		if err := h.allowLaunch(ctx, in.Argv, cwd); err != nil {
+			return nil, err
+		}
+	}
 	args := []string{"new-window"}
 	target := "=" + session + ":"
 	switch split {
