@@ -17,7 +17,12 @@ func TestEverydayUse(t *testing.T) {
 	}
 
 	// C-c interrupts a running program; the prompt comes back.
-	c = e.run(t, pane, "sleep 100")
+	// (Wait until the program runs: a C-c that lands between bash's fork and
+	// exec is lost to a known bash race, and sleep would then run 100s.)
+	c = e.run(t, pane, "sh -c 'echo sleeper-started; exec sleep 100'")
+	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"^sleeper-started$"}, "regex": true, "timeoutMs": 20000}); w.str("outcome") != "matched" {
+		t.Fatalf("sleeper: %v", w)
+	}
 	k := e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
 	if k.m["submitted"] != true {
 		t.Fatalf("C-c not counted as ending the line: %v", k)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -174,18 +175,24 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID string, lines [
 	return errorf("%s by the person asked (%s): nothing was typed. Do not retry it in another form; ask the user what to do instead", decision, by)
 }
 
-// cursorLine is the text on the pane's cursor line, trimmed.
+// cursorLine is the logical line holding the pane's cursor, trimmed: the
+// cursor row joined with the rows above it that it wraps from, so a long
+// line cannot hide its start above the cursor row.
 func (h *Handlers) cursorLine(ctx context.Context, pane int) string {
 	info, err := h.paneFacts(ctx, pane)
 	if err != nil {
 		return ""
 	}
-	cy := info["cursor_y"]
-	lines, err := h.fleet.Exec(ctx, "capture-pane", "-p", "-t", paneName(pane), "-S", cy, "-E", cy)
+	cy, err := strconv.Atoi(info["cursor_y"])
+	if err != nil {
+		return ""
+	}
+	const maxRows = 500 // a wrapped line longer than this many rows is cut at its start
+	lines, err := h.fleet.Exec(ctx, "capture-pane", "-p", "-J", "-t", paneName(pane), "-S", strconv.Itoa(cy-maxRows), "-E", strconv.Itoa(cy))
 	if err != nil || len(lines) == 0 {
 		return ""
 	}
-	return strings.TrimSpace(lines[0])
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 // hasControl reports whether s holds a control character other than TAB:
@@ -287,7 +294,8 @@ func (h *Handlers) sendKeysTool() Tool {
 		Title: "Send keys to a pane",
 		Description: "Send tmux key presses to a pane: control keys (C-c to interrupt, C-d for end of input), navigation (Up, PageDown), Escape, Enter, function keys. " +
 			"Returns the stream cursor from before the keys, to wait from. It refuses a pane in copy mode or whose program exited, and changes nothing then. " +
-			"For typing text use type_text: it is literal and handles multi-line text.",
+			"For typing text use type_text: it is literal and handles multi-line text. " +
+			"When the server has a command policy, send editing keys (arrows, BSpace, C-a, history Up) and the Enter that runs the edited line in separate calls.",
 		InputSchema:  in,
 		OutputSchema: inputOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Send keys to a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
@@ -304,9 +312,9 @@ var keyNames = map[string]string{
 	"F1": "", "F2": "", "F3": "", "F4": "", "F5": "", "F6": "", "F7": "", "F8": "", "F9": "", "F10": "", "F11": "", "F12": "",
 }
 
-// submitKeys end the line being edited: the ledger stops treating typed
+// submitKeys (lower case) end the line being edited: the ledger stops treating typed
 // text as unsubmitted after any of them.
-var submitKeys = map[string]bool{"Enter": true, "KPEnter": true, "C-m": true, "C-j": true, "C-c": true, "C-d": true, "C-u": true, "Escape": true}
+var submitKeys = map[string]bool{"enter": true, "kpenter": true, "c-m": true, "c-j": true, "c-c": true, "c-d": true, "c-u": true, "escape": true}
 
 // lineState is tmuxmcp's model of a pane's edit line, for the policy: the
 // text typed since the last Enter and the last killed text (C-u), so that
@@ -369,10 +377,13 @@ func isKeyName(k string) bool {
 	return false
 }
 
-// keyText is the text a key types, for the echo ledger.
+// keyText is the text a key types, for the echo ledger. Key names are
+// matched without regard to case, as tmux does ("SPACE" types a space).
 func keyText(k string) string {
-	if t, ok := keyNames[k]; ok {
-		return t
+	for name, t := range keyNames {
+		if strings.EqualFold(name, k) {
+			return t
+		}
 	}
 	if modifiedKey.MatchString(k) {
 		return ""
@@ -392,20 +403,30 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 	var text strings.Builder
 	var judge []string
 	submit := false
+	// edited is the key (cursor move, deletion, history recall, yank) after
+	// which the model no longer knows the line: an Enter later in the same
+	// call cannot be judged, because the screen is read before sending.
+	edited := ""
 	for _, k := range in.Keys {
 		text.WriteString(keyText(k))
-		switch kindOf(k) {
+		kind := kindOf(k)
+		if edited != "" && (kind == kEnter || kind == kOther) && h.opts.Policy != nil {
+			return nil, errorf("keys: %q comes after the editing key %q in the same call, and a command policy is active: the line those keys produce cannot be checked before it runs, so nothing was sent. Send the keys up to and including %q in one send_keys call, then %q in a second call (the line is then read from the screen and checked)", k, edited, edited, k)
+		}
+		switch kind {
 		case kEnter:
 			judge = append(judge, st.line)
 			st.line, submit = "", true
 		case kKillAll:
 			st.kill, st.line, submit = st.line, "", true
 		case kAbort:
-			st.line, submit = "", true
+			st.line, submit, edited = "", true, ""
 		case kYank:
 			st.line += st.kill
+			edited = k
 		case kMove:
-			submit = submit || submitKeys[k]
+			submit = submit || submitKeys[strings.ToLower(k)]
+			edited = k
 		case kOther:
 			judge = append(judge, st.line+keyText(k))
 		default:

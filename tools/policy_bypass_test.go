@@ -4,6 +4,7 @@ package tools
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 	"time"
 
@@ -162,5 +163,63 @@ func TestPolicyBypassTextAfterEnterForgotten(t *testing.T) {
 	t.Logf("r2: %v", r)
 	if victimGone(t, v) {
 		t.Errorf("BYPASS: text typed after an Enter is dropped from the judged line")
+	}
+}
+
+func TestPolicyBypassEditKeysBeforeEnterInOneCall(t *testing.T) {
+	e, pane := bypassEnv(t)
+	v := mkVictim(t)
+	// "xrm" passes the rule; C-a Right BSpace turns it into "rm" before the Enter.
+	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"xrm -rf " + v, "C-a", "Right", "BSpace", "Enter"}})
+	if !r.isError || !strings.Contains(r.text, "second call") {
+		t.Errorf("editing keys then Enter in one call: want an error naming the fix, got %v", r)
+	}
+	if victimGone(t, v) {
+		t.Fatalf("BYPASS: editing keys before an Enter in one call")
+	}
+	// Following the error's advice works: the second call judges the screen.
+	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"xrm -rf " + v, "C-a", "Right", "BSpace"}})
+	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}}); !r.isError {
+		t.Errorf("Enter on a screen line holding rm: want blocked, got %v", r)
+	}
+	if victimGone(t, v) {
+		t.Fatalf("BYPASS: edited line submitted in a second call")
+	}
+}
+
+func TestPolicyBypassHistoryRecallInOneCall(t *testing.T) {
+	e, pane := bypassEnv(t)
+	v := mkVictim(t)
+	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"#xrm -rf " + v, "Enter"}})
+	e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Up", "C-a", "DC", "DC", "Enter"}})
+	if victimGone(t, v) {
+		t.Fatalf("BYPASS: history recall edited and submitted in one call")
+	}
+}
+
+func TestPolicyBypassKeyNameCase(t *testing.T) {
+	e, pane := bypassEnv(t)
+	v := mkVictim(t)
+	// tmux reads "SPACE" as a space; the judged line must too.
+	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm", "SPACE", "-rf", "sPaCe", v, "Enter"}})
+	if !r.isError {
+		t.Errorf("rm SPACE -rf sPaCe V Enter: want blocked, got %v", r)
+	}
+	if victimGone(t, v) {
+		t.Fatalf("BYPASS: upper-case key names")
+	}
+}
+
+func TestPolicyBypassWrappedLine(t *testing.T) {
+	e, pane := bypassEnv(t)
+	v := mkVictim(t)
+	// The line wraps over several rows: the cursor row holds only its tail.
+	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "xrm -rf " + v + " #" + strings.Repeat("a", 400)})
+	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-a", "Right", "BSpace", "C-e"}})
+	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}}); !r.isError {
+		t.Errorf("Enter on a wrapped line holding rm: want blocked, got %v", r)
+	}
+	if victimGone(t, v) {
+		t.Fatalf("BYPASS: a wrapped line hides its start above the cursor row")
 	}
 }
