@@ -303,7 +303,8 @@ func (h *Handlers) sendKeysTool() Tool {
 	return typed(h, tool, h.sendKeys)
 }
 
-var modifiedKey = regexp.MustCompile(`^(?:[CMS]-)+.+$|^\^.$`)
+// modifiedKey matches a key with modifiers; tmux reads C-, M- and S- in any case.
+var modifiedKey = regexp.MustCompile(`(?i)^(?:[CMS]-)+.+$|^\^.$`)
 
 var keyNames = map[string]string{
 	"Enter": "", "Escape": "", "Tab": "", "BTab": "", "BSpace": "", "Space": " ", "Up": "", "Down": "", "Left": "", "Right": "",
@@ -360,6 +361,9 @@ func kindOf(k string) keyKind {
 	if kind, ok := keyKinds[strings.ToLower(k)]; ok {
 		return kind
 	}
+	if r, ok := hexRune(k); ok && !hasControl(string(r)) {
+		return kText // tmux sends 0x6d as "m"
+	}
 	if modifiedKey.MatchString(k) || hexKey.MatchString(k) || hasControl(k) || keyNames[k] == "" && isKeyName(k) {
 		return kOther
 	}
@@ -367,6 +371,18 @@ func kindOf(k string) keyKind {
 }
 
 var hexKey = regexp.MustCompile(`(?i)^0x[0-9a-f]+$`)
+
+// hexRune is the character a hex key name (0x6d) sends.
+func hexRune(k string) (rune, bool) {
+	if !hexKey.MatchString(k) {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(k[2:], 16, 32)
+	if err != nil || n > utf8.MaxRune {
+		return 0, false
+	}
+	return rune(n), true
+}
 
 func isKeyName(k string) bool {
 	for name := range keyNames {
@@ -384,6 +400,12 @@ func keyText(k string) string {
 		if strings.EqualFold(name, k) {
 			return t
 		}
+	}
+	if r, ok := hexRune(k); ok {
+		if hasControl(string(r)) {
+			return ""
+		}
+		return string(r)
 	}
 	if modifiedKey.MatchString(k) {
 		return ""
@@ -403,8 +425,8 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 	var text strings.Builder
 	var judge []string
 	submit := false
-	// edited is the key (cursor move, deletion, history recall, yank) after
-	// which the model no longer knows the line: an Enter later in the same
+	// edited is the key (cursor move, deletion, history recall, yank, any
+	// other key) after which the model no longer knows the line: an Enter later in the same
 	// call cannot be judged, because the screen is read before sending.
 	edited := ""
 	for _, k := range in.Keys {
@@ -428,7 +450,9 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 			submit = submit || submitKeys[strings.ToLower(k)]
 			edited = k
 		case kOther:
+			// It may submit (C-o) or edit the line (C-t transposes).
 			judge = append(judge, st.line+keyText(k))
+			edited = k
 		default:
 			st.line += keyText(k)
 		}

@@ -223,3 +223,23 @@ func TestPolicyBypassWrappedLine(t *testing.T) {
 		t.Fatalf("BYPASS: a wrapped line hides its start above the cursor row")
 	}
 }
+
+func TestPolicyBypassKeySpellings(t *testing.T) {
+	e, pane := bypassEnv(t)
+	for _, tc := range []struct {
+		name string
+		keys func(v string) []string
+	}{
+		{"hex letter", func(v string) []string { return []string{"r", "0x6d", " -rf " + v, "Enter"} }},
+		{"lower-case c-o", func(v string) []string { return []string{"rm -rf " + v, "c-o"} }},
+		{"C-t transposes", func(v string) []string { return []string{"mr", "C-t", " -rf " + v, "Enter"} }},
+		{"lower-case m- key", func(v string) []string { return []string{"mr", "m-b", "C-t", " -rf " + v, "Enter"} }},
+	} {
+		v := mkVictim(t)
+		e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": tc.keys(v)})
+		if victimGone(t, v) {
+			t.Errorf("BYPASS: %s", tc.name)
+		}
+		e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
+	}
+}
