@@ -128,11 +128,23 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID string, lines [
 		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: text, Decision: "auto-approved", DecidedBy: "policy:default"})
 		return nil
 	}
+	st := h.lineOf(pane)
+	if st.edited {
+		// Editing keys sent earlier may still be queued in the terminal, so
+		// neither the model nor the screen can say what the line will be.
+		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: text, Decision: "blocked", DecidedBy: "policy:edited-line"})
+		return errorf("%s: the line in pane %s was changed with editing keys (arrows, BSpace, C-a, history Up, ...) since it was started, and a command policy is active: such a line cannot be checked before it runs, so nothing was sent. Send C-c with send_keys to clear the line, then type the whole command with type_text (submit: true) or use run_shell_command", tool, paneID)
+	}
 	candidates := slices.Clone(lines)
 	if screen := h.cursorLine(ctx, pane); screen != "" && len(lines) > 0 {
 		// The line as the screen shows it may hold more: a person's typing,
 		// a recalled history line, a completion.
 		candidates = append(candidates, screen, screen+lines[0])
+	}
+	if region := h.editRegion(ctx, pane, st.anchor); region != "" {
+		// The whole edit buffer since tmuxmcp began typing the line: what
+		// editing keys made of it, and every row of a multi-line buffer.
+		candidates = append(candidates, region)
 	}
 	shown := strings.Join(slices.Compact(slices.Clone(candidates)), "\n")
 	decision, by := "auto-approved", ""
@@ -224,6 +236,7 @@ func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typ
 	defer h.inputLock(n)()
 	st := h.lineOf(n)
 	line := st.line + in.Text
+	next := h.anchored(ctx, n, st)
 	// A line break or other control character can submit by itself (no
 	// bracketed paste in many programs, C-o, a pasted paste-end sequence).
 	if in.Submit || (h.opts.Policy != nil && (hasControl(in.Text) || strings.Contains(in.Text, "\n"))) {
@@ -257,9 +270,9 @@ func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typ
 		s.Submitted(time.Now())
 	}
 	if in.Submit {
-		line = ""
+		line, next.anchor = "", 0
 	}
-	h.setLine(pane, lineState{line: line, kill: st.kill})
+	h.setLine(pane, lineState{line: line, kill: st.kill, anchor: next.anchor, edited: st.edited && !in.Submit})
 	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: in.Submit}, nil
 }
 
@@ -295,7 +308,7 @@ func (h *Handlers) sendKeysTool() Tool {
 		Description: "Send tmux key presses to a pane: control keys (C-c to interrupt, C-d for end of input), navigation (Up, PageDown), Escape, Enter, function keys. " +
 			"Returns the stream cursor from before the keys, to wait from. It refuses a pane in copy mode or whose program exited, and changes nothing then. " +
 			"For typing text use type_text: it is literal and handles multi-line text. " +
-			"When the server has a command policy, send editing keys (arrows, BSpace, C-a, history Up) and the Enter that runs the edited line in separate calls.",
+			"When the server has a command policy, a line changed with editing keys (arrows, BSpace, C-a, history Up) cannot be submitted: C-c, then type the whole command with type_text submit:true.",
 		InputSchema:  in,
 		OutputSchema: inputOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Send keys to a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
@@ -320,7 +333,57 @@ var submitKeys = map[string]bool{"enter": true, "kpenter": true, "c-m": true, "c
 // lineState is tmuxmcp's model of a pane's edit line, for the policy: the
 // text typed since the last Enter and the last killed text (C-u), so that
 // C-y (yank) and a later Enter are judged on what the shell will run.
-type lineState struct{ line, kill string }
+//
+// anchor is 1 + the absolute row (history_size + cursor_y) where tmuxmcp
+// first typed into the line, or 0: under a policy the Enter is also judged
+// on the screen from that row to the cursor, which holds the whole edit
+// buffer even after editing keys changed it or it spans several lines.
+type lineState struct {
+	line, kill string
+	anchor     int
+	edited     bool // keys the model does not follow were sent since the last submit
+}
+
+// anchored returns st with its anchor set to the pane's cursor row when it
+// has none and a policy is active.
+func (h *Handlers) anchored(ctx context.Context, pane int, st lineState) lineState {
+	if h.opts.Policy == nil || st.anchor != 0 {
+		return st
+	}
+	if info, err := h.paneFacts(ctx, pane); err == nil {
+		hist, err1 := strconv.Atoi(info["history_size"])
+		cy, err2 := strconv.Atoi(info["cursor_y"])
+		if err1 == nil && err2 == nil {
+			st.anchor = hist + cy + 1
+		}
+	}
+	return st
+}
+
+// editRegion is the screen from the line's anchor row to the cursor,
+// wrapped rows joined, trimmed; "" without an anchor.
+func (h *Handlers) editRegion(ctx context.Context, pane int, anchor int) string {
+	if anchor == 0 {
+		return ""
+	}
+	info, err := h.paneFacts(ctx, pane)
+	if err != nil {
+		return ""
+	}
+	hist, err1 := strconv.Atoi(info["history_size"])
+	cy, err2 := strconv.Atoi(info["cursor_y"])
+	if err1 != nil || err2 != nil {
+		return ""
+	}
+	// Rows above the screen are negative; tmux clamps a start trimmed
+	// from history to the oldest row, which only widens what is judged.
+	start := min(anchor-1-hist, cy)
+	lines, err := h.fleet.Exec(ctx, "capture-pane", "-p", "-J", "-t", paneName(pane), "-S", strconv.Itoa(start), "-E", strconv.Itoa(cy))
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n"))
+}
 
 func (h *Handlers) lineOf(pane int) lineState {
 	h.mu.Lock()
@@ -422,6 +485,7 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 	// Replay the keys on tmuxmcp's model of the edit line: every line an
 	// Enter (in any spelling) or an unknown key could submit is judged.
 	st := h.lineOf(n)
+	anchor := h.anchored(ctx, n, st).anchor
 	var text strings.Builder
 	var judge []string
 	submit := false
@@ -429,20 +493,21 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 	// other key) after which the model no longer knows the line: an Enter later in the same
 	// call cannot be judged, because the screen is read before sending.
 	edited := ""
+	ended := false // an Enter or C-c ended a line: the next starts elsewhere
 	for _, k := range in.Keys {
 		text.WriteString(keyText(k))
 		kind := kindOf(k)
 		if edited != "" && (kind == kEnter || kind == kOther) && h.opts.Policy != nil {
-			return nil, errorf("keys: %q comes after the editing key %q in the same call, and a command policy is active: the line those keys produce cannot be checked before it runs, so nothing was sent. Send the keys up to and including %q in one send_keys call, then %q in a second call (the line is then read from the screen and checked)", k, edited, edited, k)
+			return nil, errorf("keys: %q comes after the editing key %q, and a command policy is active: a line changed with editing keys cannot be checked before it runs, so nothing was sent. Send C-c to clear the line if needed, then type the whole command with type_text (submit: true) or use run_shell_command", k, edited)
 		}
 		switch kind {
 		case kEnter:
 			judge = append(judge, st.line)
-			st.line, submit = "", true
+			st.line, submit, ended = "", true, true
 		case kKillAll:
 			st.kill, st.line, submit = st.line, "", true
 		case kAbort:
-			st.line, submit, edited = "", true, ""
+			st.line, submit, edited, ended = "", true, "", true
 		case kYank:
 			st.line += st.kill
 			edited = k
@@ -475,6 +540,11 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 	if submit {
 		s.Submitted(time.Now())
 	}
+	if ended {
+		anchor = 0 // the next line starts wherever the output leaves the cursor
+	}
+	st.anchor = anchor
+	st.edited = st.edited && !ended || edited != ""
 	h.setLine(pane, st)
 	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: submit}, nil
 }

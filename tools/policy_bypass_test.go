@@ -171,19 +171,28 @@ func TestPolicyBypassEditKeysBeforeEnterInOneCall(t *testing.T) {
 	v := mkVictim(t)
 	// "xrm" passes the rule; C-a Right BSpace turns it into "rm" before the Enter.
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"xrm -rf " + v, "C-a", "Right", "BSpace", "Enter"}})
-	if !r.isError || !strings.Contains(r.text, "second call") {
+	if !r.isError || !strings.Contains(r.text, "type_text (submit: true)") {
 		t.Errorf("editing keys then Enter in one call: want an error naming the fix, got %v", r)
 	}
 	if victimGone(t, v) {
 		t.Fatalf("BYPASS: editing keys before an Enter in one call")
 	}
-	// Following the error's advice works: the second call judges the screen.
+	// Split over two calls, the edited line is refused too.
 	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"xrm -rf " + v, "C-a", "Right", "BSpace"}})
-	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}}); !r.isError {
-		t.Errorf("Enter on a screen line holding rm: want blocked, got %v", r)
+	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}}); !r.isError || !strings.Contains(r.text, "editing keys") {
+		t.Errorf("Enter on an edited line: want refused, got %v", r)
 	}
 	if victimGone(t, v) {
 		t.Fatalf("BYPASS: edited line submitted in a second call")
+	}
+	// Following the error's advice works: C-c clears the line, a typed command runs.
+	k := e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
+	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": k.str("cursor"), "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 20000}); w.str("outcome") != "matched" {
+		t.Fatalf("prompt after C-c: %v", w)
+	}
+	c := e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo advice-$((6*7))", "submit": true}).str("cursor")
+	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"advice-42"}, "timeoutMs": 20000}); w.str("outcome") != "matched" {
+		t.Fatalf("after C-c, a typed command: %v", w)
 	}
 }
 
@@ -241,5 +250,20 @@ func TestPolicyBypassKeySpellings(t *testing.T) {
 			t.Errorf("BYPASS: %s", tc.name)
 		}
 		e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
+	}
+}
+
+func TestPolicyBypassEditedLines(t *testing.T) {
+	// A pasted newline makes a two-line edit buffer (C-a goes to its start);
+	// a 60,000-character line spans far more rows than the screen read.
+	for name, tail := range map[string]string{"multi-line buffer": "\n#", "very long line": " #" + strings.Repeat("a", 60000)} {
+		e, pane := bypassEnv(t)
+		v := mkVictim(t)
+		e.call(t, "type_text", map[string]any{"paneId": pane, "text": "xrm -rf " + v + tail})
+		e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-a", "Right", "BSpace", "C-e"}})
+		e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}})
+		if victimGone(t, v) {
+			t.Errorf("BYPASS: edited %s", name)
+		}
 	}
 }

@@ -74,7 +74,7 @@ func (h *Handlers) checkReady(ctx context.Context, pane int) (paneShell, error) 
 	return ps, nil
 }
 
-var paneFactNames = []string{"pane_id", "pane_pid", "pane_tty", "pane_in_mode", "alternate_on", "pane_dead", "pane_current_command", "@tmuxmcp-integrated", "cursor_x", "cursor_y", "pane_title"}
+var paneFactNames = []string{"pane_id", "pane_pid", "pane_tty", "pane_in_mode", "alternate_on", "pane_dead", "pane_current_command", "@tmuxmcp-integrated", "cursor_x", "cursor_y", "history_size", "pane_title"}
 
 // paneFacts reads format values of one pane.
 func (h *Handlers) paneFacts(ctx context.Context, pane int) (map[string]string, error) {
