@@ -107,12 +107,10 @@ func TestAskingAPersonInTmux(t *testing.T) {
 		if !human.WaitFor(mark, "tmuxmcp asks", 20*time.Second) {
 			t.Fatalf("no prompt on the person's client:\n%q", human.Screen())
 		}
-		// The control connection keeps answering while the prompt is open.
-		start := time.Now()
+		// The control connection keeps answering while the prompt is open:
+		// were it blocked by the popup, this call would return only when the
+		// review times out, and the key typed below would answer nothing.
 		e.ok(t, "list_panes", map[string]any{})
-		if d := time.Since(start); d > 100*time.Millisecond {
-			t.Errorf("list_panes took %v while a prompt was open", d)
-		}
 		if key != "" {
 			if err := human.Type(key); err != nil {
 				t.Fatal(err)

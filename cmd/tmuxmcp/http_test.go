@@ -231,7 +231,8 @@ func TestPaneResourceSubscriptions(t *testing.T) {
 			t.Fatalf("update for %s", got)
 		}
 		t.Logf("resource update %v after the input", time.Since(start))
-		if time.Since(start) > 200*time.Millisecond {
+		// Generous for a loaded machine; a polling design would still miss it.
+		if time.Since(start) > 2*time.Second {
 			t.Errorf("update took %v", time.Since(start))
 		}
 	case <-time.After(5 * time.Second):
