@@ -139,18 +139,7 @@ func (h *Handlers) allowLaunch(ctx context.Context, argv []string, cwd string) e
 			return err
 		}
 		subj := h.subject(ctx, -1, command)
-		req := reviewRequest{id: strings.ToLower(ulid.Make().String()), tool: "create_pane", program: subj.Program, cwd: cwd, command: command}
-		ans := h.askPeople(ctx, h.humanClients(ctx), req)
-		h.mu.Lock()
-		h.reviewing = false
-		if ans.allowSession {
-			h.allowAll = true
-		}
-		h.mu.Unlock()
-		decision, by = ans.decision, "tmux"
-		if ans.client != "" {
-			by = "tmux:" + ans.client
-		}
+		decision, by = h.askInTmux(ctx, reviewRequest{id: strings.ToLower(ulid.Make().String()), tool: "create_pane", program: subj.Program, cwd: cwd, command: command})
 	}
 	h.audit(audit.Event{Event: "decision", Tool: "create_pane", Command: command, Decision: decision, DecidedBy: by})
 	switch decision {

@@ -136,14 +136,15 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID string, lines [
 		return errorf("%s: the line in pane %s was changed with editing keys (arrows, BSpace, C-a, history Up, ...) since it was started, and a command policy is active: such a line cannot be checked before it runs, so nothing was sent. Send C-c with send_keys to clear the line, then type the whole command with type_text (submit: true) or use run_shell_command", tool, paneID)
 	}
 	candidates := slices.Clone(lines)
-	if screen := h.cursorLine(ctx, pane); screen != "" && len(lines) > 0 {
+	screen, region := h.screenLines(ctx, pane, st.anchor)
+	if screen != "" && len(lines) > 0 {
 		// The line as the screen shows it may hold more: a person's typing,
 		// a recalled history line, a completion.
 		candidates = append(candidates, screen, screen+lines[0])
 	}
-	if region := h.editRegion(ctx, pane, st.anchor); region != "" {
-		// The whole edit buffer since tmuxmcp began typing the line: what
-		// editing keys made of it, and every row of a multi-line buffer.
+	if region != "" {
+		// Every row since tmuxmcp began typing the line: all of a
+		// multi-line edit buffer.
 		candidates = append(candidates, region)
 	}
 	shown := strings.Join(slices.Compact(slices.Clone(candidates)), "\n")
@@ -164,18 +165,7 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID string, lines [
 			return err
 		}
 		subj := h.subject(ctx, pane, shown)
-		req := reviewRequest{id: strings.ToLower(ulid.Make().String()), tool: tool, pane: paneID, program: subj.Program, cwd: subj.CWD, command: shown}
-		ans := h.askPeople(ctx, h.humanClients(ctx), req)
-		h.mu.Lock()
-		h.reviewing = false
-		if ans.allowSession {
-			h.allowAll = true
-		}
-		h.mu.Unlock()
-		decision, by = ans.decision, "tmux"
-		if ans.client != "" {
-			by = "tmux:" + ans.client
-		}
+		decision, by = h.askInTmux(ctx, reviewRequest{id: strings.ToLower(ulid.Make().String()), tool: tool, pane: paneID, program: subj.Program, cwd: subj.CWD, command: shown})
 	}
 	h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: shown, Decision: decision, DecidedBy: by})
 	switch decision {
@@ -187,24 +177,49 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID string, lines [
 	return errorf("%s by the person asked (%s): nothing was typed. Do not retry it in another form; ask the user what to do instead", decision, by)
 }
 
-// cursorLine is the logical line holding the pane's cursor, trimmed: the
-// cursor row joined with the rows above it that it wraps from, so a long
-// line cannot hide its start above the cursor row.
-func (h *Handlers) cursorLine(ctx context.Context, pane int) string {
+// screenLines reads, in one batch, the line as the screen shows it: the
+// logical line holding the cursor (the cursor row joined with the rows it
+// wraps from, so a long line cannot hide its start above the cursor row)
+// and, given an anchor, every row from the anchor to the cursor. Both are
+// trimmed; "" when tmux cannot say.
+func (h *Handlers) screenLines(ctx context.Context, pane, anchor int) (cursorLine, region string) {
 	info, err := h.paneFacts(ctx, pane)
 	if err != nil {
-		return ""
+		return "", ""
 	}
-	cy, err := strconv.Atoi(info["cursor_y"])
-	if err != nil {
-		return ""
+	hist, cy, ok := cursorRow(info)
+	if !ok {
+		return "", ""
 	}
 	const maxRows = 500 // a wrapped line longer than this many rows is cut at its start
-	lines, err := h.fleet.Exec(ctx, "capture-pane", "-p", "-J", "-t", paneName(pane), "-S", strconv.Itoa(cy-maxRows), "-E", strconv.Itoa(cy))
-	if err != nil || len(lines) == 0 {
-		return ""
+	capture := func(start int) []string {
+		return []string{"capture-pane", "-p", "-J", "-t", paneName(pane), "-S", strconv.Itoa(start), "-E", strconv.Itoa(cy)}
 	}
-	return strings.TrimSpace(lines[len(lines)-1])
+	cmds := [][]string{capture(cy - maxRows)}
+	if anchor != 0 {
+		// Rows above the screen are negative; tmux clamps a start trimmed
+		// from history to the oldest row, which only widens what is judged.
+		cmds = append(cmds, capture(min(anchor-1-hist, cy)))
+	}
+	out, err := h.fleet.ExecBatch(ctx, cmds...)
+	if err != nil || len(out) != len(cmds) {
+		return "", ""
+	}
+	if l := out[0]; len(l) > 0 {
+		cursorLine = strings.TrimSpace(l[len(l)-1])
+	}
+	if len(out) > 1 {
+		region = strings.TrimSpace(strings.Join(out[1], "\n"))
+	}
+	return cursorLine, region
+}
+
+// cursorRow parses a pane's history size and cursor row from paneFacts:
+// hist+cy is the cursor's absolute row, stable while the screen scrolls.
+func cursorRow(info map[string]string) (hist, cy int, ok bool) {
+	hist, err1 := strconv.Atoi(info["history_size"])
+	cy, err2 := strconv.Atoi(info["cursor_y"])
+	return hist, cy, err1 == nil && err2 == nil
 }
 
 // hasControl reports whether s holds a control character other than TAB:
@@ -351,38 +366,11 @@ func (h *Handlers) anchored(ctx context.Context, pane int, st lineState) lineSta
 		return st
 	}
 	if info, err := h.paneFacts(ctx, pane); err == nil {
-		hist, err1 := strconv.Atoi(info["history_size"])
-		cy, err2 := strconv.Atoi(info["cursor_y"])
-		if err1 == nil && err2 == nil {
+		if hist, cy, ok := cursorRow(info); ok {
 			st.anchor = hist + cy + 1
 		}
 	}
 	return st
-}
-
-// editRegion is the screen from the line's anchor row to the cursor,
-// wrapped rows joined, trimmed; "" without an anchor.
-func (h *Handlers) editRegion(ctx context.Context, pane int, anchor int) string {
-	if anchor == 0 {
-		return ""
-	}
-	info, err := h.paneFacts(ctx, pane)
-	if err != nil {
-		return ""
-	}
-	hist, err1 := strconv.Atoi(info["history_size"])
-	cy, err2 := strconv.Atoi(info["cursor_y"])
-	if err1 != nil || err2 != nil {
-		return ""
-	}
-	// Rows above the screen are negative; tmux clamps a start trimmed
-	// from history to the oldest row, which only widens what is judged.
-	start := min(anchor-1-hist, cy)
-	lines, err := h.fleet.Exec(ctx, "capture-pane", "-p", "-J", "-t", paneName(pane), "-S", strconv.Itoa(start), "-E", strconv.Itoa(cy))
-	if err != nil {
-		return ""
-	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
 
 func (h *Handlers) lineOf(pane int) lineState {

@@ -60,6 +60,28 @@ done
 printf '%s' "$k" > "$1"
 `
 
+// askInTmux asks the people attached to the server about a request whose
+// review startReview began, waits for the first answer (or ctx), ends the
+// review and returns the decision and who made it.
+func (h *Handlers) askInTmux(ctx context.Context, req reviewRequest) (decision, by string) {
+	ans := h.askPeople(ctx, h.humanClients(ctx), req)
+	h.mu.Lock()
+	h.reviewing = false
+	if ans.allowSession {
+		h.allowAll = true
+	}
+	h.mu.Unlock()
+	return ans.decision, ans.decidedBy()
+}
+
+// decidedBy names who answered, for the audit log: "tmux:<client>".
+func (a reviewAnswer) decidedBy() string {
+	if a.client == "" {
+		return "tmux"
+	}
+	return "tmux:" + a.client
+}
+
 // askPeople shows the request in a popup on every client in clients, each
 // through its own short-lived tmux command (never the control connection,
 // whose queue a waiting command would stall). The first answer wins and
@@ -208,11 +230,7 @@ func (h *Handlers) review(r *jobRun, req reviewRequest, in *runIn, pane int) {
 		ans = reviewAnswer{decision: "rejected", client: "withdrawn by cancel_command"}
 	default:
 	}
-	by := "tmux:" + ans.client
-	if ans.client == "" {
-		by = "tmux"
-	}
-	h.audit(audit.Event{Event: "decision", Tool: req.tool, JobID: req.id, PaneID: req.pane, Command: req.command, Decision: ans.decision, DecidedBy: by, Reason: req.reason})
+	h.audit(audit.Event{Event: "decision", Tool: req.tool, JobID: req.id, PaneID: req.pane, Command: req.command, Decision: ans.decision, DecidedBy: ans.decidedBy(), Reason: req.reason})
 	if ans.allowSession {
 		h.mu.Lock()
 		h.allowAll = true
