@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"fmt"
+	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -39,6 +40,10 @@ type Matcher struct {
 	byPrefix map[uint16][]int
 	short    []int     // literals of one byte
 	first    [256]bool // bytes a literal starts with
+
+	// runes holds *[]rune buffers for the line as regexp2 reads it, reused
+	// across lines (a Matcher may serve several waits at once).
+	runes sync.Pool
 }
 
 // manyLiterals is how many literals make the one-pass search worthwhile.
@@ -149,11 +154,18 @@ func (m *Matcher) FindAt(line []byte, checked, carry int) (Match, bool, error) {
 		best.Text = string(line[best.Start:best.End])
 		return best, true, nil
 	}
-	s := string(line)
-	runes := []rune(s) // once for all patterns
+	bp, _ := m.runes.Get().(*[]rune)
+	if bp == nil {
+		bp = new([]rune)
+	}
+	runes := appendRunes((*bp)[:0], line) // once for all patterns
+	defer func() {
+		*bp = runes[:0]
+		m.runes.Put(bp)
+	}()
 	startAt := 0
 	if carry > 0 {
-		startAt = utf8.RuneCountInString(s[:carry])
+		startAt = utf8.RuneCount(line[:carry])
 	}
 	var groups map[string]string
 	for i, re := range m.res {
@@ -169,8 +181,8 @@ func (m *Matcher) FindAt(line []byte, checked, carry int) (Match, bool, error) {
 		if mt == nil {
 			continue
 		}
-		start := runeToByte(s, mt.Index)
-		end := start + len(mt.String())
+		start := runeToByte(line, mt.Index)
+		end := start + runeToByte(line[start:], mt.Length)
 		if best.Index < 0 || end < best.End {
 			better(i, start, end)
 			groups = namedGroups(re, mt)
@@ -179,7 +191,7 @@ func (m *Matcher) FindAt(line []byte, checked, carry int) (Match, bool, error) {
 	if best.Index < 0 {
 		return Match{}, false, nil
 	}
-	best.Text = s[best.Start:best.End]
+	best.Text = string(line[best.Start:best.End])
 	best.Groups = groups
 	return best, true, nil
 }
@@ -225,12 +237,32 @@ func namedGroups(re *regexp2.Regexp, m *regexp2.Match) map[string]string {
 	return out
 }
 
-// runeToByte converts a rune index in s to a byte offset.
-func runeToByte(s string, runes int) int {
+// runeToByte converts a rune index in line to a byte offset.
+func runeToByte(line []byte, runes int) int {
 	i := 0
-	for n := 0; n < runes && i < len(s); n++ {
-		_, size := utf8.DecodeRuneInString(s[i:])
+	for n := 0; n < runes && i < len(line); n++ {
+		if line[i] < utf8.RuneSelf {
+			i++
+			continue
+		}
+		_, size := utf8.DecodeRune(line[i:])
 		i += size
 	}
 	return i
+}
+
+// appendRunes appends line's runes to dst, as []rune(string(line)) would
+// (an invalid byte is one U+FFFD), without the intermediate string.
+func appendRunes(dst []rune, line []byte) []rune {
+	for i := 0; i < len(line); {
+		if c := line[i]; c < utf8.RuneSelf {
+			dst = append(dst, rune(c))
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRune(line[i:])
+		dst = append(dst, r)
+		i += size
+	}
+	return dst
 }

@@ -61,10 +61,36 @@ var (
 	invalid = []byte(string(utf8.RuneError))
 )
 
+// maxRun bounds the printable ASCII runs FeedRuns emits, so a reader that
+// matches line pieces sees pieces of about the size it asked for.
+const maxRun = 4096
+
 // Feed decodes raw, which starts at p.Offset(), calling emit for each unit.
-func (p *Plain) Feed(raw []byte, emit Emit) {
+func (p *Plain) Feed(raw []byte, emit Emit) { p.feed(raw, emit, false) }
+
+// FeedRuns is Feed, except that a run of printable ASCII bytes (up to 4 KiB)
+// may come as one call: then len(text) == end-start and text[k] came from
+// raw offset start+k. Readers that copy or match text take far fewer calls.
+func (p *Plain) FeedRuns(raw []byte, emit Emit) { p.feed(raw, emit, true) }
+
+func printable(b byte) bool { return b >= 0x20 && b < 0x7f }
+
+func (p *Plain) feed(raw []byte, emit Emit, runs bool) {
 	for i := 0; i < len(raw); i++ {
 		b := raw[i]
+		if runs && printable(b) && p.state == parser.GroundState && !p.cr && p.runeN == 0 {
+			j := i + 1
+			for j < len(raw) && j-i < maxRun && printable(raw[j]) {
+				j++
+			}
+			at := p.off
+			p.off += int64(j - i)
+			p.lineStart = false
+			emit(raw[i:j], at, p.off)
+			p.clean = p.off
+			i = j - 1
+			continue
+		}
 		at := p.off
 		p.off++
 		if p.state != parser.GroundState {

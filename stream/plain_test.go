@@ -134,5 +134,31 @@ func FuzzPlain(f *testing.F) {
 		if !bytes.Equal([]byte(one), bytes.ToValidUTF8([]byte(one), nil)) {
 			t.Fatalf("invalid UTF-8 out: %q", one)
 		}
+		// FeedRuns gives the same units, some joined into runs whose bytes
+		// map one to one onto their raw range.
+		var units []unit
+		pr := NewPlain(0)
+		for _, piece := range [][]byte{in[:split], in[split:]} {
+			pr.FeedRuns(piece, func(text []byte, s, e int64) {
+				if len(text) > 1 && text[0] < 0x80 {
+					if e-s != int64(len(text)) {
+						t.Fatalf("run %q has raw range %d-%d", text, s, e)
+					}
+					for k := range text {
+						units = append(units, unit{string(text[k]), s + int64(k), s + int64(k) + 1})
+					}
+					return
+				}
+				units = append(units, unit{string(text), s, e})
+			})
+		}
+		if len(units) != len(u1) || pr.Clean() != p1.Clean() {
+			t.Fatalf("FeedRuns: %d units, Feed: %d", len(units), len(u1))
+		}
+		for i := range units {
+			if units[i] != u1[i] {
+				t.Fatalf("unit %d: FeedRuns %+v, Feed %+v", i, units[i], u1[i])
+			}
+		}
 	})
 }

@@ -244,3 +244,26 @@ func TestManyLiteralsFindTheEarliestEndingMatch(t *testing.T) {
 		}
 	}
 }
+
+// A prompt, the echo of typed text and the command's output can arrive in
+// one piece; the echo inside it is still masked, byte for byte.
+func TestEchoInsideOneChunkIsMaskedExactly(t *testing.T) {
+	h := NewHub(1 << 20)
+	s := h.Adopt(1)
+	now := time.Now()
+	from := s.End()
+	s.Typed("echo MARK", now)
+	s.Submitted(now)
+	chunk := "$ echo MARK\r\nxMARKy\r\n$ "
+	h.Output(1, []byte(chunk))
+	r, _ := s.Wait(context.Background(), WaitSpec{From: from, Matcher: mustMatcher(t, false, "MARK"), Timeout: time.Second})
+	if r.Outcome != Matched || r.Output != "$ echo MARK\nxMARK" {
+		t.Fatalf("got %+v", r)
+	}
+	if want := int64(strings.Index(chunk, "xMARK") + 1); r.MatchOffset != want {
+		t.Fatalf("match offset %d, want %d", r.MatchOffset, want)
+	}
+	if want := int64(strings.Index(chunk, "xMARK") + 5); r.Cursor != want {
+		t.Fatalf("cursor %d, want %d", r.Cursor, want)
+	}
+}

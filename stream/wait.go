@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"sort"
 	"time"
 	"unicode/utf8"
 )
@@ -65,11 +66,10 @@ type waiter struct {
 
 	masks []span
 
-	// The current line: its unmasked text with raw offsets per byte, and
-	// its full text (masked echo included) not yet moved to out.
+	// The current line: its unmasked text with the raw ranges it came
+	// from, and its full text (masked echo included) not yet moved to out.
 	text        []byte
-	textStart   []int64
-	textEnd     []int64
+	runs        []textRun
 	pending     []byte
 	pendingEnds []pendingRec
 	checked     int
@@ -87,9 +87,51 @@ type waiter struct {
 	echoMatched bool
 }
 
+// pendingRec ends one decoded unit or run in pending: pending[:n] holds it
+// and everything before; it came from raw bytes [start, end).
 type pendingRec struct {
-	n   int
-	end int64
+	n          int
+	start, end int64
+}
+
+// textRun maps text[at:] (up to the next run) to raw bytes [start, end):
+// byte for byte when the lengths agree (a run of ASCII, or any unit whose
+// text is its raw bytes), else the whole range is one unit (a character
+// decoded to U+FFFD, a line end from CR LF).
+type textRun struct {
+	at         int
+	start, end int64
+}
+
+// rawRange returns the raw range the text byte at index k came from.
+func (w *waiter) rawRange(k int) (start, end int64) {
+	i := sort.Search(len(w.runs), func(i int) bool { return w.runs[i].at > k }) - 1
+	r := w.runs[i]
+	next := len(w.text)
+	if i+1 < len(w.runs) {
+		next = w.runs[i+1].at
+	}
+	if r.end-r.start == int64(next-r.at) {
+		s := r.start + int64(k-r.at)
+		return s, s + 1
+	}
+	return r.start, r.end
+}
+
+// maskCut returns where, after s and up to e, the raw bytes change from
+// masked echo to output or back (e when they do not).
+func (w *waiter) maskCut(s, e int64) int64 {
+	for len(w.masks) > 0 && w.masks[0].end <= s {
+		w.masks = w.masks[1:]
+	}
+	if len(w.masks) == 0 {
+		return e
+	}
+	if m := w.masks[0]; m.start <= s {
+		return min(e, m.end)
+	} else {
+		return min(e, m.start)
+	}
 }
 
 // Wait streams the pane's output from spec.From until a pattern matches, the
@@ -237,13 +279,24 @@ func (w *waiter) feed(data []byte) (seen bool) {
 	stopped := false
 	w.tentative = false
 	w.match = nil
-	w.dec.Feed(data, func(text []byte, s, e int64) {
+	var unit Emit
+	unit = func(text []byte, s, e int64) {
 		if stopped {
 			return
 		}
+		if len(text) > 1 && text[0] < utf8.RuneSelf {
+			// A run of ASCII: split it where echo masking starts or stops, so each
+			// piece is all echo or all output.
+			if cut := w.maskCut(s, e); cut < e {
+				k := int(cut - s)
+				unit(text[:k], s, cut)
+				unit(text[k:], cut, e)
+				return
+			}
+		}
 		m := w.masked(s, e)
 		w.pending = append(w.pending, text...)
-		w.pendingEnds = append(w.pendingEnds, pendingRec{len(w.pending), e})
+		w.pendingEnds = append(w.pendingEnds, pendingRec{len(w.pending), s, e})
 		if text[0] == '\n' {
 			if w.evaluate(true) {
 				stopped = true
@@ -261,11 +314,8 @@ func (w *waiter) feed(data []byte) (seen bool) {
 		seen = true
 		w.anyOutput = true
 		w.dirty = true
+		w.runs = append(w.runs, textRun{len(w.text), s, e})
 		w.text = append(w.text, text...)
-		for range text {
-			w.textStart = append(w.textStart, s)
-			w.textEnd = append(w.textEnd, e)
-		}
 		if len(w.text) >= maxLine {
 			// An over-long line is matched in pieces. The piece is not the
 			// line's end, so a match touching its end is not taken.
@@ -275,7 +325,8 @@ func (w *waiter) feed(data []byte) (seen bool) {
 			}
 			w.continueLine()
 		}
-	})
+	}
+	w.dec.FeedRuns(data, unit)
 	if stopped {
 		// Rewind the decoder to just after the match.
 		w.dec = NewPlain(w.matchEnd)
@@ -307,8 +358,8 @@ func (w *waiter) evaluate(complete bool) bool {
 	}
 	mm := m
 	w.match = &mm
-	w.matchAt = w.textStart[m.Start]
-	w.matchEnd = w.textEnd[m.End-1]
+	w.matchAt, _ = w.rawRange(m.Start)
+	_, w.matchEnd = w.rawRange(m.End - 1)
 	w.tentative = !complete && w.spec.Matcher.Regex() && m.End == len(w.text)
 	if w.tentative {
 		w.checked = 0
@@ -349,15 +400,26 @@ func (w *waiter) continueLine() {
 		keep++
 	}
 	cut := len(w.text) - keep
+	first := sort.Search(len(w.runs), func(i int) bool { return w.runs[i].at > cut }) - 1
+	kept := w.runs[:0]
+	for i, r := range w.runs[first:] {
+		if i == 0 && r.at < cut {
+			// The cut is inside a byte-for-byte run (units are never cut:
+			// the cut is at a character start).
+			r.start += int64(cut - r.at)
+			r.at = cut
+		}
+		r.at -= cut
+		kept = append(kept, r)
+	}
+	w.runs = kept
 	w.text = append(w.text[:0], w.text[cut:]...)
-	w.textStart = append(w.textStart[:0], w.textStart[cut:]...)
-	w.textEnd = append(w.textEnd[:0], w.textEnd[cut:]...)
 	w.carry, w.checked = len(w.text), len(w.text)
 	w.match, w.tentative, w.dirty = nil, false, false
 }
 
 func (w *waiter) resetLine() {
-	w.text, w.textStart, w.textEnd = w.text[:0], w.textStart[:0], w.textEnd[:0]
+	w.text, w.runs = w.text[:0], w.runs[:0]
 	w.checked = 0
 	w.carry = 0
 	w.dirty = false
@@ -371,6 +433,9 @@ func (w *waiter) result(o Outcome, missed int64, f Failure) WaitResult {
 		n := 0
 		for _, r := range w.pendingEnds {
 			if r.end > w.matchEnd {
+				if r.start < w.matchEnd && r.end-r.start == int64(r.n-n) {
+					n += int(w.matchEnd - r.start) // the match ends inside a run
+				}
 				break
 			}
 			n = r.n

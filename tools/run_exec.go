@@ -479,7 +479,7 @@ func newJobOutput(path string, limit int, appendExisting bool) *jobOutput {
 }
 
 func (o *jobOutput) feed(dec *stream.Plain, raw []byte) {
-	dec.Feed(raw, func(text []byte, _, _ int64) {
+	dec.FeedRuns(raw, func(text []byte, _, _ int64) {
 		o.total += int64(len(text))
 		if o.f != nil {
 			_, _ = o.f.Write(text)

@@ -22,6 +22,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"runtime/pprof"
 	"strings"
 	"syscall"
 	"time"
@@ -39,7 +40,17 @@ import (
 var version = ""
 
 func main() {
+	// TMUXMCP_CPUPROFILE=file writes a CPU profile of the whole run, for
+	// `go tool pprof` (the benchmark suite's -pprof flag sets it).
+	if path := os.Getenv("TMUXMCP_CPUPROFILE"); path != "" {
+		if f, err := os.Create(path); err == nil {
+			if pprof.StartCPUProfile(f) == nil {
+				defer pprof.StopCPUProfile()
+			}
+		}
+	}
 	if err := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
+		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "tmuxmcp:", err)
 		os.Exit(1)
 	}
@@ -220,8 +231,15 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	log.Info("tmuxmcp serving MCP on stdio", "tmux", c.target.String(), "session", c.session, "panes", len(hub.Panes()))
 	log.Info("a person can watch with: " + watch)
 	log.Info("add to Claude Code with: claude mcp add tmuxmcp -- " + strings.Join(append([]string{executable()}, args...), " "))
-	in := &jsonLines{r: bufio.NewReaderSize(stdin, 64<<10), log: log}
-	err = server.Run(h.Draining(ctx), &mcp.IOTransport{Reader: io.NopCloser(in), Writer: nopWriteCloser{stdout}})
+	out := newOutput(stdout)
+	defer out.close()
+	in := &jsonLines{r: bufio.NewReaderSize(stdin, 64<<10), log: log, ended: func() { out.giveUp(stdinGrace) }}
+	go func() {
+		// SIGTERM: Draining gives open calls 5 s; their answers get 1 s more.
+		<-ctx.Done()
+		out.giveUp(6 * time.Second)
+	}()
+	err = server.Run(h.Draining(ctx), &mcp.IOTransport{Reader: io.NopCloser(in), Writer: out})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return err
 	}
@@ -268,9 +286,10 @@ func serveHTTPMode(ctx context.Context, c *config, h *tools.Handlers, server *mc
 // jsonLines passes on only the stdin lines that are JSON: one malformed
 // line from a client is logged and skipped instead of ending the session.
 type jsonLines struct {
-	r   *bufio.Reader
-	buf []byte
-	log *slog.Logger
+	r     *bufio.Reader
+	buf   []byte
+	log   *slog.Logger
+	ended func() // called when stdin ends
 }
 
 func (j *jsonLines) Read(p []byte) (int, error) {
@@ -284,6 +303,9 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 			}
 		}
 		if err != nil && len(j.buf) == 0 {
+			if j.ended != nil {
+				j.ended()
+			}
 			return 0, err
 		}
 		if err != nil {
@@ -295,9 +317,69 @@ func (j *jsonLines) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-type nopWriteCloser struct{ io.Writer }
+// stdinGrace is how long answers already being written may still take
+// once stdin has ended: a client that closed stdin and stopped reading
+// stdout must not keep tmuxmcp (and its tmux control clients) alive.
+const stdinGrace = 2 * time.Second
 
-func (nopWriteCloser) Close() error { return nil }
+// output is the stdio transport's writer. The SDK closes its connection
+// only after every answer has been written, so an answer blocked on a
+// stdout nobody reads would hang tmuxmcp forever; output writes through a
+// non-blocking duplicate of stdout, which can be given a deadline.
+type output struct {
+	w io.Writer
+	f *os.File // the pollable duplicate, or nil
+}
+
+func newOutput(stdout io.Writer) *output {
+	o := &output{w: stdout}
+	f, ok := stdout.(*os.File)
+	if !ok {
+		return o
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return o
+	}
+	dup := -1
+	_ = rc.Control(func(fd uintptr) {
+		if d, err := syscall.Dup(int(fd)); err == nil {
+			if syscall.SetNonblock(d, true) == nil {
+				dup = d
+			} else {
+				_ = syscall.Close(d)
+			}
+		}
+	})
+	if dup < 0 {
+		return o
+	}
+	nf := os.NewFile(uintptr(dup), "stdout")
+	if nf.SetWriteDeadline(time.Time{}) != nil {
+		_ = nf.Close() // a regular file: writes never block
+		return o
+	}
+	o.w, o.f = nf, nf
+	return o
+}
+
+func (o *output) Write(p []byte) (int, error) { return o.w.Write(p) }
+
+// Close does nothing: the transport's end is not the process's end.
+func (o *output) Close() error { return nil }
+
+// giveUp makes writes still blocked after d fail.
+func (o *output) giveUp(d time.Duration) {
+	if o.f != nil {
+		_ = o.f.SetWriteDeadline(time.Now().Add(d))
+	}
+}
+
+func (o *output) close() {
+	if o.f != nil {
+		_ = o.f.Close()
+	}
+}
 
 func executable() string {
 	p, err := os.Executable()

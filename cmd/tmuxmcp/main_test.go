@@ -157,3 +157,45 @@ func TestSIGTERMAnswersOpenWaitsAndLeavesNoClient(t *testing.T) {
 		t.Fatalf("control clients left behind: %q", out)
 	}
 }
+
+// A client that closes stdin and stops reading stdout (it crashed, or its
+// pipe filled up) must not keep tmuxmcp and its control client alive: the
+// answers blocked on the full pipe are given up and tmuxmcp exits.
+func TestExitsWhenStdinEndsAndNobodyReadsStdout(t *testing.T) {
+	target := tmuxtest.Server(t, "agent", 120, 40)
+	bin := buildBinary(t)
+	cmd := exec.Command(bin, "-L", target.SocketName, "--session", "agent", "--state-dir", t.TempDir())
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe() // never read
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stdout.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var msgs strings.Builder
+	msgs.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}` + "\n")
+	msgs.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n")
+	for i := 1; i <= 100; i++ { // ~100 tool lists: far more than a pipe holds
+		fmt.Fprintf(&msgs, `{"jsonrpc":"2.0","id":%d,"method":"tools/list"}`+"\n", i)
+	}
+	if _, err := stdin.Write([]byte(msgs.String())); err != nil {
+		t.Fatal(err)
+	}
+	_ = stdin.Close()
+	done := make(chan error, 1)
+	go func() { done <- cmd.Wait() }()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		_ = cmd.Process.Kill()
+		t.Fatal("tmuxmcp did not exit after stdin ended with its answers unread")
+	}
+	if out, _ := target.Run(context.Background(), "list-clients", "-F", "#{client_control_mode} #{client_name}"); strings.Contains(out, "1 ") {
+		t.Fatalf("control clients left behind: %q", out)
+	}
+}

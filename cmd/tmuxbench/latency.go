@@ -1,0 +1,232 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// emit prints "LAT<tag> <seq> <unix nanos>" lines, the timestamp taken just
+// before the write, with the given spacing.
+func emit(args []string) {
+	fs := flag.NewFlagSet("emit", flag.ExitOnError)
+	n := fs.Int("n", 200, "lines")
+	every := fs.Duration("every", 20*time.Millisecond, "spacing")
+	tag := fs.String("tag", "A", "phase tag printed after LAT")
+	_ = fs.Parse(args)
+	time.Sleep(300 * time.Millisecond) // let the shell finish echoing the command
+	for i := 0; i < *n; i++ {
+		fmt.Fprintf(os.Stdout, "LAT%s %d %d\n", *tag, i, time.Now().UnixNano())
+		time.Sleep(*every)
+	}
+}
+
+var latLine = regexp.MustCompile(`^LAT([A-Z]) (\d+) (\d+)$`)
+
+// startEmitter types the emit command into pane; each observer uses its
+// own tag so no observer counts another's lines.
+func (w *world) startEmitter(ctx context.Context, pane, tag string, n int, every time.Duration) error {
+	exe, err := os.Executable()
+	if err != nil {
+		return err
+	}
+	return w.typeLine(ctx, pane, fmt.Sprintf("%s emit -n %d -every %s -tag %s", exe, n, every, tag))
+}
+
+// measureFloor: a bare control client reads the pane's %output itself.
+func (w *world) measureFloor(ctx context.Context, pane string, n int, every time.Duration) (sample, error) {
+	r, err := w.attachReader(ctx, pane)
+	if err != nil {
+		return sample{}, err
+	}
+	defer r.close()
+	if err := w.startEmitter(ctx, pane, "F", n, every); err != nil {
+		return sample{}, err
+	}
+	s := sample{name: "bare `tmux -C` reader (floor)"}
+	err = r.lines(func(line []byte, at time.Time) bool {
+		if m := latLine.FindSubmatch(line); m != nil && string(m[1]) == "F" {
+			ts, _ := strconv.ParseInt(string(m[3]), 10, 64)
+			s.d = append(s.d, at.Sub(time.Unix(0, ts)))
+		}
+		return len(s.d) < n
+	})
+	return s, err
+}
+
+// measureWait: one wait_for_text call per line through tmuxmcp over stdio,
+// each opened right after the previous one returned.
+func (w *world) measureWait(ctx context.Context, c *client, pane, tag string, n int, every time.Duration) (sample, error) {
+	cur, err := c.cursor(ctx, pane)
+	if err != nil {
+		return sample{}, err
+	}
+	if err := w.startEmitter(ctx, pane, tag, n, every); err != nil {
+		return sample{}, err
+	}
+	s := sample{name: "tmuxmcp wait_for_text (stdio)"}
+	for i := 0; i < n; i++ {
+		r, err := c.call(ctx, "wait_for_text", map[string]any{"paneId": pane, "cursor": cur, "patterns": []string{fmt.Sprintf(`^LAT%s %d (?<ts>\d+)$`, tag, i)}, "regex": true, "timeoutMs": 30000})
+		now := time.Now()
+		if err != nil {
+			return s, err
+		}
+		if r["outcome"] != "matched" {
+			return s, fmt.Errorf("sample %d: outcome %v", i, r["outcome"])
+		}
+		groups, _ := r["groups"].(map[string]any)
+		ts, _ := strconv.ParseInt(fmt.Sprint(groups["ts"]), 10, 64)
+		s.d = append(s.d, now.Sub(time.Unix(0, ts)))
+		cur, _ = r["cursor"].(string)
+	}
+	return s, nil
+}
+
+// measurePolling runs `tmux capture-pane` every period, as polling servers
+// do, and times each line from its print to the capture that showed it.
+func (w *world) measurePolling(ctx context.Context, pane, tag string, n int, every, period time.Duration) (sample, error) {
+	if err := w.startEmitter(ctx, pane, tag, n, every); err != nil {
+		return sample{}, err
+	}
+	s := sample{name: fmt.Sprintf("capture-pane poll every %v", period)}
+	seen := map[string]bool{}
+	tick := time.NewTicker(period)
+	defer tick.Stop()
+	deadline := time.Now().Add(time.Duration(n)*every + 30*time.Second)
+	for len(s.d) < n && time.Now().Before(deadline) {
+		<-tick.C
+		out, err := w.target.Run(ctx, "capture-pane", "-p", "-J", "-S", "-", "-t", pane)
+		now := time.Now()
+		if err != nil {
+			return s, err
+		}
+		for _, line := range strings.Split(out, "\n") {
+			m := latLine.FindStringSubmatch(line)
+			if m == nil || m[1] != tag || seen[m[2]] {
+				continue
+			}
+			seen[m[2]] = true
+			ts, _ := strconv.ParseInt(m[3], 10, 64)
+			s.d = append(s.d, now.Sub(time.Unix(0, ts)))
+		}
+	}
+	if len(s.d) < n {
+		return s, fmt.Errorf("polling saw %d of %d lines", len(s.d), n)
+	}
+	return s, nil
+}
+
+// sectionLatency is section 1: wait latency against the floor and polling.
+func sectionLatency(ctx context.Context, cfg config, rep *report) error {
+	w, err := newWorld(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	pane, err := w.shellPane(ctx)
+	if err != nil {
+		return err
+	}
+	floor, err := w.measureFloor(ctx, pane, cfg.n, cfg.every)
+	if err != nil {
+		return fmt.Errorf("floor: %w", err)
+	}
+	c, err := w.startMCP(ctx, nil)
+	if err != nil {
+		return err
+	}
+	wait, err := w.measureWait(ctx, c, pane, "M", cfg.n, cfg.every)
+	c.close()
+	if err != nil {
+		return fmt.Errorf("tmuxmcp: %w", err)
+	}
+	p100, err := w.measurePolling(ctx, pane, "P", cfg.n, cfg.every, 100*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	p50, err := w.measurePolling(ctx, pane, "Q", cfg.n, cfg.every, 50*time.Millisecond)
+	if err != nil {
+		return err
+	}
+	rep.latency = []sample{floor, wait, p100, p50}
+	const sec = "1 wait latency"
+	rep.add(row{sec, floor.name, floor.summary(), "—", "1.00", "", ""})
+	rep.add(row{sec, wait.name, wait.summary(), "floor p50 " + msf(floor.p(0.5)),
+		fmt.Sprintf("p50 +%s ms", msf(wait.p(0.5)-floor.p(0.5))),
+		"p50 ≤ floor + 1 ms", verdict(wait.p(0.5)-floor.p(0.5) <= time.Millisecond)})
+	rep.add(row{sec, wait.name, "p99 " + msf(wait.p(0.99)) + " ms", "", "", "p99 ≤ 10 ms", verdict(wait.p(0.99) <= 10*time.Millisecond)})
+	rep.add(row{sec, wait.name, "p99 " + msf(wait.p(0.99)) + " ms", "poll 100 ms p99 " + msf(p100.p(0.99)),
+		fmt.Sprintf("%.0f× better (p99)", float64(p100.p(0.99))/float64(wait.p(0.99))),
+		"≥ 10× better than 100 ms poll p99 (p50 and p99)",
+		verdict(p100.p(0.99) >= 10*wait.p(0.99) && p100.p(0.99) >= 10*wait.p(0.5))})
+	for _, p := range []sample{p100, p50} {
+		rep.add(row{sec, p.name, p.summary(), "floor p50 " + msf(floor.p(0.5)), fmt.Sprintf("%.0f× floor (p50)", ratio(p.p(0.5), floor.p(0.5))), "", ""})
+	}
+	return nil
+}
+
+// sectionRun is section 2: run_shell_command round trips against
+// spawning `bash -c true` directly.
+func sectionRun(ctx context.Context, cfg config, rep *report) error {
+	spawn := sample{name: "exec bash -c true (floor)"}
+	for i := 0; i < cfg.n; i++ {
+		start := time.Now()
+		if err := exec.Command("bash", "-c", "true").Run(); err != nil {
+			return err
+		}
+		spawn.d = append(spawn.d, time.Since(start))
+	}
+	w, err := newWorld(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	c, err := w.startMCP(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	cp, err := c.call(ctx, "create_pane", map[string]any{})
+	if err != nil {
+		return err
+	}
+	pane := cp["paneId"]
+	if _, err := c.call(ctx, "wait_for_text", map[string]any{"paneId": pane, "cursor": cp["cursor"], "patterns": []string{`[$#] $`}, "regex": true, "timeoutMs": 20000}); err != nil {
+		return err
+	}
+	runs := func(name string, n int, args map[string]any) (sample, error) {
+		s := sample{name: name}
+		for i := 0; i < n; i++ {
+			start := time.Now()
+			r, err := c.call(ctx, "run_shell_command", args)
+			if err != nil {
+				return s, err
+			}
+			if r["status"] != "completed" {
+				return s, fmt.Errorf("%s: status %v", name, r["status"])
+			}
+			s.d = append(s.d, time.Since(start))
+		}
+		return s, nil
+	}
+	existing, err := runs("run_shell_command true, existing pane", cfg.n, map[string]any{"paneId": pane, "command": "true"})
+	if err != nil {
+		return err
+	}
+	fresh, err := runs("run_shell_command true, fresh pane", max(5, cfg.n/10), map[string]any{"command": "true"})
+	if err != nil {
+		return err
+	}
+	rep.runs = []sample{spawn, existing, fresh}
+	const sec = "2 run round trip"
+	rep.add(row{sec, spawn.name, spawn.summary(), "—", "1.00", "", ""})
+	rep.add(row{sec, existing.name, existing.summary(), "floor p50 " + msf(spawn.p(0.5)), fmt.Sprintf("%.1f× floor (p50)", ratio(existing.p(0.5), spawn.p(0.5))), "p50 ≤ 15 ms", verdict(existing.p(0.5) <= 15*time.Millisecond)})
+	rep.add(row{sec, fresh.name, fresh.summary(), "floor p50 " + msf(spawn.p(0.5)), fmt.Sprintf("%.1f× floor (p50)", ratio(fresh.p(0.5), spawn.p(0.5))), "", ""})
+	return nil
+}

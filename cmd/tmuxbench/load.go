@@ -1,0 +1,374 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/tmux"
+)
+
+const endMark = "INGEST-END-OF-FILE"
+
+// writeFile writes about size bytes of ordinary output lines and an end
+// mark line.
+func writeFile(path string, size int) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(f, 1<<20)
+	for i, n := 0, 0; n < size; i++ {
+		k, _ := fmt.Fprintf(bw, "%08d some ordinary program output, compiler warnings and test names\n", i)
+		n += k
+	}
+	fmt.Fprintln(bw, endMark)
+	if err := bw.Flush(); err != nil {
+		return err
+	}
+	return f.Close()
+}
+
+// catOnce types `cat path; tmux wait-for -S sig` and returns when both the
+// cat has finished and seen() has returned (the observer has the end mark).
+func (w *world) catOnce(ctx context.Context, pane, path string, seq int, seen func() error) (time.Duration, error) {
+	sig := fmt.Sprintf("ingest-%d", seq)
+	done := w.target.Command(ctx, "wait-for", sig)
+	if err := done.Start(); err != nil {
+		return 0, err
+	}
+	if _, err := w.target.Run(ctx, "send-keys", "-t", pane, "-l", "--", fmt.Sprintf("cat %s; tmux -L %s wait-for -S %s", path, w.target.SocketName, sig)); err != nil {
+		return 0, err
+	}
+	errc := make(chan error, 1)
+	start := time.Now()
+	if _, err := w.target.Run(ctx, "send-keys", "-t", pane, "Enter"); err != nil {
+		return 0, err
+	}
+	if seen != nil {
+		go func() { errc <- seen() }()
+	} else {
+		errc <- nil
+	}
+	if err := done.Wait(); err != nil {
+		return 0, fmt.Errorf("wait-for %s: %w", sig, err)
+	}
+	if err := <-errc; err != nil {
+		return 0, err
+	}
+	return time.Since(start), nil
+}
+
+// sectionIngest is section 3: wall time of cat of a large file in a pane
+// with no control client, with a bare reader, and with tmuxmcp holding 10
+// open waits on the pane.
+func sectionIngest(ctx context.Context, cfg config, rep *report) error {
+	w, err := newWorld(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	path := filepath.Join(w.tmp, "ingest.txt")
+	if err := writeFile(path, cfg.ingestMB<<20); err != nil {
+		return err
+	}
+	pane, err := w.shellPane(ctx)
+	if err != nil {
+		return err
+	}
+	// Warm the page cache and the pane once.
+	if _, err := w.catOnce(ctx, pane, path, 0, nil); err != nil {
+		return err
+	}
+	none := sample{name: "no control client"}
+	bare := sample{name: "bare `tmux -C` reader"}
+	mcpS := sample{name: "tmuxmcp, 10 open waits on the pane"}
+	seq := 1
+	for run := 0; run < cfg.ingestRuns; run++ {
+		d, err := w.catOnce(ctx, pane, path, seq, nil)
+		if err != nil {
+			return err
+		}
+		none.d = append(none.d, d)
+		seq++
+
+		r, err := w.attachReader(ctx, pane)
+		if err != nil {
+			return err
+		}
+		d, err = w.catOnce(ctx, pane, path, seq, func() error {
+			return r.lines(func(line []byte, _ time.Time) bool { return string(line) != endMark })
+		})
+		r.close()
+		if err != nil {
+			return fmt.Errorf("bare reader: %w", err)
+		}
+		bare.d = append(bare.d, d)
+		seq++
+
+		c, err := w.startMCP(ctx, nil)
+		if err != nil {
+			return err
+		}
+		cur, err := c.cursor(ctx, pane)
+		if err != nil {
+			c.close()
+			return err
+		}
+		// Ten waits that never match: five literal, five regex.
+		wctx, cancel := context.WithCancel(ctx)
+		var wg sync.WaitGroup
+		for i := 0; i < 10; i++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				_, _ = c.call(wctx, "wait_for_text", map[string]any{"paneId": pane, "cursor": cur, "patterns": []string{fmt.Sprintf(`^never-%d (\d+)$`, i)}, "regex": i%2 == 1, "timeoutMs": 120000})
+			}()
+		}
+		time.Sleep(200 * time.Millisecond) // the ten waits are open before the cat starts
+		d, err = w.catOnce(ctx, pane, path, seq, func() error {
+			r, err := c.call(ctx, "wait_for_text", map[string]any{"paneId": pane, "cursor": cur, "patterns": []string{endMark}, "timeoutMs": 120000})
+			if err == nil && r["outcome"] != "matched" {
+				err = fmt.Errorf("end mark wait: outcome %v", r["outcome"])
+			}
+			if mb, _ := r["missedBytes"].(float64); mb > 0 {
+				rep.note(fmt.Sprintf("ingest run %d: the end-mark wait reported missedBytes %.0f (it fell behind the 1 MiB retained window)", run+1, mb))
+			}
+			return err
+		})
+		cancel()
+		wg.Wait()
+		c.close()
+		if err != nil {
+			return fmt.Errorf("tmuxmcp: %w", err)
+		}
+		mcpS.d = append(mcpS.d, d)
+		seq++
+	}
+	rep.ingest = []sample{none, bare, mcpS}
+	const sec = "3 ingest"
+	base := none.p(0.5)
+	mbps := func(d time.Duration) string {
+		return fmt.Sprintf("%.1f MB/s", float64(cfg.ingestMB<<20)/1e6/d.Seconds())
+	}
+	for _, s := range rep.ingest {
+		rep.add(row{sec, fmt.Sprintf("cat %d MB: %s", cfg.ingestMB, s.name), fmt.Sprintf("median %.2f s of %d (%s)", s.p(0.5).Seconds(), len(s.d), mbps(s.p(0.5))), fmt.Sprintf("no client %.2f s", base.Seconds()), fmt.Sprintf("%.3f", ratio(s.p(0.5), base)), "", ""})
+	}
+	rb, rm := ratio(bare.p(0.5), base), ratio(mcpS.p(0.5), base)
+	rep.add(row{sec, "tmuxmcp ratio ÷ bare reader ratio", fmt.Sprintf("%.3f", rm/rb), "", "", "≤ 1.10", verdict(rm/rb <= 1.10)})
+	return nil
+}
+
+// poll is the idle baseline: what a polling server does, capture-pane on
+// every pane each period.
+func poll(args []string) {
+	fs := flag.NewFlagSet("poll", flag.ExitOnError)
+	socket := fs.String("L", "", "tmux socket name")
+	panes := fs.String("panes", "", "comma-separated pane ids")
+	every := fs.Duration("every", 100*time.Millisecond, "period")
+	dur := fs.Duration("for", time.Minute, "how long")
+	_ = fs.Parse(args)
+	t := tmux.Target{SocketName: *socket}
+	tick := time.NewTicker(*every)
+	defer tick.Stop()
+	end := time.Now().Add(*dur)
+	for time.Now().Before(end) {
+		<-tick.C
+		for _, p := range strings.Split(*panes, ",") {
+			_, _ = t.Run(context.Background(), "capture-pane", "-p", "-t", p)
+		}
+	}
+}
+
+// sectionIdle is section 4: CPU and tmux processes over cfg.idle with 20
+// idle panes and 100 open waits, beside a 100 ms polling loop over the
+// same panes run at the same time.
+func sectionIdle(ctx context.Context, cfg config, rep *report) error {
+	w, err := newWorld(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	// Every tmux process tmuxmcp starts goes through this wrapper, which
+	// counts it.
+	bin := filepath.Join(w.tmp, "bin")
+	count := filepath.Join(w.tmp, "spawned")
+	real, err := exec.LookPath("tmux")
+	if err != nil {
+		return err
+	}
+	if err := os.Mkdir(bin, 0o755); err != nil {
+		return err
+	}
+	script := fmt.Sprintf("#!/bin/sh\necho \"$*\" >> %s\nexec %s \"$@\"\n", count, real)
+	if err := os.WriteFile(filepath.Join(bin, "tmux"), []byte(script), 0o755); err != nil {
+		return err
+	}
+	spawned := func() int {
+		b, _ := os.ReadFile(count)
+		return strings.Count(string(b), "\n")
+	}
+	waitMax := cfg.idle + 2*time.Minute
+	c, err := w.startMCP(ctx, []string{"PATH=" + bin + ":" + os.Getenv("PATH")}, "--wait-max", waitMax.String())
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	var panes []string
+	for i := 0; i < 20; i++ {
+		cp, err := c.call(ctx, "create_pane", map[string]any{})
+		if err != nil {
+			return err
+		}
+		panes = append(panes, cp["paneId"].(string))
+	}
+	for _, p := range panes {
+		if _, err := c.call(ctx, "wait_for_text", map[string]any{"paneId": p, "patterns": []string{`[$#] $`}, "regex": true, "timeoutMs": 20000, "cursor": mustCursor(ctx, c, p)}); err != nil {
+			return err
+		}
+	}
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var wg sync.WaitGroup
+	outcomes := make(chan string, 100)
+	for i := 0; i < 100; i++ {
+		p := panes[i%len(panes)]
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r, err := c.call(wctx, "wait_for_text", map[string]any{"paneId": p, "patterns": []string{fmt.Sprintf("never-%d", i)}, "timeoutMs": waitMax.Milliseconds()})
+			if err == nil {
+				outcomes <- fmt.Sprint(r["outcome"])
+			}
+		}()
+	}
+	time.Sleep(2 * time.Second) // every wait is open and the panes are quiet
+	srv, err := w.serverPID(ctx)
+	if err != nil {
+		return err
+	}
+	exe, _ := os.Executable()
+	poller := exec.CommandContext(ctx, exe, "poll", "-L", w.target.SocketName, "-panes", strings.Join(panes, ","), "-every", "100ms", "-for", cfg.idle.String())
+	cpu0, _ := cpuTime(c.pid())
+	srv0, _ := cpuTime(srv)
+	n0 := spawned()
+	if err := poller.Start(); err != nil {
+		cancel()
+		return err
+	}
+	if err := poller.Wait(); err != nil {
+		cancel()
+		return fmt.Errorf("poller: %w", err)
+	}
+	cpu1, _ := cpuTime(c.pid())
+	srv1, _ := cpuTime(srv)
+	n1 := spawned()
+	early := len(outcomes)
+	cancel()
+	wg.Wait()
+	ru := poller.ProcessState.SysUsage().(*syscall.Rusage)
+	pollCPU := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	perMin := func(d time.Duration) float64 { return d.Seconds() * float64(time.Minute) / float64(cfg.idle) }
+	pollProcs := int(cfg.idle/(100*time.Millisecond)) * len(panes)
+	const sec = "4 idle"
+	mine := perMin(cpu1 - cpu0)
+	rep.add(row{sec, fmt.Sprintf("tmuxmcp CPU, 20 idle panes + 100 open waits, %v", cfg.idle), fmt.Sprintf("%.3f CPU-s/min", mine), fmt.Sprintf("100 ms poll %.2f CPU-s/min", perMin(pollCPU)), fmt.Sprintf("%.4f", mine/max(perMin(pollCPU), 1e-9)), "≤ 0.1 CPU-s/min", verdict(mine <= 0.1)})
+	rep.add(row{sec, "tmux processes tmuxmcp spawned meanwhile", fmt.Sprint(n1 - n0), fmt.Sprintf("100 ms poll ≈ %d", pollProcs), "", "0", verdict(n1 == n0)})
+	rep.add(row{sec, "tmux server CPU meanwhile (with the poll running)", fmt.Sprintf("%.3f CPU-s/min", perMin(srv1-srv0)), "", "", "", ""})
+	if early > 0 {
+		return fmt.Errorf("%d of the 100 idle waits ended before the window did", early)
+	}
+	return nil
+}
+
+func mustCursor(ctx context.Context, c *client, pane string) string {
+	cur, _ := c.cursor(ctx, pane)
+	return cur
+}
+
+// sectionMemory is section 5: RSS with 100 panes whose buffers are full.
+func sectionMemory(ctx context.Context, cfg config, rep *report) error {
+	w, err := newWorld(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer w.close()
+	const retain = 1 << 20
+	path := filepath.Join(w.tmp, "fill.txt")
+	if err := writeFile(path, retain+retain/4); err != nil {
+		return err
+	}
+	c, err := w.startMCP(ctx, nil, "--retain", fmt.Sprint(retain))
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	if _, err := c.call(ctx, "list_panes", map[string]any{}); err != nil {
+		return err
+	}
+	time.Sleep(time.Second)
+	base, err := rss(c.pid())
+	if err != nil {
+		return err
+	}
+	var panes, curs []string
+	for i := 0; i < cfg.panes; i++ {
+		p, err := w.shellPane(ctx)
+		if err != nil {
+			return err
+		}
+		panes = append(panes, p)
+	}
+	for _, p := range panes {
+		cur, err := c.cursor(ctx, p)
+		if err != nil {
+			return err
+		}
+		curs = append(curs, cur)
+		if err := w.typeLine(ctx, p, "cat "+path); err != nil {
+			return err
+		}
+	}
+	for i, p := range panes {
+		r, err := c.call(ctx, "wait_for_text", map[string]any{"paneId": p, "cursor": curs[i], "patterns": []string{"^" + endMark + "$"}, "regex": true, "timeoutMs": 120000})
+		if err != nil {
+			return err
+		}
+		if r["outcome"] != "matched" {
+			return fmt.Errorf("pane %s: outcome %v", p, r["outcome"])
+		}
+	}
+	lp, err := c.call(ctx, "list_panes", map[string]any{})
+	if err != nil {
+		return err
+	}
+	var retained int64
+	list, _ := lp["panes"].([]any)
+	for _, x := range list {
+		m, _ := x.(map[string]any)
+		if cur, ok := m["cursor"].(string); ok {
+			retained += min(retain, offset(cur))
+		}
+	}
+	time.Sleep(2 * time.Second)
+	full, err := rss(c.pid())
+	if err != nil {
+		return err
+	}
+	per := float64(full-base-retained) / float64(len(list))
+	const sec = "5 memory"
+	rep.add(row{sec, fmt.Sprintf("RSS, %d panes with full 1 MiB buffers", len(list)), mib(full), "process at start " + mib(base), fmt.Sprintf("%.2f× retained", float64(full)/float64(retained)), "", ""})
+	rep.add(row{sec, "retained bytes", mib(retained), "", "", "", ""})
+	rep.add(row{sec, "overhead per pane beyond its retained bytes", fmt.Sprintf("%.1f KiB", per/1024), "(RSS − start − retained) ÷ panes", "", "≤ 64 KiB", verdict(per <= 64<<10)})
+	return nil
+}
+
+func mib(n int64) string { return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20)) }

@@ -1,0 +1,277 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
+)
+
+// world is one private tmux server with a session "bench", made for one
+// section of the suite and killed after it, so sections never share panes.
+type world struct {
+	cfg    config
+	target tmux.Target
+	home   string // HOME of the shells: empty, so no rc file slows a prompt
+	tmp    string
+
+	profiles int // CPU profiles written so far (with -pprof)
+}
+
+func newWorld(ctx context.Context, cfg config) (*world, error) {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	w := &world{cfg: cfg, target: tmux.Target{SocketName: "tmuxmcp-bench-" + hex.EncodeToString(b), ConfigFile: "/dev/null"}}
+	var err error
+	if w.tmp, err = os.MkdirTemp("", "tmuxbench"); err != nil {
+		return nil, err
+	}
+	w.home = filepath.Join(w.tmp, "home")
+	if err := os.Mkdir(w.home, 0o700); err != nil {
+		return nil, err
+	}
+	if err := w.target.EnsureSession(ctx, "bench", 120, 40); err != nil {
+		return nil, err
+	}
+	if _, err := w.target.Run(ctx, "set-environment", "-g", "HOME", w.home); err != nil {
+		w.close()
+		return nil, err
+	}
+	return w, nil
+}
+
+// close kills exactly this server and removes its socket and files.
+func (w *world) close() {
+	ctx := context.Background()
+	sock, _ := w.target.Run(ctx, "display-message", "-p", "#{socket_path}")
+	_, _ = w.target.Run(ctx, "kill-server")
+	if strings.HasSuffix(sock, "/"+w.target.SocketName) {
+		_ = os.Remove(sock) // tmux 3.3a leaves it behind
+	}
+	_ = os.RemoveAll(w.tmp)
+}
+
+const shell = "env -i PATH=/usr/bin:/bin TERM=screen PS1='$ ' bash --norc --noprofile"
+
+// shellPane opens a window running a bare bash and returns its pane id.
+func (w *world) shellPane(ctx context.Context) (string, error) {
+	return w.target.Run(ctx, "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "=bench:", shell)
+}
+
+// typeLine types text and Enter into pane.
+func (w *world) typeLine(ctx context.Context, pane, text string) error {
+	if _, err := w.target.Run(ctx, "send-keys", "-t", pane, "-l", "--", text); err != nil {
+		return err
+	}
+	_, err := w.target.Run(ctx, "send-keys", "-t", pane, "Enter")
+	return err
+}
+
+// serverPID is the tmux server's process id.
+func (w *world) serverPID(ctx context.Context) (int, error) {
+	out, err := w.target.Run(ctx, "display-message", "-p", "#{pid}")
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(out)
+}
+
+// client is a tmuxmcp process on this world's server, driven over stdio by
+// a real MCP client, as agents run it.
+type client struct {
+	cs  *mcp.ClientSession
+	cmd *exec.Cmd
+}
+
+// startMCP runs the tmuxmcp binary on this world's server.
+func (w *world) startMCP(ctx context.Context, env []string, args ...string) (*client, error) {
+	state, err := os.MkdirTemp(w.tmp, "state")
+	if err != nil {
+		return nil, err
+	}
+	args = append([]string{"-L", w.target.SocketName, "--tmux-config", "/dev/null", "--session", "bench", "--state-dir", state}, args...)
+	cmd := exec.Command(w.cfg.binary, args...)
+	cmd.Env = append(os.Environ(), env...)
+	if w.cfg.pprof != "" {
+		w.profiles++
+		cmd.Env = append(cmd.Env, fmt.Sprintf("TMUXMCP_CPUPROFILE=%s/%s-%d.prof", w.cfg.pprof, w.cfg.section, w.profiles))
+	}
+	cmd.Stderr = io.Discard
+	if os.Getenv("BENCHDEBUG") != "" {
+		f, _ := os.Create(fmt.Sprintf("/tmp/tmuxmcp-stderr-%d.log", time.Now().UnixNano()))
+		cmd.Stderr = f
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "tmuxbench", Version: "v1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		return nil, fmt.Errorf("start %s: %w", w.cfg.binary, err)
+	}
+	return &client{cs: cs, cmd: cmd}, nil
+}
+
+func (c *client) close() {
+	t := time.Now()
+	if os.Getenv("BENCHDEBUG") != "" {
+		go func() {
+			time.Sleep(3 * time.Second)
+			_ = c.cmd.Process.Signal(syscall.SIGQUIT)
+		}()
+	}
+	_ = c.cs.Close()
+	if os.Getenv("BENCHDEBUG") != "" {
+		fmt.Fprintln(os.Stderr, "close took", time.Since(t), c.cmd.ProcessState)
+	}
+}
+
+func (c *client) pid() int { return c.cmd.Process.Pid }
+
+// call runs one tool and returns its structured result; a tool error is an
+// error here.
+func (c *client) call(ctx context.Context, name string, args map[string]any) (map[string]any, error) {
+	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	if res.IsError {
+		var text string
+		if len(res.Content) > 0 {
+			if t, ok := res.Content[0].(*mcp.TextContent); ok {
+				text = t.Text
+			}
+		}
+		return nil, fmt.Errorf("%s: %s", name, text)
+	}
+	m, _ := res.StructuredContent.(map[string]any)
+	return m, nil
+}
+
+// cursor returns the pane's current end cursor (a zero-timeout wait).
+func (c *client) cursor(ctx context.Context, pane string) (string, error) {
+	r, err := c.call(ctx, "wait_for_text", map[string]any{"paneId": pane, "timeoutMs": 1})
+	if err != nil {
+		return "", err
+	}
+	cur, _ := r["cursor"].(string)
+	return cur, nil
+}
+
+// offset is the byte offset a cursor names.
+func offset(cur string) int64 {
+	n, _ := strconv.ParseInt(cur[strings.LastIndexByte(cur, '.')+1:], 10, 64)
+	return n
+}
+
+// reader is a bare `tmux -C` control client: the floor every observer is
+// compared with. It unescapes %output for one pane and hands each complete
+// line, with the time it was read, to onLine.
+type reader struct {
+	cmd   *exec.Cmd
+	stdin io.WriteCloser
+	out   *bufio.Reader
+	pane  string
+}
+
+func (w *world) attachReader(ctx context.Context, pane string) (*reader, error) {
+	cmd := w.target.Command(ctx, "-C", "attach-session", "-t", "=bench")
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	stdin, _ := cmd.StdinPipe()
+	stdout, _ := cmd.StdoutPipe()
+	if err := cmd.Start(); err != nil {
+		return nil, err
+	}
+	r := &reader{cmd: cmd, stdin: stdin, out: bufio.NewReaderSize(stdout, 64<<10), pane: pane}
+	// The attach is done when its first reply block ends.
+	for {
+		line, err := r.out.ReadString('\n')
+		if err != nil {
+			r.close()
+			return nil, err
+		}
+		if strings.HasPrefix(line, "%end") || strings.HasPrefix(line, "%session-changed") {
+			return r, nil
+		}
+	}
+}
+
+// lines reads until onLine returns false or the client ends.
+func (r *reader) lines(onLine func(line []byte, at time.Time) bool) error {
+	prefix := []byte("%output " + r.pane + " ")
+	var pending, dec []byte
+	for {
+		line, err := r.out.ReadSlice('\n')
+		now := time.Now()
+		if err != nil && err != bufio.ErrBufferFull {
+			return err
+		}
+		if !bytes.HasPrefix(line, prefix) {
+			continue
+		}
+		dec = tmux.Unescape(dec[:0], bytes.TrimSuffix(line[len(prefix):], []byte("\n")))
+		pending = append(pending, dec...)
+		for {
+			i := bytes.IndexByte(pending, '\n')
+			if i < 0 {
+				break
+			}
+			// What the line shows: the text after its last carriage return.
+			l := bytes.TrimSuffix(pending[:i], []byte("\r"))
+			if j := bytes.LastIndexByte(l, '\r'); j >= 0 {
+				l = l[j+1:]
+			}
+			if !onLine(l, now) {
+				return nil
+			}
+			pending = pending[i+1:]
+		}
+		if len(pending) > 0 {
+			pending = append(pending[:0:0], pending...)
+		}
+	}
+}
+
+func (r *reader) close() {
+	_, _ = io.WriteString(r.stdin, "\n")
+	_ = r.stdin.Close()
+	go func() { _, _ = io.Copy(io.Discard, r.out) }()
+	_ = r.cmd.Wait()
+}
+
+// cpuTime is a process's user+system CPU time so far, from /proc.
+func cpuTime(pid int) (time.Duration, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if err != nil {
+		return 0, err
+	}
+	// Fields after the command name, which is in parentheses.
+	f := strings.Fields(string(b[bytes.LastIndexByte(b, ')')+2:]))
+	ut, _ := strconv.ParseInt(f[11], 10, 64)
+	st, _ := strconv.ParseInt(f[12], 10, 64)
+	return time.Duration(ut+st) * time.Second / 100, nil // USER_HZ is 100 on Linux
+}
+
+// rss is a process's resident set size in bytes, from /proc.
+func rss(pid int) (int64, error) {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return 0, err
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "VmRSS:" {
+			kb, _ := strconv.ParseInt(f[1], 10, 64)
+			return kb << 10, nil
+		}
+	}
+	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
+}
