@@ -2,6 +2,7 @@ package stream
 
 import (
 	"context"
+	"runtime"
 	"sort"
 	"sync"
 	"time"
@@ -44,7 +45,11 @@ type PaneStream struct {
 }
 
 func newPaneStream(pane int, id cursor.StreamID, retain int, born time.Time) *PaneStream {
-	return &PaneStream{pane: pane, id: id, ring: ring{limit: retain}, changed: make(chan struct{}), born: born}
+	s := &PaneStream{pane: pane, id: id, ring: ring{mem: &ringMem{}, limit: retain}, changed: make(chan struct{}), born: born}
+	// The buffer is outside the Go heap: give it back when the stream is
+	// unreachable (retired, and no reader or cursor lookup holds it).
+	runtime.AddCleanup(s, (*ringMem).free, s.ring.mem)
+	return s
 }
 
 func (s *PaneStream) adoptedBefore(t time.Time) bool { return s.born.Before(t) }

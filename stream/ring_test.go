@@ -44,8 +44,8 @@ func TestRingShrinkKeepsRetainedBytes(t *testing.T) {
 	}
 	r.start = r.end - 3000 // what evict does
 	r.shrink()
-	if len(r.buf) > 4096 {
-		t.Fatalf("buffer still %d bytes for 3000 retained", len(r.buf))
+	if len(r.buf()) > 4096 {
+		t.Fatalf("buffer still %d bytes for 3000 retained", len(r.buf()))
 	}
 	if got := r.read(nil, r.start, r.end); !bytes.Equal(got, all[len(all)-3000:]) {
 		t.Fatal("shrink lost bytes")

@@ -165,7 +165,7 @@ func (s *PaneStream) Wait(ctx context.Context, spec WaitSpec) (WaitResult, error
 
 	pos := spec.From
 	var missed int64
-	buf := make([]byte, 0, readChunk)
+	var buf []byte // grows to what the reads need, at most readChunk
 	for {
 		c := s.read(pos, readChunk, buf)
 		buf = c.data[:0]
