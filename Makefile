@@ -24,10 +24,9 @@ test:
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) test -race -count=1 -timeout 10m ./...
 
-## bench: wait-detection latency table (tmuxmcp vs a bare tmux -C reader vs 100 ms capture-pane polling), then Go micro-benchmarks
-bench:
-	$(GO) run ./cmd/tmuxbench
-	$(GO) test -run '^$$' -bench . -benchmem ./stream/
+## bench: the benchmark suite (latency, run round trip, ingest, idle cost, memory, hot paths, scale curve) against baselines measured in the same run; prints one table, writes docs/bench.md and docs/bench.svg (about 5 minutes; BENCHFLAGS="-only latency,hot" for part)
+bench: build
+	$(GO) run ./cmd/tmuxbench -tmuxmcp $(BIN) $(BENCHFLAGS)
 
 lint:
 	$(GO) vet ./...

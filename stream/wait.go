@@ -21,8 +21,9 @@ const (
 	StreamLost Outcome = "stream_lost"
 )
 
-// readChunk is how many raw bytes a reader takes per snapshot.
-const readChunk = 256 << 10
+// readChunk is how many raw bytes a reader takes per snapshot (and the
+// most a wait's read buffer holds).
+const readChunk = 64 << 10
 
 // settle is how long a regex match that touches the end of an unfinished
 // line waits for more bytes before it is accepted: `^300$` must not match

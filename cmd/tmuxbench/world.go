@@ -110,10 +110,6 @@ func (w *world) startMCP(ctx context.Context, env []string, args ...string) (*cl
 		cmd.Env = append(cmd.Env, fmt.Sprintf("TMUXMCP_CPUPROFILE=%s/%s-%d.prof", w.cfg.pprof, w.cfg.section, w.profiles))
 	}
 	cmd.Stderr = io.Discard
-	if os.Getenv("BENCHDEBUG") != "" {
-		f, _ := os.Create(fmt.Sprintf("/tmp/tmuxmcp-stderr-%d.log", time.Now().UnixNano()))
-		cmd.Stderr = f
-	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "tmuxbench", Version: "v1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
 	if err != nil {
 		return nil, fmt.Errorf("start %s: %w", w.cfg.binary, err)
@@ -121,19 +117,7 @@ func (w *world) startMCP(ctx context.Context, env []string, args ...string) (*cl
 	return &client{cs: cs, cmd: cmd}, nil
 }
 
-func (c *client) close() {
-	t := time.Now()
-	if os.Getenv("BENCHDEBUG") != "" {
-		go func() {
-			time.Sleep(3 * time.Second)
-			_ = c.cmd.Process.Signal(syscall.SIGQUIT)
-		}()
-	}
-	_ = c.cs.Close()
-	if os.Getenv("BENCHDEBUG") != "" {
-		fmt.Fprintln(os.Stderr, "close took", time.Since(t), c.cmd.ProcessState)
-	}
-}
+func (c *client) close() { _ = c.cs.Close() }
 
 func (c *client) pid() int { return c.cmd.Process.Pid }
 
