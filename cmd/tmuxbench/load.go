@@ -222,17 +222,22 @@ func sectionIdle(ctx context.Context, cfg config, rep *report) error {
 		return err
 	}
 	defer c.close()
-	var panes []string
+	var panes, curs []string
 	for i := 0; i < 20; i++ {
 		cp, err := c.call(ctx, "create_pane", map[string]any{})
 		if err != nil {
 			return err
 		}
 		panes = append(panes, cp["paneId"].(string))
+		curs = append(curs, cp["cursor"].(string))
 	}
-	for _, p := range panes {
-		if _, err := c.call(ctx, "wait_for_text", map[string]any{"paneId": p, "patterns": []string{`[$#] $`}, "regex": true, "timeoutMs": 20000, "cursor": mustCursor(ctx, c, p)}); err != nil {
+	for i, p := range panes {
+		r, err := c.call(ctx, "wait_for_text", map[string]any{"paneId": p, "patterns": []string{`[$#] $`}, "regex": true, "timeoutMs": 20000, "cursor": curs[i]})
+		if err != nil {
 			return err
+		}
+		if r["outcome"] != "matched" {
+			return fmt.Errorf("pane %s: no prompt (%v)", p, r["outcome"])
 		}
 	}
 	wctx, cancel := context.WithCancel(ctx)
@@ -291,11 +296,6 @@ func sectionIdle(ctx context.Context, cfg config, rep *report) error {
 		return fmt.Errorf("%d of the 100 idle waits ended before the window did", early)
 	}
 	return nil
-}
-
-func mustCursor(ctx context.Context, c *client, pane string) string {
-	cur, _ := c.cursor(ctx, pane)
-	return cur
 }
 
 // sectionMemory is section 5: RSS with 100 panes whose buffers are full.
