@@ -131,7 +131,7 @@ func run(cfg config, only string) error {
 		return err
 	}
 	if len(rep.scale) > 0 {
-		if err := os.WriteFile(filepath.Join(cfg.out, "bench.svg"), []byte(svg(rep.scale, rep.scaleFloor)), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(cfg.out, "bench.svg"), []byte(svg(rep.scale, rep.scaleFloor, rep.scaleFloorAll)), 0o644); err != nil {
 			return err
 		}
 	}

@@ -73,7 +73,9 @@ type report struct {
 	ingest     []sample
 	scale      []point
 	scaleFloor sample
-	hot        []hotResult
+	// scaleFloorAll is the floor measured again with every pane open.
+	scaleFloorAll sample
+	hot           []hotResult
 }
 
 func (r *report) add(x row)     { r.rows = append(r.rows, x) }

@@ -130,9 +130,15 @@ func sectionScale(ctx context.Context, cfg config, rep *report) error {
 	if err := measure("panes", cfg.panes); err != nil {
 		return err
 	}
-	rep.scale, rep.scaleFloor = points, floor
+	// The floor again with every pane open: what tmux itself adds.
+	floorAll, err := w.measureFloor(ctx, pane, n, cfg.every)
+	if err != nil {
+		return err
+	}
+	rep.scale, rep.scaleFloor, rep.scaleFloorAll = points, floor, floorAll
 	const sec = "7 scale"
-	rep.add(row{sec, floor.name, floor.summary(), "—", "1.00", "", ""})
+	rep.add(row{sec, floor.name + ", 1 pane", floor.summary(), "—", "1.00", "", ""})
+	rep.add(row{sec, fmt.Sprintf("%s, %d panes", floor.name, cfg.panes), floorAll.summary(), "1 pane p50 " + msf(floor.p(0.5)), fmt.Sprintf("%.2f (p50) %.2f (p99)", ratio(floorAll.p(0.5), floor.p(0.5)), ratio(floorAll.p(0.99), floor.p(0.99))), "", ""})
 	base := points[0].s
 	for _, pt := range points {
 		if pt.x == 1 && pt.series != "panes" {
@@ -144,8 +150,9 @@ func sectionScale(ctx context.Context, cfg config, rep *report) error {
 }
 
 // svg draws the scale curve: one panel per series, p50 and p99 of
-// wait_for_text with the floor's p50 for reference, log x axis.
-func svg(points []point, floor sample) string {
+// wait_for_text with the floor's p50 for reference (in the panes panel,
+// measured at both ends), log x axis.
+func svg(points []point, floor, floorAll sample) string {
 	series := []string{"panes", "waits elsewhere", "waits on the pane"}
 	const pw, ph, top, left, gap = 260, 200, 40, 50, 40
 	width := left + len(series)*(pw+gap)
@@ -180,8 +187,11 @@ func svg(points []point, floor sample) string {
 		for t := 0.0; t <= ymax+1e-9; t += tickStep(ymax) {
 			fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#eee"/><text x="%d" y="%.1f" text-anchor="end">%g</text>`+"\n", x0, x0+pw, py(t), py(t), x0-4, py(t)+4, t)
 		}
-		fy := py(ms(floor.p(0.5)))
-		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#888" stroke-dasharray="4 3"/>`+"\n", x0, x0+pw, fy, fy)
+		fy, fy2 := py(ms(floor.p(0.5))), py(ms(floor.p(0.5)))
+		if name == "panes" && len(floorAll.d) > 0 {
+			fy2 = py(ms(floorAll.p(0.5)))
+		}
+		fmt.Fprintf(&b, `<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="#888" stroke-dasharray="4 3"/>`+"\n", x0, x0+pw, fy, fy2)
 		for _, q := range []struct {
 			q     float64
 			color string

@@ -337,6 +337,11 @@ func newOutput(stdout io.Writer) *output {
 	if !ok {
 		return o
 	}
+	// Only a pipe or socket: O_NONBLOCK is shared by every holder of the
+	// file, and a terminal is shared with the shell that started us.
+	if fi, err := f.Stat(); err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
+		return o
+	}
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return o
@@ -377,6 +382,9 @@ func (o *output) giveUp(d time.Duration) {
 
 func (o *output) close() {
 	if o.f != nil {
+		if rc, err := o.f.SyscallConn(); err == nil {
+			_ = rc.Control(func(fd uintptr) { _ = syscall.SetNonblock(int(fd), false) })
+		}
 		_ = o.f.Close()
 	}
 }
