@@ -3,6 +3,7 @@ package stream
 import (
 	"bytes"
 	"fmt"
+	"strings"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -31,8 +32,11 @@ type Match struct {
 
 // Matcher finds literal or regex patterns within one line of plain text.
 type Matcher struct {
-	lits   [][]byte
-	res    []*regexp2.Regexp
+	lits [][]byte
+	res  []*regexp2.Regexp
+	// reLits holds, per regex, text every match contains (nil: unknown):
+	// a line without it skips that regex.
+	reLits [][]byte
 	maxLit int
 	minLit int
 	// byPrefix indexes literals of two or more bytes by their first two
@@ -113,6 +117,7 @@ func NewMatcher(patterns []string, regex bool, timeout time.Duration) (*Matcher,
 		}
 		re.MatchTimeout = timeout
 		m.res = append(m.res, re)
+		m.reLits = append(m.reLits, requiredLiteral(p))
 	}
 	return m, nil
 }
@@ -132,19 +137,14 @@ func (m *Matcher) Find(line []byte, checked int) (Match, bool, error) {
 // anchors only at the real start of the line.
 func (m *Matcher) FindAt(line []byte, checked, carry int) (Match, bool, error) {
 	best := Match{Index: -1}
-	better := func(i, s, e int) {
-		if best.Index < 0 || e < best.End {
-			best = Match{Index: i, Start: s, End: e}
-		}
-	}
 	if m.res == nil {
 		from := max(0, checked-m.maxLit+1)
 		if m.byPrefix != nil {
-			m.findMany(line, from, better, &best)
+			m.findMany(line, from, &best)
 		} else {
 			for i, p := range m.lits {
 				if j := bytes.Index(line[from:], p); j >= 0 {
-					better(i, from+j, from+j+len(p))
+					best.offer(i, from+j, from+j+len(p))
 				}
 			}
 		}
@@ -154,22 +154,30 @@ func (m *Matcher) FindAt(line []byte, checked, carry int) (Match, bool, error) {
 		best.Text = string(line[best.Start:best.End])
 		return best, true, nil
 	}
-	bp, _ := m.runes.Get().(*[]rune)
-	if bp == nil {
-		bp = new([]rune)
-	}
-	runes := appendRunes((*bp)[:0], line) // once for all patterns
+	var bp *[]rune // the line's runes, converted once when a regex may match
 	defer func() {
-		*bp = runes[:0]
-		m.runes.Put(bp)
+		if bp != nil {
+			*bp = (*bp)[:0]
+			m.runes.Put(bp)
+		}
 	}()
 	startAt := 0
-	if carry > 0 {
-		startAt = utf8.RuneCount(line[:carry])
-	}
 	var groups map[string]string
 	for i, re := range m.res {
-		mt, err := re.FindRunesMatchStartingAt(runes, startAt)
+		if lit := m.reLits[i]; lit != nil && !bytes.Contains(line, lit) {
+			continue
+		}
+		if bp == nil {
+			bp, _ = m.runes.Get().(*[]rune)
+			if bp == nil {
+				bp = new([]rune)
+			}
+			*bp = appendRunes((*bp)[:0], line)
+			if carry > 0 {
+				startAt = utf8.RuneCount(line[:carry])
+			}
+		}
+		mt, err := re.FindRunesMatchStartingAt(*bp, startAt)
 		for err == nil && mt != nil && mt.Length == 0 {
 			// An empty match (x*, ^, a lookahead alone) says nothing was
 			// printed: look for a match of at least one character.
@@ -184,7 +192,7 @@ func (m *Matcher) FindAt(line []byte, checked, carry int) (Match, bool, error) {
 		start := runeToByte(line, mt.Index)
 		end := start + runeToByte(line[start:], mt.Length)
 		if best.Index < 0 || end < best.End {
-			better(i, start, end)
+			best.offer(i, start, end)
 			groups = namedGroups(re, mt)
 		}
 	}
@@ -196,8 +204,16 @@ func (m *Matcher) FindAt(line []byte, checked, carry int) (Match, bool, error) {
 	return best, true, nil
 }
 
+// offer keeps the match of pattern i at [s, e) if it ends before the best
+// so far (ties go to the pattern offered first).
+func (best *Match) offer(i, s, e int) {
+	if best.Index < 0 || e < best.End {
+		*best = Match{Index: i, Start: s, End: e}
+	}
+}
+
 // findMany finds the earliest-ending literal in one pass over line[from:].
-func (m *Matcher) findMany(line []byte, from int, better func(i, s, e int), best *Match) {
+func (m *Matcher) findMany(line []byte, from int, best *Match) {
 	for i := from; i < len(line); i++ {
 		if !m.first[line[i]] {
 			continue
@@ -207,7 +223,7 @@ func (m *Matcher) findMany(line []byte, from int, better func(i, s, e int), best
 		}
 		for _, k := range m.short {
 			if line[i] == m.lits[k][0] {
-				better(k, i, i+1)
+				best.offer(k, i, i+1)
 			}
 		}
 		if i+1 >= len(line) {
@@ -215,7 +231,7 @@ func (m *Matcher) findMany(line []byte, from int, better func(i, s, e int), best
 		}
 		for _, k := range m.byPrefix[uint16(line[i])<<8|uint16(line[i+1])] {
 			if l := m.lits[k]; bytes.HasPrefix(line[i:], l) {
-				better(k, i, i+len(l))
+				best.offer(k, i, i+len(l))
 			}
 		}
 	}
@@ -265,4 +281,32 @@ func appendRunes(dst []rune, line []byte) []rune {
 		i += size
 	}
 	return dst
+}
+
+// requiredLiteral returns text that every match of the regex p contains,
+// found conservatively: the plain characters at its start (after an
+// optional ^), when p has no alternation anywhere. It returns nil when
+// unsure or when the text would be under two bytes.
+func requiredLiteral(p string) []byte {
+	if strings.Contains(p, "|") {
+		return nil
+	}
+	s := strings.TrimPrefix(p, "^")
+	n := 0
+	for n < len(s) && plainRegexByte(s[n]) {
+		n++
+	}
+	lit := s[:n]
+	if n < len(s) && n > 0 && strings.IndexByte("*?{", s[n]) >= 0 {
+		lit = lit[:n-1] // the last character is optional or repeated
+	}
+	if len(lit) < 2 {
+		return nil
+	}
+	return []byte(lit)
+}
+
+// plainRegexByte says b stands for itself in a regex outside a class.
+func plainRegexByte(b byte) bool {
+	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || strings.IndexByte(" -_:=/,;'\"<>!@%&~`", b) >= 0
 }

@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"encoding/binary"
 	"unicode/utf8"
 
 	"github.com/charmbracelet/x/ansi/parser"
@@ -75,14 +76,32 @@ func (p *Plain) FeedRuns(raw []byte, emit Emit) { p.feed(raw, emit, true) }
 
 func printable(b byte) bool { return b >= 0x20 && b < 0x7f }
 
+// printableRun returns how many leading bytes of p are printable ASCII,
+// eight at a time: a word has a byte outside 0x20..0x7e when one has its
+// top bit set, is below 0x20, or is 0x7f.
+func printableRun(p []byte) int {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	n := 0
+	for ; n+8 <= len(p); n += 8 {
+		w := binary.LittleEndian.Uint64(p[n:])
+		below := (w - 0x20*ones) & ^w
+		del := w ^ 0x7f*ones
+		del = (del - ones) & ^del
+		if (w|below|del)&highs != 0 {
+			break
+		}
+	}
+	for n < len(p) && printable(p[n]) {
+		n++
+	}
+	return n
+}
+
 func (p *Plain) feed(raw []byte, emit Emit, runs bool) {
 	for i := 0; i < len(raw); i++ {
 		b := raw[i]
 		if runs && printable(b) && p.state == parser.GroundState && !p.cr && p.runeN == 0 {
-			j := i + 1
-			for j < len(raw) && j-i < maxRun && printable(raw[j]) {
-				j++
-			}
+			j := i + printableRun(raw[i:min(len(raw), i+maxRun)])
 			at := p.off
 			p.off += int64(j - i)
 			p.lineStart = false

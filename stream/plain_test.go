@@ -162,3 +162,48 @@ func FuzzPlain(f *testing.F) {
 		}
 	})
 }
+
+// A regex skipped for lacking its required literal must be one that could
+// not have matched: the prefilter never changes a result.
+func TestRegexPrefilterNeverChangesAMatch(t *testing.T) {
+	pats := []string{`ab*c`, `abc?`, `ab{2}x`, `^ERROR: (\w+)$`, `a|bc`, `x-y=z`, `(?i)abc`, `abc(?=d)`,
+		`Done in \d+ms`, `\$ $`, `ready (\d+)`, `^never-1 (\d+)$`, `"q" <x>`, `ab+c`}
+	lines := []string{"ac", "abbc", "ab", "abx", "abbx", "ERROR: disk", "x ERROR: disk", "bc", "x-y=z", "ABC", "abcd",
+		"Done in 12ms", "$ ", "ready 42", "never-1 7", `say "q" <x>`, "abbbc", "", "ab c"}
+	for _, p := range pats {
+		with, err := NewMatcher([]string{p}, true, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		without, _ := NewMatcher([]string{p}, true, 0)
+		without.reLits = make([][]byte, len(without.res))
+		for _, l := range lines {
+			a, okA, _ := with.Find([]byte(l), 0)
+			b, okB, _ := without.Find([]byte(l), 0)
+			if okA != okB || a.Text != b.Text {
+				t.Errorf("pattern %q on %q: with prefilter %v %q, without %v %q", p, l, okA, a.Text, okB, b.Text)
+			}
+		}
+	}
+	for p, want := range map[string]string{`^never-1 (\d+)$`: "never-1 ", `abc?`: "ab", `ab*c`: "", `a|bc`: "", `Done in \d+ms`: "Done in ", `(?i)abc`: ""} {
+		if got := string(requiredLiteral(p)); got != want {
+			t.Errorf("requiredLiteral(%q) = %q, want %q", p, got, want)
+		}
+	}
+}
+
+func TestPrintableRunAgreesWithPrintable(t *testing.T) {
+	for b := 0; b < 256; b++ {
+		for pos := 0; pos < 20; pos++ {
+			p := bytes.Repeat([]byte{'a'}, 20)
+			p[pos] = byte(b)
+			want := 20
+			if !printable(byte(b)) {
+				want = pos
+			}
+			if got := printableRun(p); got != want {
+				t.Fatalf("byte %#x at %d: run %d, want %d", b, pos, got, want)
+			}
+		}
+	}
+}

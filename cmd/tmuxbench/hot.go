@@ -67,7 +67,7 @@ func sectionHot(_ context.Context, _ config, rep *report) error {
 	}
 	const sec = "6 hot paths"
 	rep.add(row{sec, "plain-view decoder", fmt.Sprintf("%.0f MB/s", mbps("PlainDecode")), fmt.Sprintf("split and copy lines %.0f MB/s", mbps("Floor")), fmt.Sprintf("%.3f", mbps("PlainDecode")/mbps("Floor")), "", ""})
-	for _, n := range []string{"Matcher/literal-1", "Matcher/literal-64", "Matcher/regex-1", "Matcher/regex-64"} {
+	for _, n := range []string{"Matcher/literal-1", "Matcher/literal-64", "Matcher/regex-1", "Matcher/regex-64", "Matcher/regex-1-unfiltered"} {
 		x := row{sec, "match " + n[len("Matcher/"):] + " (line-local)", fmt.Sprintf("%.0f MB/s", mbps(n)), fmt.Sprintf("literal-1 %.0f MB/s", mbps("Matcher/literal-1")), fmt.Sprintf("%.3f", mbps(n)/mbps("Matcher/literal-1")), "", ""}
 		if n == "Matcher/literal-64" {
 			x.target, x.verdict = "≥ 200 MB/s", verdict(mbps(n) >= 200)

@@ -93,9 +93,17 @@ func patterns(n int, regex bool) []string {
 // Matcher returns a benchmark of line-local matching over plain lines with
 // n patterns (literal or regex), none of which match.
 func Matcher(n int, regex bool) func(*testing.B) {
+	return matchBench(patterns(n, regex), regex)
+}
+
+// Unfiltered is Matcher for one regex with no literal the matcher could
+// look for first: every line goes through the regex engine.
+func Unfiltered(b *testing.B) { matchBench([]string{`(\w+)-0: (\w+)$`}, true)(b) }
+
+func matchBench(pats []string, regex bool) func(*testing.B) {
 	return func(b *testing.B) {
 		lines, total := plainLines()
-		m, err := stream.NewMatcher(patterns(n, regex), regex, 0)
+		m, err := stream.NewMatcher(pats, regex, 0)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -217,6 +225,7 @@ func Cases() []Case {
 		{"Matcher/literal-64", Matcher(64, false)},
 		{"Matcher/regex-1", Matcher(1, true)},
 		{"Matcher/regex-64", Matcher(64, true)},
+		{"Matcher/regex-1-unfiltered", Unfiltered},
 		{"WaitScan/literal", WaitScan(false)},
 		{"WaitScan/regex", WaitScan(true)},
 		{"NewLine/retained-0", NewLine(0, 0)},
