@@ -76,7 +76,7 @@ func main() {
 	flag.IntVar(&cfg.n, "n", 200, "samples per latency and run row")
 	flag.DurationVar(&cfg.every, "every", 20*time.Millisecond, "spacing of printed timestamps")
 	flag.IntVar(&cfg.ingestMB, "ingest-mb", 50, "size of the file cat prints in the ingest section, MB")
-	flag.IntVar(&cfg.ingestRuns, "ingest-runs", 3, "runs per ingest row (the median is reported)")
+	flag.IntVar(&cfg.ingestRuns, "ingest-runs", 5, "runs per ingest row (the median is reported)")
 	flag.DurationVar(&cfg.idle, "idle", time.Minute, "idle-cost window")
 	flag.IntVar(&cfg.panes, "panes", 100, "panes for the memory section and the top of the scale curve")
 	flag.StringVar(&cfg.out, "out", "docs", "directory for bench.md and bench.svg (empty: write nothing)")

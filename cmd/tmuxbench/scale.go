@@ -26,7 +26,7 @@ func sectionScale(ctx context.Context, cfg config, rep *report) error {
 		return err
 	}
 	defer w.close()
-	n := max(20, cfg.n/2)
+	n := cfg.n
 	pane, err := w.shellPane(ctx)
 	if err != nil {
 		return err
