@@ -15,6 +15,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -43,6 +44,10 @@ type Hub struct {
 	closed bool
 	lost   bool
 	synced time.Time // when the newest applied listing was taken
+
+	// retainedAll is the bytes retained by the streams in all, kept as
+	// they change so the total bound costs nothing while it is not reached.
+	retainedAll atomic.Int64
 }
 
 // NewHub returns a hub retaining retain bytes per pane.
@@ -94,7 +99,8 @@ func (h *Hub) enforceTotal() {
 			break
 		}
 		cut := min(z.n, sum-int64(h.total))
-		z.s.evict(cut)
+		cut = z.s.evict(cut)
+		h.retainedAll.Add(-cut)
 		sum -= cut
 	}
 }
@@ -145,10 +151,10 @@ func (h *Hub) Stream(id cursor.StreamID) (*PaneStream, bool) {
 func (h *Hub) Output(pane int, data []byte) {
 	h.mu.Lock()
 	s := h.adoptLocked(pane)
-	bounded := h.total > 0
+	total := int64(h.total)
 	h.mu.Unlock()
-	s.append(data, h.now())
-	if bounded {
+	// Within the bound there is nothing to scan, whatever the number of panes.
+	if n := h.retainedAll.Add(s.append(data, h.now())); total > 0 && n > total {
 		h.enforceTotal()
 	}
 }
@@ -221,9 +227,9 @@ func (h *Hub) Reconnected() {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	h.lost = false
-	for id, s := range h.all {
+	for _, s := range h.all {
 		if ended, _, f := s.Ended(); ended && f == ConnectionLost {
-			delete(h.all, id)
+			h.forgetLocked(s)
 		}
 	}
 	h.ended = slices.DeleteFunc(h.ended, func(s *PaneStream) bool {
@@ -255,8 +261,18 @@ func (h *Hub) retireLocked(s *PaneStream) {
 	}
 	h.ended = append(h.ended, s)
 	for len(h.ended) > maxEndedStreams {
-		delete(h.all, h.ended[0].id)
+		h.forgetLocked(h.ended[0])
 		h.ended = h.ended[1:]
+	}
+}
+
+// forgetLocked drops an ended stream: its cursors read as expired from now
+// on, and its bytes no longer count toward the total bound.
+func (h *Hub) forgetLocked(s *PaneStream) {
+	if _, ok := h.all[s.id]; ok {
+		delete(h.all, s.id)
+		n, _ := s.retained()
+		h.retainedAll.Add(-n)
 	}
 }
 

@@ -91,13 +91,15 @@ func (s *PaneStream) wake() {
 	s.changed = make(chan struct{})
 }
 
-func (s *PaneStream) append(data []byte, now time.Time) {
+// append records data and returns how much the retained bytes grew.
+func (s *PaneStream) append(data []byte, now time.Time) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.ended || len(data) == 0 {
-		return
+		return 0
 	}
 	at := s.ring.end
+	before := s.ring.end - s.ring.start
 	s.ring.write(data)
 	s.last = now
 	if len(s.ledger.entries) > 0 {
@@ -105,6 +107,7 @@ func (s *PaneStream) append(data []byte, now time.Time) {
 	}
 	s.pruneLocked()
 	s.wake()
+	return s.ring.end - s.ring.start - before
 }
 
 func (s *PaneStream) addMask(start, end int64) {
@@ -282,12 +285,15 @@ func (s *PaneStream) retained() (int64, time.Time) {
 	return s.ring.end - s.ring.start, s.last
 }
 
-// evict drops the n oldest retained bytes, and gives memory back when the
-// buffer is mostly empty.
-func (s *PaneStream) evict(n int64) {
+// evict drops the n oldest retained bytes (fewer if fewer are retained),
+// gives memory back when the buffer is mostly empty, and returns how many
+// it dropped.
+func (s *PaneStream) evict(n int64) int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	start := s.ring.start
 	s.ring.start = min(s.ring.end, s.ring.start+n)
 	s.ring.shrink()
 	s.pruneLocked()
+	return s.ring.start - start
 }

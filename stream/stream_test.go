@@ -1,6 +1,7 @@
 package stream
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"strings"
@@ -265,5 +266,29 @@ func TestEchoInsideOneChunkIsMaskedExactly(t *testing.T) {
 	}
 	if want := int64(strings.Index(chunk, "xMARK") + 5); r.Cursor != want {
 		t.Fatalf("cursor %d, want %d", r.Cursor, want)
+	}
+}
+
+// The total bound is kept with a running count: it holds across many
+// panes, and forgotten recordings stop counting.
+func TestRetainTotalCountsWhatIsRetained(t *testing.T) {
+	h := NewHub(1024)
+	h.SetRetainTotal(64 << 10)
+	for i := 0; i < 300; i++ {
+		h.Output(i, bytes.Repeat([]byte{'x'}, 1000+i))
+	}
+	var sum int64
+	for i := 0; i < 300; i++ {
+		s, _ := h.Live(i)
+		n, _ := s.retained()
+		sum += n
+	}
+	if sum > 64<<10 || sum != h.retainedAll.Load() {
+		t.Fatalf("retained %d, counted %d, bound %d", sum, h.retainedAll.Load(), 64<<10)
+	}
+	h.Lost()
+	h.Reconnected()
+	if n := h.retainedAll.Load(); n != 0 {
+		t.Fatalf("forgotten recordings still count %d bytes", n)
 	}
 }
