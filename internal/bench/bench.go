@@ -96,9 +96,10 @@ func Matcher(n int, regex bool) func(*testing.B) {
 	return matchBench(patterns(n, regex), regex)
 }
 
-// Unfiltered is Matcher for one regex with no literal the matcher could
-// look for first: every line goes through the regex engine.
-func Unfiltered(b *testing.B) { matchBench([]string{`(\w+)-0: (\w+)$`}, true)(b) }
+// Unfiltered is Matcher for one regex that starts with a character class,
+// so the matcher has no literal to look for first: every line goes through
+// the regex engine.
+func Unfiltered(b *testing.B) { matchBench([]string{`[Ee]rror-0: (\w+)$`}, true)(b) }
 
 func matchBench(pats []string, regex bool) func(*testing.B) {
 	return func(b *testing.B) {
