@@ -262,6 +262,7 @@ func (h *Hub) retireLocked(s *PaneStream) {
 	h.ended = append(h.ended, s)
 	for len(h.ended) > maxEndedStreams {
 		h.forgetLocked(h.ended[0])
+		h.ended[0] = nil
 		h.ended = h.ended[1:]
 	}
 }
@@ -271,8 +272,7 @@ func (h *Hub) retireLocked(s *PaneStream) {
 func (h *Hub) forgetLocked(s *PaneStream) {
 	if _, ok := h.all[s.id]; ok {
 		delete(h.all, s.id)
-		n, _ := s.retained()
-		h.retainedAll.Add(-n)
+		h.retainedAll.Add(-s.release())
 	}
 }
 

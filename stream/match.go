@@ -297,8 +297,10 @@ func requiredLiteral(p string) []byte {
 		n++
 	}
 	lit := s[:n]
-	if n < len(s) && n > 0 && strings.IndexByte("*?{", s[n]) >= 0 {
-		lit = lit[:n-1] // the last character is optional or repeated
+	if n < len(s) && n > 0 && strings.IndexByte("*?{(", s[n]) >= 0 {
+		// The last character may be optional or repeated: by a quantifier,
+		// or by one after an inline comment such as ab(?#note)*.
+		lit = lit[:n-1]
 	}
 	if len(lit) < 2 {
 		return nil

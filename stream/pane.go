@@ -279,6 +279,22 @@ func (s *PaneStream) Quiet(ctx context.Context, d time.Duration) {
 	}
 }
 
+// release drops every retained byte and gives the buffer back now, not at
+// the next garbage collection (it is outside the Go heap, so nothing would
+// hurry one). A reader still holding the stream sees the bytes as missed.
+// It returns how many bytes were retained.
+func (s *PaneStream) release() int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := s.ring.end - s.ring.start
+	s.ring.start = s.ring.end
+	if s.ring.mem != nil {
+		s.ring.mem.free()
+	}
+	s.pruneLocked()
+	return n
+}
+
 func (s *PaneStream) retained() (int64, time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -286,9 +286,16 @@ func TestRetainTotalCountsWhatIsRetained(t *testing.T) {
 	if sum > 64<<10 || sum != h.retainedAll.Load() {
 		t.Fatalf("retained %d, counted %d, bound %d", sum, h.retainedAll.Load(), 64<<10)
 	}
+	first, _ := h.Live(299)
 	h.Lost()
 	h.Reconnected()
 	if n := h.retainedAll.Load(); n != 0 {
 		t.Fatalf("forgotten recordings still count %d bytes", n)
+	}
+	if n := len(first.ring.buf()); n != 0 {
+		t.Fatalf("a forgotten recording still holds a %d-byte buffer", n)
+	}
+	if r := first.ReadRaw(0, 1<<10, nil); len(r.Data) != 0 {
+		t.Fatalf("a forgotten recording still reads %q", r.Data)
 	}
 }

@@ -24,6 +24,7 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -324,11 +325,20 @@ const stdinGrace = 2 * time.Second
 
 // output is the stdio transport's writer. The SDK closes its connection
 // only after every answer has been written, so an answer blocked on a
-// stdout nobody reads would hang tmuxmcp forever; output writes through a
-// non-blocking duplicate of stdout, which can be given a deadline.
+// stdout nobody reads would hang tmuxmcp forever; giveUp bounds that.
+//
+// A pipe is reopened through /proc as a separate, non-blocking open file,
+// whose writes can be given a deadline; O_NONBLOCK is never set on the file
+// tmuxmcp was given, which may be shared with stdin, stderr or the parent.
+// A socket is shut down for writing when the time is up.
 type output struct {
-	w io.Writer
-	f *os.File // the pollable duplicate, or nil
+	w      io.Writer
+	pipe   *os.File // the reopened pipe, or nil
+	socket *os.File // stdout when it is a socket, or nil
+
+	mu       sync.Mutex
+	deadline time.Time // the earliest giveUp so far
+	timer    *time.Timer
 }
 
 func newOutput(stdout io.Writer) *output {
@@ -337,34 +347,30 @@ func newOutput(stdout io.Writer) *output {
 	if !ok {
 		return o
 	}
-	// Only a pipe or socket: O_NONBLOCK is shared by every holder of the
-	// file, and a terminal is shared with the shell that started us.
-	if fi, err := f.Stat(); err != nil || fi.Mode()&(os.ModeNamedPipe|os.ModeSocket) == 0 {
-		return o
-	}
-	rc, err := f.SyscallConn()
+	fi, err := f.Stat()
 	if err != nil {
 		return o
 	}
-	dup := -1
-	_ = rc.Control(func(fd uintptr) {
-		if d, err := syscall.Dup(int(fd)); err == nil {
-			if syscall.SetNonblock(d, true) == nil {
-				dup = d
-			} else {
-				_ = syscall.Close(d)
-			}
+	switch {
+	case fi.Mode()&os.ModeSocket != 0:
+		o.socket = f
+	case fi.Mode()&os.ModeNamedPipe != 0:
+		rc, err := f.SyscallConn()
+		if err != nil {
+			return o
 		}
-	})
-	if dup < 0 {
-		return o
+		fd := -1
+		_ = rc.Control(func(u uintptr) { fd = int(u) })
+		p, err := os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", fd), os.O_WRONLY|syscall.O_NONBLOCK, 0)
+		if err != nil {
+			return o // no /proc: writes stay plain blocking writes
+		}
+		if p.SetWriteDeadline(time.Time{}) != nil {
+			_ = p.Close()
+			return o
+		}
+		o.w, o.pipe = p, p
 	}
-	nf := os.NewFile(uintptr(dup), "stdout")
-	if nf.SetWriteDeadline(time.Time{}) != nil {
-		_ = nf.Close() // a regular file: writes never block
-		return o
-	}
-	o.w, o.f = nf, nf
 	return o
 }
 
@@ -373,19 +379,40 @@ func (o *output) Write(p []byte) (int, error) { return o.w.Write(p) }
 // Close does nothing: the transport's end is not the process's end.
 func (o *output) Close() error { return nil }
 
-// giveUp makes writes still blocked after d fail.
+// giveUp makes every write fail from d from now on (the earliest giveUp
+// wins): tmuxmcp is shutting down, and answers not written by then are
+// dropped rather than waited for.
 func (o *output) giveUp(d time.Duration) {
-	if o.f != nil {
-		_ = o.f.SetWriteDeadline(time.Now().Add(d))
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	at := time.Now().Add(d)
+	if !o.deadline.IsZero() && !at.Before(o.deadline) {
+		return
+	}
+	o.deadline = at
+	switch {
+	case o.pipe != nil:
+		_ = o.pipe.SetWriteDeadline(at)
+	case o.socket != nil:
+		if o.timer != nil {
+			o.timer.Stop()
+		}
+		o.timer = time.AfterFunc(d, func() {
+			if rc, err := o.socket.SyscallConn(); err == nil {
+				_ = rc.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_WR) })
+			}
+		})
 	}
 }
 
 func (o *output) close() {
-	if o.f != nil {
-		if rc, err := o.f.SyscallConn(); err == nil {
-			_ = rc.Control(func(fd uintptr) { _ = syscall.SetNonblock(int(fd), false) })
-		}
-		_ = o.f.Close()
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	if o.timer != nil {
+		o.timer.Stop()
+	}
+	if o.pipe != nil {
+		_ = o.pipe.Close()
 	}
 }
 

@@ -1,9 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -197,5 +199,34 @@ func TestExitsWhenStdinEndsAndNobodyReadsStdout(t *testing.T) {
 	}
 	if out, _ := target.Run(context.Background(), "list-clients", "-F", "#{client_control_mode} #{client_name}"); strings.Contains(out, "1 ") {
 		t.Fatalf("control clients left behind: %q", out)
+	}
+}
+
+// stdin and stdout may be one socket (socat, inetd, systemd sockets): the
+// bounded writes on stdout must not change how stdin is read.
+func TestServesWhenStdinAndStdoutAreOneSocket(t *testing.T) {
+	target := tmuxtest.Server(t, "agent", 120, 40)
+	bin := buildBinary(t)
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, theirs := os.NewFile(uintptr(fds[0]), "client"), os.NewFile(uintptr(fds[1]), "server")
+	defer mine.Close()
+	cmd := exec.Command(bin, "-L", target.SocketName, "--session", "agent", "--state-dir", t.TempDir())
+	cmd.Stdin, cmd.Stdout = theirs, theirs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	theirs.Close()
+	defer func() { _ = cmd.Process.Kill(); _ = cmd.Wait() }()
+	time.Sleep(500 * time.Millisecond) // the server is reading an empty stdin
+	if _, err := mine.Write([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}` + "\n")); err != nil {
+		t.Fatal(err)
+	}
+	_ = mine.SetReadDeadline(time.Now().Add(20 * time.Second))
+	line, err := bufio.NewReader(mine).ReadString('\n')
+	if err != nil || !strings.Contains(line, `"id":1`) || !strings.Contains(line, "serverInfo") {
+		t.Fatalf("no initialize answer over a shared socket: %q %v", line, err)
 	}
 }
