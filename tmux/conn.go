@@ -322,6 +322,9 @@ func (c *Conn) Close() {
 }
 
 // read is the connection's only reader. It never blocks on consumers.
+// maxCoalesce bounds how much output of one pane is handed on as one piece.
+const maxCoalesce = 64 << 10
+
 func (c *Conn) read(stdout io.Reader, initial chan<- error, stderr *bytes.Buffer) {
 	defer func() {
 		c.mu.Lock()
@@ -351,8 +354,25 @@ func (c *Conn) read(stdout io.Reader, initial chan<- error, stderr *bytes.Buffer
 		body     []string
 		decoded  []byte
 		gotReady bool
+		outPane  = -1 // the pane whose decoded output is held, or -1
 	)
+	// Consecutive %output lines of one pane that are already buffered are
+	// handed on as one piece: one append and one wake-up of the pane's
+	// waits instead of one per line. Output is never held while the next
+	// line is still to come, so this adds no latency.
+	flush := func() {
+		if outPane >= 0 {
+			c.sink.output(c, outPane, decoded)
+			decoded, outPane = decoded[:0], -1
+		}
+	}
+	defer flush()
 	for {
+		if outPane >= 0 {
+			if b, _ := br.Peek(br.Buffered()); len(decoded) >= maxCoalesce || bytes.IndexByte(b, '\n') < 0 {
+				flush()
+			}
+		}
 		line, err := br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			long = append(long, line...)
@@ -369,6 +389,15 @@ func (c *Conn) read(stdout io.Reader, initial chan<- error, stderr *bytes.Buffer
 			return
 		}
 		line = bytes.TrimSuffix(line, []byte("\n"))
+		if pane, payload, _, ok := parseOutput(line); ok && !inBlock {
+			if pane != outPane {
+				flush()
+			}
+			decoded = Unescape(decoded, payload)
+			outPane = pane
+			continue
+		}
+		flush()
 
 		if inBlock {
 			if g, ok := parseGuard(line); ok && g.kind != "begin" && g.time == blk.time && g.number == blk.number {
@@ -411,11 +440,6 @@ func (c *Conn) read(stdout io.Reader, initial chan<- error, stderr *bytes.Buffer
 				}
 				c.mu.Unlock()
 			}
-			continue
-		}
-		if pane, payload, _, ok := parseOutput(line); ok {
-			decoded = Unescape(decoded[:0], payload)
-			c.sink.output(c, pane, decoded)
 			continue
 		}
 		if n, ok := parseNotification(line); ok {
