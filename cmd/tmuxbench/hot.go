@@ -19,10 +19,13 @@ type hotResult struct {
 
 // sectionHot is section 6: the hot-path benchmarks of internal/bench,
 // run in this process through testing.Benchmark.
-func sectionHot(_ context.Context, _ config, rep *report) error {
+func sectionHot(ctx context.Context, _ config, rep *report) error {
 	res := map[string]testing.BenchmarkResult{}
 	var order []string
 	for _, c := range bench.Cases() {
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		runtime.GC() // no case pays for the garbage of the one before
 		debug.FreeOSMemory()
 		r := testing.Benchmark(c.F)

@@ -24,9 +24,11 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -104,7 +106,10 @@ func run(cfg config, only string) error {
 			return fmt.Errorf("-only: unknown section %q", w)
 		}
 	}
-	ctx := context.Background()
+	// Ctrl-C ends the running section through its context, and the
+	// section's deferred clean-up kills its private tmux server.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
 	rep := &report{started: time.Now()}
 	for _, s := range sections {
 		if len(want) > 0 && !slices.Contains(want, s.name) {
@@ -114,6 +119,9 @@ func run(cfg config, only string) error {
 		fmt.Fprintf(os.Stderr, "tmuxbench: %s ...\n", s.name)
 		cfg.section = s.name
 		if err := s.run(ctx, cfg, rep); err != nil {
+			if ctx.Err() != nil {
+				return fmt.Errorf("%s: interrupted", s.name)
+			}
 			return fmt.Errorf("%s: %w", s.name, err)
 		}
 		fmt.Fprintf(os.Stderr, "tmuxbench: %s done in %v\n", s.name, time.Since(t).Round(time.Millisecond))
