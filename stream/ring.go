@@ -33,8 +33,8 @@ func (m *ringMem) replace(n int) (old []byte, oldMapped bool) {
 	return old, oldMapped
 }
 
-// release gives a buffer from replace back.
-func release(b []byte, mapped bool) {
+// unmap gives a buffer from replace back.
+func unmap(b []byte, mapped bool) {
 	if mapped && len(b) > 0 {
 		_ = syscall.Munmap(b)
 	}
@@ -42,7 +42,7 @@ func release(b []byte, mapped bool) {
 
 // free releases the current buffer; the ring must not be used after.
 func (m *ringMem) free() {
-	release(m.buf, m.mapped)
+	unmap(m.buf, m.mapped)
 	m.buf, m.mapped = nil, false
 }
 
@@ -85,7 +85,7 @@ func (r *ring) resize(n int, keep bool) {
 	if keep && len(old) > 0 {
 		r.each(old, r.start, r.end, func(at int64, p []byte) { r.copyIn(at, p) })
 	}
-	release(old, mapped)
+	unmap(old, mapped)
 }
 
 func (r *ring) copyIn(at int64, p []byte) {

@@ -119,19 +119,20 @@ func (w *waiter) rawRange(k int) (start, end int64) {
 	return r.start, r.end
 }
 
-// maskCut returns where, after s and up to e, the raw bytes change from
-// masked echo to output or back (e when they do not).
-func (w *waiter) maskCut(s, e int64) int64 {
+// maskAt looks at raw bytes [s, e) against the echo masks: cut is where,
+// after s and up to e, the bytes change from masked echo to output or back
+// (e when they do not), and masked says [s, cut) is echo.
+func (w *waiter) maskAt(s, e int64) (cut int64, masked bool) {
 	for len(w.masks) > 0 && w.masks[0].end <= s {
 		w.masks = w.masks[1:]
 	}
 	if len(w.masks) == 0 {
-		return e
+		return e, false
 	}
 	if m := w.masks[0]; m.start <= s {
-		return min(e, m.end)
+		return min(e, m.end), true
 	} else {
-		return min(e, m.start)
+		return min(e, m.start), false
 	}
 }
 
@@ -267,13 +268,6 @@ func (w *waiter) addMasks(ms []span) {
 	}
 }
 
-func (w *waiter) masked(s, e int64) bool {
-	for len(w.masks) > 0 && w.masks[0].end <= s {
-		w.masks = w.masks[1:]
-	}
-	return len(w.masks) > 0 && w.masks[0].start <= s && e <= w.masks[0].end
-}
-
 // feed decodes data and matches line by line. It stops at the first
 // definite match; it reports whether any unmasked text was seen.
 func (w *waiter) feed(data []byte) (seen bool) {
@@ -285,17 +279,16 @@ func (w *waiter) feed(data []byte) (seen bool) {
 		if stopped {
 			return
 		}
-		if len(text) > 1 && text[0] < utf8.RuneSelf {
-			// A run of ASCII: split it where echo masking starts or stops, so each
-			// piece is all echo or all output.
-			if cut := w.maskCut(s, e); cut < e {
-				k := int(cut - s)
-				unit(text[:k], s, cut)
-				unit(text[k:], cut, e)
-				return
-			}
+		cut, masked := w.maskAt(s, e)
+		if cut < e && len(text) > 1 && text[0] < utf8.RuneSelf {
+			// A run of ASCII: split it where echo masking starts or stops,
+			// so each piece is all echo or all output.
+			k := int(cut - s)
+			unit(text[:k], s, cut)
+			unit(text[k:], cut, e)
+			return
 		}
-		m := w.masked(s, e)
+		m := masked && cut == e // a unit is echo only when all of it is
 		w.pending = append(w.pending, text...)
 		w.pendingEnds = append(w.pendingEnds, pendingRec{len(w.pending), s, e})
 		if text[0] == '\n' {
