@@ -321,9 +321,10 @@ func (c *Conn) Close() {
 	})
 }
 
-// read is the connection's only reader. It never blocks on consumers.
 // maxCoalesce bounds how much output of one pane is handed on as one piece.
 const maxCoalesce = 64 << 10
+
+// read is the connection's only reader. It never blocks on consumers.
 
 func (c *Conn) read(stdout io.Reader, initial chan<- error, stderr *bytes.Buffer) {
 	defer func() {

@@ -57,11 +57,12 @@ func loopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
+// minToken is the shortest bearer token accepted.
+const minToken = 16
+
 // loadToken returns the bearer token: $TMUXMCP_TOKEN, the --token-file,
 // or a new one written with mode 0600 under stateDir. It also says where
 // the token can be found.
-// minToken is the shortest bearer token accepted.
-const minToken = 16
 
 func loadToken(tokenFile, stateDir string, log *slog.Logger) (token, where string, err error) {
 	env := strings.TrimSpace(os.Getenv("TMUXMCP_TOKEN"))
@@ -89,8 +90,10 @@ func loadToken(tokenFile, stateDir string, log *slog.Logger) (token, where strin
 		return env, "$TMUXMCP_TOKEN", nil
 	}
 	path := filepath.Join(stateDir, "http-token")
-	if b, err := os.ReadFile(path); err == nil && len(strings.TrimSpace(string(b))) >= 16 {
-		return strings.TrimSpace(string(b)), path, nil
+	if b, err := os.ReadFile(path); err == nil {
+		if t := strings.TrimSpace(string(b)); len(t) >= minToken {
+			return t, path, nil
+		}
 	}
 	t := rand.Text()
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {

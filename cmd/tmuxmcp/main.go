@@ -65,10 +65,12 @@ type config struct {
 	waitMax   time.Duration
 	stateDir  string
 	approval  string
+	def       policy.Action // --approval, parsed
 	policy    string
 	audit     string
 	review    time.Duration
 	via       string
+	viaList   []string // --approval-via, split
 	httpAddr  string
 	remote    bool
 	tokenFile string
@@ -93,7 +95,7 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.approval, "approval", "auto", "what commands not matched by a --policy rule get: auto (run), ask (a person attached to tmux approves each in a popup) or deny (blocked)")
 	fs.StringVar(&c.policy, "policy", "", "JSON policy file: {\"rules\": [{\"action\": \"allow|ask|deny\", \"command\": \"regex\", \"program\": \"regex\", \"cwd\": \"regex\"}]}, first match wins")
 	fs.DurationVar(&c.review, "review-timeout", tools.DefaultReviewTimeout, "how long a person has to answer an approval prompt before the command is denied (denied-timeout)")
-	fs.StringVar(&c.httpAddr, "http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8765 (a bearer token is required)")
+	fs.StringVar(&c.httpAddr, "http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8765 (a bearer token is required unless --no-auth)")
 	fs.BoolVar(&c.remote, "allow-remote", false, "allow --http on a non-loopback address")
 	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the HTTP bearer token (default: $TMUXMCP_TOKEN, else a generated token saved under --state-dir)")
 	fs.BoolVar(&c.noAuth, "no-auth", false, "serve --http without a bearer token (loopback addresses only; for clients that cannot send one, such as the MCP conformance suite)")
@@ -121,7 +123,8 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	if c.waitMax < time.Second {
 		return nil, fmt.Errorf("--wait-max %v: must be at least 1s", c.waitMax)
 	}
-	for _, v := range strings.Split(c.via, ",") {
+	c.viaList = strings.Split(c.via, ",")
+	for _, v := range c.viaList {
 		if v != "tmux" && v != "elicitation" {
 			return nil, fmt.Errorf("--approval-via %q: use tmux and/or elicitation, comma-separated", c.via)
 		}
@@ -135,7 +138,8 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	if c.httpAddr != "" && !loopback(c.httpAddr) && !c.remote {
 		return nil, fmt.Errorf("--http %s is not a loopback address: anyone who can reach it could drive your shells. Use 127.0.0.1:PORT, or add --allow-remote if you mean it", c.httpAddr)
 	}
-	if _, err := policy.ParseAction(c.approval); err != nil {
+	var err error
+	if c.def, err = policy.ParseAction(c.approval); err != nil {
 		return nil, fmt.Errorf("--approval: %w", err)
 	}
 	if *debugLog {
@@ -188,21 +192,21 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	if _, err := c.target.Version(startCtx); err != nil {
 		return fmt.Errorf("tmux is not installed or not on PATH (%v): install it, e.g. apt-get install tmux", err)
 	}
-	if err := c.target.EnsureSession(startCtx, c.session, 200, 50); err != nil {
+	ensure := func(ctx context.Context) error { return c.target.EnsureSession(ctx, c.session, 200, 50) }
+	if err := ensure(startCtx); err != nil {
 		return err
 	}
 	var restart func(context.Context) error
 	if c.embedded {
-		restart = func(ctx context.Context) error { return c.target.EnsureSession(ctx, c.session, 200, 50) }
+		restart = ensure
 	}
-	opts := tools.Options{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: c.stateDir, ReviewTimeout: c.review, ApprovalVia: strings.Split(c.via, ",")}
-	def, _ := policy.ParseAction(c.approval)
-	if c.policy != "" || def != policy.Allow {
+	opts := tools.Options{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: c.stateDir, ReviewTimeout: c.review, ApprovalVia: c.viaList}
+	if c.policy != "" || c.def != policy.Allow {
 		var err error
 		if c.policy != "" {
-			opts.Policy, err = policy.Load(c.policy, def)
+			opts.Policy, err = policy.Load(c.policy, c.def)
 		} else {
-			opts.Policy, err = policy.New(def, nil)
+			opts.Policy, err = policy.New(c.def, nil)
 		}
 		if err != nil {
 			return err
@@ -223,12 +227,11 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 		return err
 	}
 	defer h.Close()
-	watchBase := "tmux " + strings.Join(tmux.Target{SocketName: c.target.SocketName, SocketPath: c.target.SocketPath}.Args(), " ")
+	watch := "tmux " + strings.Join(tmux.Target{SocketName: c.target.SocketName, SocketPath: c.target.SocketPath}.Args(), " ") + " attach -t " + c.session
 	server := h.NewServer()
 	if c.httpAddr != "" {
-		return serveHTTPMode(ctx, c, h, server, watchBase+" attach -t "+c.session, log)
+		return serveHTTPMode(ctx, c, h, server, watch, log)
 	}
-	watch := watchBase + " attach -t " + c.session
 	log.Info("tmuxmcp serving MCP on stdio", "tmux", c.target.String(), "session", c.session, "panes", len(hub.Panes()))
 	log.Info("a person can watch with: " + watch)
 	log.Info("add to Claude Code with: claude mcp add tmuxmcp -- " + strings.Join(append([]string{executable()}, args...), " "))
