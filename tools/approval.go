@@ -43,32 +43,39 @@ func (h *Handlers) subject(ctx context.Context, pane int, command string) policy
 	return s
 }
 
-// decide applies the policy to input about to be submitted: the decision
-// for the result and audit log, or an error when nothing may run. A nil
-// policy allows everything.
-func (h *Handlers) decide(ctx context.Context, tool string, pane int, command, cwd string) (decision, decidedBy string, err error) {
+// judge decides on command about to run in pane (-1: a new pane), in cwd
+// when given: the decision for the result and audit log, who decided, and
+// the subject it judged. A nil policy allows everything without reading
+// the pane.
+func (h *Handlers) judge(ctx context.Context, pane int, command, cwd string) (decision, decidedBy string, subj policy.Subject) {
 	if h.opts.Policy == nil {
-		return "auto-approved", "policy:default", nil
+		return "auto-approved", "policy:default", policy.Subject{Command: command, CWD: cwd}
 	}
-	subj := h.subject(ctx, pane, command)
+	subj = h.subject(ctx, pane, command)
 	if cwd != "" {
 		subj.CWD = cwd
 	}
+	decision, decidedBy = h.decide(subj)
+	return decision, decidedBy, subj
+}
+
+// decide applies the (non-nil) policy to subj.
+func (h *Handlers) decide(subj policy.Subject) (decision, decidedBy string) {
 	action, rule := h.opts.Policy.Decide(subj)
 	by := "policy:" + rule
 	switch action {
 	case policy.Deny:
-		return "blocked", by, nil
+		return "blocked", by
 	case policy.Ask:
 		h.mu.Lock()
 		all := h.allowAll
 		h.mu.Unlock()
 		if all {
-			return "auto-approved", "tmux:allowed for this session", nil
+			return "auto-approved", "tmux:allowed for this session"
 		}
-		return "ask", by, nil
+		return "ask", by
 	}
-	return "auto-approved", by, nil
+	return "auto-approved", by
 }
 
 // startReview claims the one review slot, or says why nobody can be asked.
@@ -130,15 +137,11 @@ func (h *Handlers) allowLaunch(ctx context.Context, argv []string, cwd string) e
 		quoted[i] = shell.Quote(a)
 	}
 	command := strings.Join(quoted, " ")
-	decision, by, err := h.decide(ctx, "create_pane", -1, command, cwd)
-	if err != nil {
-		return err
-	}
+	decision, by, subj := h.judge(ctx, -1, command, cwd)
 	if decision == "ask" {
 		if err := h.startReview(ctx, "create_pane", -1, command); err != nil {
 			return err
 		}
-		subj := h.subject(ctx, -1, command)
 		decision, by = h.askInTmux(ctx, reviewRequest{id: strings.ToLower(ulid.Make().String()), tool: "create_pane", program: subj.Program, cwd: cwd, command: command})
 	}
 	h.audit(audit.Event{Event: "decision", Tool: "create_pane", Command: command, Decision: decision, DecidedBy: by})

@@ -150,11 +150,10 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID string, lines [
 	shown := strings.Join(slices.Compact(slices.Clone(candidates)), "\n")
 	decision, by := "auto-approved", ""
 	rank := map[string]int{"auto-approved": 0, "ask": 1, "blocked": 2}
+	subj := h.subject(ctx, pane, "") // where it runs: the same for every candidate
 	for _, c := range candidates {
-		d, b, err := h.decide(ctx, tool, pane, c, "")
-		if err != nil {
-			return err
-		}
+		subj.Command = c
+		d, b := h.decide(subj)
 		if rank[d] > rank[decision] || by == "" {
 			decision, by = d, b
 		}
@@ -164,7 +163,6 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID string, lines [
 		if err := h.startReview(ctx, tool, pane, shown); err != nil {
 			return err
 		}
-		subj := h.subject(ctx, pane, shown)
 		decision, by = h.askInTmux(ctx, reviewRequest{id: strings.ToLower(ulid.Make().String()), tool: tool, pane: paneID, program: subj.Program, cwd: subj.CWD, command: shown})
 	}
 	h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: shown, Decision: decision, DecidedBy: by})

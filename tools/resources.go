@@ -17,8 +17,6 @@ const paneTemplate = "tmux://pane/{n}"
 // updateEvery coalesces resource-updated notifications per pane.
 const updateEvery = 100 * time.Millisecond
 
-func paneURI(n int) string { return "tmux://pane/" + strconv.Itoa(n) }
-
 // paneFromURI parses tmux://pane/N.
 func paneFromURI(uri string) (int, bool) {
 	s, ok := strings.CutPrefix(uri, "tmux://pane/")

@@ -199,7 +199,7 @@ func (h *Handlers) runShellCommand(ctx context.Context, req *mcp.CallToolRequest
 func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *runIn, j *jobs.Job) (*jobs.Job, error) {
 	h.startMu.Lock()
 	defer h.startMu.Unlock()
-	if prior, ok := h.priorJob(j.RequestID); ok {
+	if prior, ok := h.jobs.ByRequest(j.RequestID); ok {
 		if prior.Command != j.Command {
 			return nil, errorf("requestId %s already names job %s, which ran a different command (%q): a requestId is only for retrying the same call. Use a new requestId for a new command, or await_command_result(%s) for the first one", j.RequestID, prior.ID, truncate(prior.Command, 80), prior.ID)
 		}
@@ -217,19 +217,19 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 	if in.CWD != nil {
 		cwd = *in.CWD
 	}
+	fresh := false // ps is this call's reading of the pane, nothing waited on since
 	if pane >= 0 {
 		defer h.inputLock(pane)()
 		// Refuse a pane that cannot take the command before anyone is
 		// asked to approve it.
-		if _, err := h.checkReady(ctx, pane); err != nil {
+		if ps, err = h.checkReady(ctx, pane); err != nil {
 			return nil, err
 		}
+		fresh = true
 	}
-	decision, decidedBy, err := h.decide(ctx, "run_shell_command", pane, j.Command, cwd)
-	if err != nil {
-		return nil, err
-	}
+	decision, decidedBy, subj := h.judge(ctx, pane, j.Command, cwd)
 	if decision == "ask" && elicitAnswered(req) {
+		fresh = false
 		want := elicitation{command: j.Command, pane: paneOrEmpty(pane), cwd: cwd, requestID: j.RequestID}
 		d, err := h.elicitDecision(req, want)
 		if err != nil {
@@ -266,7 +266,6 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 			h.mu.Unlock()
 			return nil, err
 		}
-		subj := h.subject(ctx, pane, j.Command)
 		req := reviewRequest{id: created.ID, tool: "run_shell_command", pane: created.PaneID, program: subj.Program, cwd: firstNonEmpty(cwd, subj.CWD), command: j.Command, reason: j.Reason}
 		h.goRun(created.ID, func(r *jobRun) { h.review(r, req, in, pane) })
 		return created, nil
@@ -282,11 +281,12 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 		return created, err
 	}
 	if pane >= 0 {
-		n := pane
-		if ps, err = h.checkReady(ctx, n); err != nil {
-			return nil, err
+		if !fresh {
+			if ps, err = h.checkReady(ctx, pane); err != nil {
+				return nil, err
+			}
 		}
-		j.PaneID = paneName(n)
+		j.PaneID = paneName(pane)
 	} else {
 		name := "tmuxmcp job"
 		if in.Description != nil && *in.Description != "" {
@@ -315,14 +315,6 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 	}
 	h.watch(created.ID, s, at, false)
 	return created, nil
-}
-
-// priorJob returns the job a request id already has.
-func (h *Handlers) priorJob(requestID string) (*jobs.Job, bool) {
-	if requestID == "" {
-		return nil, false
-	}
-	return h.jobs.ByRequest(requestID)
 }
 
 // freshShell creates a new window with an integrated shell and waits until

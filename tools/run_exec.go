@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 	"unicode"
@@ -25,7 +24,6 @@ type jobRun struct {
 	id     string
 	done   chan struct{}
 	cancel chan jobs.Status // interrupted or timed_out
-	once   sync.Once
 }
 
 // startJob types the command into a ready pane. It returns the pane's
