@@ -192,12 +192,8 @@ func sectionRun(ctx context.Context, cfg config, rep *report) error {
 		return err
 	}
 	defer c.close()
-	cp, err := c.call(ctx, "create_pane", map[string]any{})
+	pane, err := c.newShell(ctx)
 	if err != nil {
-		return err
-	}
-	pane := cp["paneId"]
-	if _, err := c.call(ctx, "wait_for_text", map[string]any{"paneId": pane, "cursor": cp["cursor"], "patterns": []string{`[$#] $`}, "regex": true, "timeoutMs": 20000}); err != nil {
 		return err
 	}
 	runs := func(name string, n int, args map[string]any) (sample, error) {

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
@@ -123,17 +122,15 @@ func sectionIngest(ctx context.Context, cfg config, rep *report) error {
 			c.close()
 			return err
 		}
-		// Ten waits that never match: five literal, five regex.
-		wctx, cancel := context.WithCancel(ctx)
-		var wg sync.WaitGroup
-		for i := 0; i < 10; i++ {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				_, _ = c.call(wctx, "wait_for_text", map[string]any{"paneId": pane, "cursor": cur, "patterns": []string{fmt.Sprintf(`^never-%d (\d+)$`, i)}, "regex": i%2 == 1, "timeoutMs": 120000})
-			}()
+		// Ten waits that never match: five literal, five regex, open
+		// before the cat starts.
+		stop, err := c.park(ctx, 10, []string{pane}, 2*time.Minute, 200*time.Millisecond, func(i int) map[string]any {
+			return map[string]any{"cursor": cur, "patterns": []string{fmt.Sprintf(`^never-%d (\d+)$`, i)}, "regex": i%2 == 1}
+		})
+		if err != nil {
+			c.close()
+			return err
 		}
-		time.Sleep(200 * time.Millisecond) // the ten waits are open before the cat starts
 		d, err = w.catOnce(ctx, pane, path, seq, func() error {
 			r, err := c.call(ctx, "wait_for_text", map[string]any{"paneId": pane, "cursor": cur, "patterns": []string{endMark}, "timeoutMs": 120000})
 			if err == nil && r["outcome"] != "matched" {
@@ -144,8 +141,7 @@ func sectionIngest(ctx context.Context, cfg config, rep *report) error {
 			}
 			return err
 		})
-		cancel()
-		wg.Wait()
+		stop()
 		c.close()
 		if err != nil {
 			return fmt.Errorf("tmuxmcp: %w", err)
@@ -160,7 +156,7 @@ func sectionIngest(ctx context.Context, cfg config, rep *report) error {
 		return fmt.Sprintf("%.1f MB/s", float64(cfg.ingestMB<<20)/1e6/d.Seconds())
 	}
 	for _, s := range rep.ingest {
-		rep.add(row{sec, fmt.Sprintf("cat %d MB: %s", cfg.ingestMB, s.name), fmt.Sprintf("median %.2f s of %d (%s)", s.p(0.5).Seconds(), len(s.d), mbps(s.p(0.5))), fmt.Sprintf("no client %.2f s", base.Seconds()), fmt.Sprintf("%.3f", ratio(s.p(0.5), base)), "", ""})
+		rep.add(row{sec, fmt.Sprintf("cat %d MiB: %s", cfg.ingestMB, s.name), fmt.Sprintf("median %.2f s of %d (%s)", s.p(0.5).Seconds(), len(s.d), mbps(s.p(0.5))), fmt.Sprintf("no client %.2f s", base.Seconds()), fmt.Sprintf("%.3f", ratio(s.p(0.5), base)), "", ""})
 	}
 	rb, rm := ratio(bare.p(0.5), base), ratio(mcpS.p(0.5), base)
 	rep.add(row{sec, "tmuxmcp ratio ÷ bare reader ratio", fmt.Sprintf("%.3f", rm/rb), "", "", "≤ 1.10", verdict(rm/rb <= 1.10)})
@@ -222,40 +218,19 @@ func sectionIdle(ctx context.Context, cfg config, rep *report) error {
 		return err
 	}
 	defer c.close()
-	var panes, curs []string
+	var panes []string
 	for i := 0; i < 20; i++ {
-		cp, err := c.call(ctx, "create_pane", map[string]any{})
+		p, err := c.newShell(ctx)
 		if err != nil {
 			return err
 		}
-		panes = append(panes, cp["paneId"].(string))
-		curs = append(curs, cp["cursor"].(string))
+		panes = append(panes, p)
 	}
-	for i, p := range panes {
-		r, err := c.call(ctx, "wait_for_text", map[string]any{"paneId": p, "patterns": []string{`[$#] $`}, "regex": true, "timeoutMs": 20000, "cursor": curs[i]})
-		if err != nil {
-			return err
-		}
-		if r["outcome"] != "matched" {
-			return fmt.Errorf("pane %s: no prompt (%v)", p, r["outcome"])
-		}
+	// 2 s: every wait is open and the panes are quiet.
+	stop, err := c.park(ctx, 100, panes, waitMax, 2*time.Second, never)
+	if err != nil {
+		return err
 	}
-	wctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var wg sync.WaitGroup
-	outcomes := make(chan string, 100)
-	for i := 0; i < 100; i++ {
-		p := panes[i%len(panes)]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r, err := c.call(wctx, "wait_for_text", map[string]any{"paneId": p, "patterns": []string{fmt.Sprintf("never-%d", i)}, "timeoutMs": waitMax.Milliseconds()})
-			if err == nil {
-				outcomes <- fmt.Sprint(r["outcome"])
-			}
-		}()
-	}
-	time.Sleep(2 * time.Second) // every wait is open and the panes are quiet
 	setup := spawned()
 	if setup == 0 {
 		return fmt.Errorf("the tmux wrapper counted nothing during set-up: tmuxmcp does not run tmux from PATH")
@@ -270,19 +245,15 @@ func sectionIdle(ctx context.Context, cfg config, rep *report) error {
 	srv0, _ := cpuTime(srv)
 	n0 := spawned()
 	if err := poller.Start(); err != nil {
-		cancel()
 		return err
 	}
 	if err := poller.Wait(); err != nil {
-		cancel()
 		return fmt.Errorf("poller: %w", err)
 	}
 	cpu1, _ := cpuTime(c.pid())
 	srv1, _ := cpuTime(srv)
 	n1 := spawned()
-	early := len(outcomes)
-	cancel()
-	wg.Wait()
+	early := stop()
 	ru := poller.ProcessState.SysUsage().(*syscall.Rusage)
 	pollCPU := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 	perMin := func(d time.Duration) float64 { return d.Seconds() * float64(time.Minute) / float64(cfg.idle) }

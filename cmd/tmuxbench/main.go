@@ -10,7 +10,7 @@
 //     and tmuxmcp holding 10 open waits on the pane;
 //  4. idle cost: CPU and tmux processes spawned with 20 idle panes and 100
 //     open waits, beside a 100 ms polling loop;
-//  5. memory: RSS with 100 panes whose buffers are full;
+//  5. memory: RSS with -panes (100) panes whose buffers are full;
 //  6. hot paths: decoder, matcher and waiter benchmarks (internal/bench);
 //  7. scale: wait latency as panes and open waits grow.
 //
@@ -77,7 +77,7 @@ func main() {
 	flag.StringVar(&cfg.binary, "tmuxmcp", "bin/tmuxmcp", "the tmuxmcp binary to measure (make bench builds it)")
 	flag.IntVar(&cfg.n, "n", 200, "samples per latency and run row")
 	flag.DurationVar(&cfg.every, "every", 20*time.Millisecond, "spacing of printed timestamps")
-	flag.IntVar(&cfg.ingestMB, "ingest-mb", 50, "size of the file cat prints in the ingest section, MB")
+	flag.IntVar(&cfg.ingestMB, "ingest-mb", 50, "size of the file cat prints in the ingest section, MiB")
 	flag.IntVar(&cfg.ingestRuns, "ingest-runs", 5, "runs per ingest row (the median is reported)")
 	flag.DurationVar(&cfg.idle, "idle", time.Minute, "idle-cost window")
 	flag.IntVar(&cfg.panes, "panes", 100, "panes for the memory section and the top of the scale curve")

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"strings"
-	"sync"
 	"time"
 )
 
@@ -67,31 +66,6 @@ func sectionScale(ctx context.Context, cfg config, rep *report) error {
 		points = append(points, point{series, x, s})
 		return nil
 	}
-	// park opens k never-matching waits on the given panes, round robin.
-	park := func(k int, on []string) (func(), error) {
-		wctx, cancel := context.WithCancel(ctx)
-		var wg sync.WaitGroup
-		errc := make(chan error, k)
-		for i := 0; i < k; i++ {
-			p := on[i%len(on)]
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
-				r, err := c.call(wctx, "wait_for_text", map[string]any{"paneId": p, "patterns": []string{fmt.Sprintf("never-%d", i)}, "timeoutMs": 600000})
-				if err == nil && r["outcome"] != "cancelled" {
-					errc <- fmt.Errorf("parked wait ended %v", r["outcome"])
-				}
-			}()
-		}
-		time.Sleep(time.Second + time.Duration(k)*time.Millisecond) // all open
-		select {
-		case err := <-errc:
-			cancel()
-			return nil, err
-		default:
-		}
-		return func() { cancel(); wg.Wait() }, nil
-	}
 	for _, p := range []int{1, 10} {
 		if err := grow(p); err != nil {
 			return err
@@ -102,7 +76,7 @@ func sectionScale(ctx context.Context, cfg config, rep *report) error {
 	}
 	points = append(points, point{"waits elsewhere", 1, points[len(points)-1].s})
 	for _, k := range []int{100, 1000} {
-		stop, err := park(k-1, others)
+		stop, err := c.park(ctx, k-1, others, 10*time.Minute, time.Second+time.Duration(k)*time.Millisecond, never)
 		if err != nil {
 			return err
 		}
@@ -114,7 +88,7 @@ func sectionScale(ctx context.Context, cfg config, rep *report) error {
 	}
 	points = append(points, point{"waits on the pane", 1, points[1].s})
 	for _, k := range []int{16, 256} {
-		stop, err := park(k-1, []string{pane})
+		stop, err := c.park(ctx, k-1, []string{pane}, 10*time.Minute, time.Second+time.Duration(k)*time.Millisecond, never)
 		if err != nil {
 			return err
 		}

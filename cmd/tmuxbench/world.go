@@ -4,8 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"fmt"
 	"io"
 	"os"
@@ -13,10 +11,14 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/cursor"
+	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
@@ -25,42 +27,34 @@ import (
 type world struct {
 	cfg    config
 	target tmux.Target
-	home   string // HOME of the shells: empty, so no rc file slows a prompt
+	stop   func() // kills exactly this server and removes its socket
 	tmp    string
 
 	profiles int // CPU profiles written so far (with -pprof)
 }
 
 func newWorld(ctx context.Context, cfg config) (*world, error) {
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	w := &world{cfg: cfg, target: tmux.Target{SocketName: "tmuxmcp-bench-" + hex.EncodeToString(b), ConfigFile: "/dev/null"}}
-	var err error
-	if w.tmp, err = os.MkdirTemp("", "tmuxbench"); err != nil {
+	tmp, err := os.MkdirTemp("", "tmuxbench")
+	if err != nil {
 		return nil, err
 	}
-	w.home = filepath.Join(w.tmp, "home")
-	if err := os.Mkdir(w.home, 0o700); err != nil {
+	// The shells' HOME is empty, so no rc file slows a prompt.
+	home := filepath.Join(tmp, "home")
+	if err := os.Mkdir(home, 0o700); err != nil {
+		_ = os.RemoveAll(tmp)
 		return nil, err
 	}
-	if err := w.target.EnsureSession(ctx, "bench", 120, 40); err != nil {
+	target, stop, err := tmuxtest.Start(ctx, "tmuxmcp-bench", "bench", 120, 40, home)
+	if err != nil {
+		_ = os.RemoveAll(tmp)
 		return nil, err
 	}
-	if _, err := w.target.Run(ctx, "set-environment", "-g", "HOME", w.home); err != nil {
-		w.close()
-		return nil, err
-	}
-	return w, nil
+	return &world{cfg: cfg, target: target, stop: stop, tmp: tmp}, nil
 }
 
 // close kills exactly this server and removes its socket and files.
 func (w *world) close() {
-	ctx := context.Background()
-	sock, _ := w.target.Run(ctx, "display-message", "-p", "#{socket_path}")
-	_, _ = w.target.Run(ctx, "kill-server")
-	if strings.HasSuffix(sock, "/"+w.target.SocketName) {
-		_ = os.Remove(sock) // tmux 3.3a leaves it behind
-	}
+	w.stop()
 	_ = os.RemoveAll(w.tmp)
 }
 
@@ -151,10 +145,13 @@ func (c *client) cursor(ctx context.Context, pane string) (string, error) {
 	return cur, nil
 }
 
-// offset is the byte offset a cursor names.
+// offset is the byte offset a cursor names (0 for a malformed one).
 func offset(cur string) int64 {
-	n, _ := strconv.ParseInt(cur[strings.LastIndexByte(cur, '.')+1:], 10, 64)
-	return n
+	c, err := cursor.Parse(cur)
+	if err != nil {
+		return 0
+	}
+	return c.Offset
 }
 
 // reader is a bare `tmux -C` control client: the floor every observer is
@@ -258,4 +255,60 @@ func rss(pid int) (int64, error) {
 		}
 	}
 	return 0, fmt.Errorf("no VmRSS for pid %d", pid)
+}
+
+// newShell makes a pane with create_pane (an integrated shell, as agents
+// get) and returns its id once its prompt is up.
+func (c *client) newShell(ctx context.Context) (string, error) {
+	cp, err := c.call(ctx, "create_pane", map[string]any{})
+	if err != nil {
+		return "", err
+	}
+	pane, _ := cp["paneId"].(string)
+	r, err := c.call(ctx, "wait_for_text", map[string]any{"paneId": pane, "cursor": cp["cursor"], "patterns": []string{`[$#] $`}, "regex": true, "timeoutMs": 20000})
+	if err != nil {
+		return "", err
+	}
+	if r["outcome"] != "matched" {
+		return "", fmt.Errorf("pane %s: no prompt (%v)", pane, r["outcome"])
+	}
+	return pane, nil
+}
+
+// park opens k waits that never match, on panes round robin, each with
+// the arguments waitArgs gives wait i (paneId and timeoutMs are added). It
+// returns once they have had settle to open, or an error if one ended by
+// then; stop cancels them and says how many ended on their own before.
+func (c *client) park(ctx context.Context, k int, panes []string, timeout, settle time.Duration, waitArgs func(i int) map[string]any) (stop func() (ended int), err error) {
+	wctx, cancel := context.WithCancel(ctx)
+	var wg sync.WaitGroup
+	var endedN atomic.Int64
+	for i := 0; i < k; i++ {
+		args := waitArgs(i)
+		args["paneId"], args["timeoutMs"] = panes[i%len(panes)], timeout.Milliseconds()
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if r, err := c.call(wctx, "wait_for_text", args); err == nil && r["outcome"] != "cancelled" {
+				endedN.Add(1)
+			}
+		}()
+	}
+	stop = func() int {
+		n := int(endedN.Load())
+		cancel()
+		wg.Wait()
+		return n
+	}
+	time.Sleep(settle)
+	if n := endedN.Load(); n > 0 {
+		stop()
+		return nil, fmt.Errorf("%d of %d parked waits ended on their own", n, k)
+	}
+	return stop, nil
+}
+
+// never is a literal pattern wait i will not find.
+func never(i int) map[string]any {
+	return map[string]any{"patterns": []string{fmt.Sprintf("never-%d", i)}}
 }

@@ -1,6 +1,7 @@
 // Package tmuxtest starts throwaway tmux servers on private sockets for
-// integration tests, and kills exactly that server when the test ends. It
-// exists so every package's tests share one correct way to do this.
+// integration tests and the benchmark suite, and kills exactly that server
+// when they are done. It exists so every user shares one correct way to
+// do this.
 package tmuxtest
 
 import (
@@ -28,32 +29,47 @@ func Server(t testing.TB, session string, width, height int) tmux.Target {
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
-	b := make([]byte, 6)
-	_, _ = rand.Read(b)
-	target := tmux.Target{SocketName: "tmuxmcp-test-" + hex.EncodeToString(b), ConfigFile: "/dev/null"}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
+	target, stop, err := Start(ctx, "tmuxmcp-test", session, width, height, t.TempDir())
+	if err != nil {
+		t.Fatalf("start tmux: %v", err)
+	}
+	t.Cleanup(stop)
+	return target
+}
+
+// Start starts a tmux server on a unique socket (-L prefix-<random>, no
+// config file) with a detached session, configured by Configure with home,
+// and returns it with stop, which kills exactly that server and removes
+// its socket file. On error nothing is left running.
+func Start(ctx context.Context, prefix, session string, width, height int, home string) (target tmux.Target, stop func(), err error) {
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	target = tmux.Target{SocketName: prefix + "-" + hex.EncodeToString(b), ConfigFile: "/dev/null"}
 	var socketPath string
-	t.Cleanup(func() {
+	stop = func() {
 		Kill(target)
 		// tmux 3.3a leaves its socket file behind; remove exactly ours.
 		if strings.HasSuffix(socketPath, "/"+target.SocketName) {
 			_ = os.Remove(socketPath)
 		}
-	})
+	}
 	if err := target.EnsureSession(ctx, session, width, height); err != nil {
-		t.Fatalf("start tmux: %v", err)
+		stop()
+		return target, nil, err
 	}
 	socketPath, _ = target.Run(ctx, "display-message", "-p", "#{socket_path}")
-	configure(t, ctx, target)
-	return target
+	if err := Configure(ctx, target, home); err != nil {
+		stop()
+		return target, nil, err
+	}
+	return target, stop, nil
 }
 
-// configure makes new panes run bash with a throwaway HOME, so the
-// machine's own rc files and history never affect (or record) a test.
-func configure(t testing.TB, ctx context.Context, target tmux.Target) {
-	t.Helper()
-	home := t.TempDir()
+// Configure makes new panes run bash with home as HOME, so the machine's
+// own rc files and history never affect (or record) a test.
+func Configure(ctx context.Context, target tmux.Target, home string) error {
 	for _, args := range [][]string{
 		{"set-option", "-g", "default-shell", "/bin/bash"},
 		{"set-environment", "-g", "HOME", home},
@@ -62,9 +78,10 @@ func configure(t testing.TB, ctx context.Context, target tmux.Target) {
 		{"set-environment", "-g", "HISTFILE", home + "/.history"},
 	} {
 		if _, err := target.Run(ctx, args...); err != nil {
-			t.Fatalf("configure test server: %v", err)
+			return fmt.Errorf("configure tmux server: %w", err)
 		}
 	}
+	return nil
 }
 
 // Restart starts a new server on target's socket after Kill, configured
@@ -76,7 +93,9 @@ func Restart(t testing.TB, target tmux.Target, session string, width, height int
 	if err := target.EnsureSession(ctx, session, width, height); err != nil {
 		t.Fatalf("restart tmux: %v", err)
 	}
-	configure(t, ctx, target)
+	if err := Configure(ctx, target, t.TempDir()); err != nil {
+		t.Fatal(err)
+	}
 }
 
 // Kill kills the server of target; it is safe to call twice.
