@@ -54,10 +54,15 @@ type PaneInfo struct {
 	DeadSignal     *int
 	InMode         bool
 	Alternate      bool
-	// Program is the pane option @tmuxmcp-program: the program a pane was
+	// Program is the pane option ProgramOption: the program a pane was
 	// created to run, when tmuxmcp started it under a wrapper.
 	Program string
 }
+
+// ProgramOption is the pane option that names the program a pane was
+// created to run (PaneInfo.Program), set by whoever starts it under a
+// wrapper.
+const ProgramOption = "@tmuxmcp-program"
 
 // paneFields are the list-panes fields PaneInfo is parsed from, separated
 // by \x1f: ids and numbers first, then free text, the current path last so
@@ -66,7 +71,7 @@ var paneFields = []string{
 	"pane_id", "session_id", "window_id", "window_index", "window_active", "pane_index", "pane_pid",
 	"pane_width", "pane_height", "pane_active", "pane_dead", "pane_dead_status", "pane_dead_signal",
 	"pane_in_mode", "alternate_on",
-	"@tmuxmcp-program", "session_name", "window_name", "pane_current_command", "pane_title", "pane_current_path",
+	ProgramOption, "session_name", "window_name", "pane_current_command", "pane_title", "pane_current_path",
 }
 
 // PaneFormat is the -F format for list-panes that ParsePane reads.

@@ -10,6 +10,7 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/shell"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 // The reasons of an OwnerReviewUnavailable error (SPEC §4).
@@ -33,10 +34,10 @@ func (h *Handlers) subject(ctx context.Context, pane int, command string) policy
 		}
 		return s
 	}
-	if lines, err := h.fleet.Exec(ctx, "list-panes", "-t", paneName(pane), "-F", "#{pane_id}\x1f#{pane_current_command}\x1f#{pane_current_path}\x1f#{@tmuxmcp-program}"); err == nil {
+	if lines, err := h.fleet.Exec(ctx, "list-panes", "-t", paneName(pane), "-F", tmux.PaneFormat); err == nil {
 		for _, l := range lines {
-			if f := strings.Split(l, "\x1f"); len(f) == 4 && f[0] == paneName(pane) {
-				s.Program, s.CWD = programName(f[1], f[3]), f[2]
+			if p, err := tmux.ParsePane(l); err == nil && p.ID == pane {
+				s.Program, s.CWD = programName(p.CurrentCommand, p.Program), p.CWD
 			}
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/cursor"
 	"github.com/tmuxmcp/tmuxmcp/stream"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 type captureSinceIn struct {
@@ -191,7 +192,7 @@ func (h *Handlers) capturePane(ctx context.Context, _ *mcp.CallToolRequest, in *
 	}
 	id := paneName(pane)
 	meta, err := h.fleet.ExecPane(ctx, pane, nil, "display-message", "-p", "-t", id,
-		"#{pane_width}\x1f#{pane_height}\x1f#{cursor_x}\x1f#{cursor_y}\x1f#{alternate_on}\x1f#{pane_in_mode}\x1f#{pane_current_command}\x1f#{pane_dead}\x1f#{@tmuxmcp-program}")
+		"#{pane_width}\x1f#{pane_height}\x1f#{cursor_x}\x1f#{cursor_y}\x1f#{alternate_on}\x1f#{pane_in_mode}\x1f#{pane_current_command}\x1f#{pane_dead}\x1f#{"+tmux.ProgramOption+"}")
 	if err != nil {
 		return nil, h.paneError("paneId", pane, err)
 	}

@@ -326,7 +326,7 @@ func (h *Handlers) createPane(ctx context.Context, _ *mcp.CallToolRequest, in *c
 	if len(in.Argv) > 0 {
 		// The program runs under a small sh wrapper (see above): name it
 		// for list_panes and capture_pane instead of "sh".
-		_, _ = h.fleet.Exec(ctx, "set-option", "-p", "-t", f[0], "@tmuxmcp-program", filepath.Base(in.Argv[0]))
+		_, _ = h.fleet.Exec(ctx, "set-option", "-p", "-t", f[0], tmux.ProgramOption, filepath.Base(in.Argv[0]))
 	}
 	if integrated {
 		// run_shell_command reads this to type commands directly.
