@@ -27,11 +27,11 @@ func watchOnly(t *testing.T, retain int, output string) (*Handlers, *jobs.Job, *
 	t.Cleanup(func() { close(h.closing); h.wg.Wait() })
 	s := h.hub.Adopt(5)
 	j, _ := store.Create(&jobs.Job{Status: jobs.Running, Mode: "integrated", ShellTag: "s1", OutputLimit: 8192, PaneID: "%5", Started: time.Now()})
-	h.hub.Output(5, []byte(output))
 	h.watch(j.ID, s, 0, false)
 	h.mu.Lock()
-	r := h.runs[j.ID]
+	r := h.runs[j.ID] // before any output: a watcher that is done leaves runs
 	h.mu.Unlock()
+	h.hub.Output(5, []byte(output))
 	return h, j, r
 }
 
