@@ -330,13 +330,13 @@ const stdinGrace = 2 * time.Second
 // only after every answer has been written, so an answer blocked on a
 // stdout nobody reads would hang tmuxmcp forever; giveUp bounds that.
 //
-// A pipe is reopened through /proc as a separate, non-blocking open file,
-// whose writes can be given a deadline; O_NONBLOCK is never set on the file
-// tmuxmcp was given, which may be shared with stdin, stderr or the parent.
-// A socket is shut down for writing when the time is up.
+// A pipe only tmuxmcp writes gets a non-blocking duplicate whose writes
+// can be given a deadline; a pipe shared with stdin or stderr is left
+// alone. A socket (possibly stdin too) is shut down for writing when the
+// time is up.
 type output struct {
 	w      io.Writer
-	pipe   *os.File // the reopened pipe, or nil
+	pipe   *os.File // the non-blocking duplicate of a stdout pipe, or nil
 	socket *os.File // stdout when it is a socket, or nil
 
 	mu       sync.Mutex
@@ -357,18 +357,31 @@ func newOutput(stdout io.Writer) *output {
 	switch {
 	case fi.Mode()&os.ModeSocket != 0:
 		o.socket = f
-	case fi.Mode()&os.ModeNamedPipe != 0:
+	case fi.Mode()&os.ModeNamedPipe != 0 && !sharedWith(fi, os.Stdin, os.Stderr):
+		// A duplicate made non-blocking, so writes can have a deadline.
+		// O_NONBLOCK belongs to the pipe end itself, which only tmuxmcp
+		// writes (stdin and stderr were checked to be other files); it is
+		// put back at exit.
 		rc, err := f.SyscallConn()
 		if err != nil {
 			return o
 		}
-		fd := -1
-		_ = rc.Control(func(u uintptr) { fd = int(u) })
-		p, err := os.OpenFile(fmt.Sprintf("/proc/self/fd/%d", fd), os.O_WRONLY|syscall.O_NONBLOCK, 0)
-		if err != nil {
-			return o // no /proc: writes stay plain blocking writes
+		dup := -1
+		_ = rc.Control(func(fd uintptr) {
+			if d, err := syscall.Dup(int(fd)); err == nil {
+				if syscall.SetNonblock(d, true) == nil {
+					dup = d
+				} else {
+					_ = syscall.Close(d)
+				}
+			}
+		})
+		if dup < 0 {
+			return o
 		}
+		p := os.NewFile(uintptr(dup), "stdout")
 		if p.SetWriteDeadline(time.Time{}) != nil {
+			_ = syscall.SetNonblock(dup, false)
 			_ = p.Close()
 			return o
 		}
@@ -415,8 +428,22 @@ func (o *output) close() {
 		o.timer.Stop()
 	}
 	if o.pipe != nil {
+		if rc, err := o.pipe.SyscallConn(); err == nil {
+			_ = rc.Control(func(fd uintptr) { _ = syscall.SetNonblock(int(fd), false) })
+		}
 		_ = o.pipe.Close()
 	}
+}
+
+// sharedWith reports whether any of files is the same file as fi (say,
+// stderr redirected into the stdout pipe).
+func sharedWith(fi os.FileInfo, files ...*os.File) bool {
+	for _, f := range files {
+		if g, err := f.Stat(); err == nil && os.SameFile(fi, g) {
+			return true
+		}
+	}
+	return false
 }
 
 func executable() string {
