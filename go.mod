@@ -1,6 +1,6 @@
 module github.com/tmuxmcp/tmuxmcp
 
-go 1.25.0
+go 1.26.0
 
 require (
 	github.com/charmbracelet/x/ansi v0.11.9
@@ -9,6 +9,8 @@ require (
 	github.com/modelcontextprotocol/go-sdk v1.8.0
 	github.com/oklog/ulid/v2 v2.1.2
 	go.uber.org/goleak v1.3.0
+	golang.org/x/sys v0.47.0
+	mvdan.cc/sh/v3 v3.14.1
 )
 
 require (
@@ -17,6 +19,5 @@ require (
 	github.com/yosida95/uritemplate/v3 v3.0.2 // indirect
 	golang.org/x/oauth2 v0.35.0 // indirect
 	golang.org/x/sync v0.20.0 // indirect
-	golang.org/x/sys v0.41.0 // indirect
 	golang.org/x/time v0.15.0 // indirect
 )

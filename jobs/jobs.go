@@ -44,6 +44,7 @@ type Job struct {
 	FreshPane   bool      `json:"freshPane,omitempty"`
 	Keep        bool      `json:"keep,omitempty"`
 	Mode        string    `json:"mode"`                // "integrated" (typed as is) or "wrapper" (sourced script)
+	Shell       string    `json:"shell,omitempty"`     // the kind of shell it ran in: bash, zsh, fish or sh
 	ShellTag    string    `json:"shellTag,omitempty"`  // the integrated shell's mark tag, when it has one
 	PaneTitle   string    `json:"paneTitle,omitempty"` // the title to restore after a description
 	Status      Status    `json:"status"`
@@ -62,6 +63,12 @@ type Job struct {
 	Created     time.Time `json:"created"`
 	Started     time.Time `json:"started"`
 	Ended       time.Time `json:"ended,omitzero"`
+	// ShellReady says the pane's shell was back at its prompt, reading
+	// input, when the job ended; ReadyWaitMs is how long that took after
+	// the command's end mark.
+	ShellReady  bool   `json:"shellReady,omitempty"`
+	ReadyWaitMs int64  `json:"readyWaitMs,omitempty"`
+	LaunchError string `json:"launchError,omitempty"` // why a not_started job did not start
 }
 
 // Done reports whether the job has reached a final status.

@@ -1,148 +1,110 @@
 package shell
 
 import (
+	"crypto/rand"
+	"embed"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 )
 
-// The integration scripts emit OSC 133 marks: D;<status> and A before every
-// prompt, B at the end of the prompt, C when a command starts. tmux 3.3a
-// drops unknown OSC sequences from the screen, so a person watching sees
-// only their usual prompt and the commands.
-const bashrc = `# tmuxmcp shell integration for bash: OSC 133 marks around commands.
-if [ -f "$HOME/.bashrc" ]; then . "$HOME/.bashrc"; fi
-# A token of this shell's own: marks printed by anything else (a command's
-# output, a nested shell) cannot pass for this shell's.
-__tmuxmcp_tok=${__tmuxmcp_tok:-$RANDOM$RANDOM$RANDOM}
-__tmuxmcp_prompt() {
-  local s=$?
-  printf '\033]133;D;%s;tmuxmcp=s%s\007\033]133;A;tmuxmcp=s%s\007' "$s" "$__tmuxmcp_tok" "$__tmuxmcp_tok"
-  return $s
-}
-# Runs last, so a PROMPT_COMMAND that rebuilds PS1 keeps the end-of-prompt mark.
-__tmuxmcp_ps1() {
-  local s=$?
-  case "$PS1" in *'133;B'*) ;; *) PS1="${PS1}"'\[\e]133;B;tmuxmcp=s'"$__tmuxmcp_tok"'\a\]' ;; esac
-  return $s
-}
-case ";${PROMPT_COMMAND};" in
-  *";__tmuxmcp_prompt;"*) ;;
-  *) PROMPT_COMMAND="__tmuxmcp_prompt${PROMPT_COMMAND:+;$PROMPT_COMMAND};__tmuxmcp_ps1" ;;
-esac
-PS0='\e]133;C;tmuxmcp=s'"$__tmuxmcp_tok"'\a'"${PS0}"
-# The lines that run job scripts stay out of history.
-HISTIGNORE="${HISTIGNORE:+$HISTIGNORE:} . '*.run'"
-`
+//go:embed scripts
+var scripts embed.FS
 
-const zshenv = `# tmuxmcp: read the user's own startup files.
-ZDOTDIR="${TMUXMCP_USER_ZDOTDIR:-$HOME}"
-if [ -f "$ZDOTDIR/.zshenv" ]; then . "$ZDOTDIR/.zshenv"; fi
-TMUXMCP_USER_ZDOTDIR="${ZDOTDIR:-$HOME}"
-ZDOTDIR="${TMUXMCP_ZDOTDIR}"
-`
+// installed maps each script to where it goes under the integration
+// directory: the launcher at the top, bash's ENV file, zsh's ZDOTDIR, and
+// fish's vendor configuration under an XDG data directory.
+var installed = map[string]string{
+	"launch.sh":    "launch",
+	"tmuxmcp.bash": "bash/tmuxmcp.bash",
+	"zshenv.zsh":   "zsh/.zshenv",
+	"zprofile.zsh": "zsh/.zprofile",
+	"zshrc.zsh":    "zsh/.zshrc",
+	"zlogin.zsh":   "zsh/.zlogin",
+	"tmuxmcp.fish": "data/fish/vendor_conf.d/tmuxmcp.fish",
+}
 
-const zshrc = `# tmuxmcp shell integration for zsh: OSC 133 marks around commands.
-ZDOTDIR="${TMUXMCP_USER_ZDOTDIR:-$HOME}"
-if [ -f "$ZDOTDIR/.zshrc" ]; then . "$ZDOTDIR/.zshrc"; fi
-__tmuxmcp_tok=${__tmuxmcp_tok:-$RANDOM$RANDOM$RANDOM}
-__tmuxmcp_precmd() { local s=$?; printf '\033]133;D;%s;tmuxmcp=s%s\007\033]133;A;tmuxmcp=s%s\007' "$s" "$__tmuxmcp_tok" "$__tmuxmcp_tok"; }
-__tmuxmcp_preexec() { printf '\033]133;C;tmuxmcp=s%s\007' "$__tmuxmcp_tok"; }
-# Registered after the user's hooks, so a theme that rebuilds PROMPT keeps the mark.
-__tmuxmcp_ps1() { case "$PS1" in *'133;B'*) ;; *) PS1="${PS1}%{"$'\e]133;B;tmuxmcp=s'"$__tmuxmcp_tok"$'\a'"%}" ;; esac; }
-unsetopt PROMPT_SP  # its end-of-output marker would land inside a command's output
-setopt HIST_IGNORE_SPACE  # the lines that run job scripts start with a space
-autoload -Uz add-zsh-hook
-add-zsh-hook precmd __tmuxmcp_precmd
-add-zsh-hook preexec __tmuxmcp_preexec
-add-zsh-hook precmd __tmuxmcp_ps1
-`
+// TagVar is the environment variable that hands a new shell its tag.
+const TagVar = "TMUXMCP_SHELL_TAG"
+
+// TraceVar names a file that the bash integration traces the user's
+// startup files into (set -x), for tmuxmcp doctor.
+const TraceVar = "TMUXMCP_SHELL_TRACE"
 
 // Integration is the installed integration scripts.
 type Integration struct{ dir string }
 
 // Install writes the integration scripts under dir.
 func Install(dir string) (*Integration, error) {
-	files := map[string]string{
-		"bashrc":      bashrc,
-		"zsh/.zshenv": zshenv,
-		"zsh/.zshrc":  zshrc,
-	}
-	for name, body := range files {
-		p := filepath.Join(dir, name)
+	for src, dst := range installed {
+		body, err := scripts.ReadFile("scripts/" + src)
+		if err != nil {
+			return nil, fmt.Errorf("install shell integration: %w", err)
+		}
+		p := filepath.Join(dir, dst)
 		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
 			return nil, fmt.Errorf("install shell integration: %w", err)
 		}
-		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+		if err := writeIfChanged(p, body); err != nil {
 			return nil, fmt.Errorf("install shell integration: %w", err)
 		}
 	}
 	return &Integration{dir: dir}, nil
 }
 
-// Command returns the argv and extra environment that start shellPath
-// (bash or zsh) with integration, or ok false for other shells.
-func (in *Integration) Command(shellPath string) (argv []string, env map[string]string, ok bool) {
-	switch filepath.Base(shellPath) {
-	case "bash":
-		return []string{shellPath, "--rcfile", filepath.Join(in.dir, "bashrc"), "-i"}, nil, true
-	case "zsh":
-		zd := filepath.Join(in.dir, "zsh")
-		user := os.Getenv("ZDOTDIR")
-		return []string{shellPath, "-i"}, map[string]string{"ZDOTDIR": zd, "TMUXMCP_ZDOTDIR": zd, "TMUXMCP_USER_ZDOTDIR": user}, true
+// writeIfChanged writes body to p unless p already holds it, so a shell
+// reading the file while another tmuxmcp starts never sees it half-written.
+func writeIfChanged(p string, body []byte) error {
+	if old, err := os.ReadFile(p); err == nil && string(old) == string(body) {
+		return nil
 	}
-	return nil, nil, false
+	tmp := p + ".tmp"
+	if err := os.WriteFile(tmp, body, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, p)
 }
 
-// RunScript returns the script sourced to run a job in a shell's own
-// context (so cd and export persist): a start mark tagged with tag, the
-// command read from cmdFile and evaluated (optionally after cd to dir), an
-// end mark with its status, and the status written to rcFile so a restarted
-// tmuxmcp can collect it. POSIX sh: bash, zsh, dash and ksh run it. The marks
-// exist only once printf expands \033, so nothing a shell echoes can look
-// like one.
-//
-// trapExit (for shells tmuxmcp owns) also records the status when the
-// command exits the shell itself (exit 3, set -e).
-func RunScript(tag, cmdFile, rcFile, dir string, trapExit bool) string {
-	run := `__tmuxmcp_c=$(cat -- ` + Quote(cmdFile) + `) && eval "$__tmuxmcp_c"`
-	if dir != "" {
-		run = `cd -- ` + Quote(dir) + ` && { ` + run + `; }`
-	}
-	if trapExit {
-		run = `trap 'printf "%s\n" "$?" > ` + strings.ReplaceAll(Quote(rcFile), `'`, `'\''`) + `' EXIT
-` + run + `
-__tmuxmcp_s=$?; trap - EXIT; (exit $__tmuxmcp_s)`
-	}
-	return fmt.Sprintf(`printf '\033]133;C;tmuxmcp=%%s\007' %[1]s
-%[2]s
-__tmuxmcp_s=$?
-printf '\033]133;D;%%s;tmuxmcp=%%s\007' "$__tmuxmcp_s" %[1]s
-printf '%%s\n' "$__tmuxmcp_s" > %[3]s 2>/dev/null
-unset __tmuxmcp_c __tmuxmcp_s
-`, Quote(tag), run, Quote(rcFile))
+// Launching reports whether a process with command line args is the
+// launcher, about to exec the shell.
+func (in *Integration) Launching(args []string) bool {
+	return len(args) > 1 && args[1] == filepath.Join(in.dir, "launch")
 }
 
-// SourceLine is the line typed to run a RunScript file: short, so a person
-// watching sees which job runs; a leading space keeps it out of history
-// where ignorespace is set.
-func SourceLine(runFile string) string { return " . " + Quote(runFile) }
+// Dir is where the scripts are.
+func (in *Integration) Dir() string { return in.dir }
 
-// Quote quotes s for a POSIX shell.
-func Quote(s string) string {
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+// Launch is how to start a pane's shell with the integration.
+type Launch struct {
+	// Argv starts the shell through the launcher, as a login shell (as tmux
+	// starts one); the shell reads the user's own startup files.
+	Argv []string
+	// Env is the pane's extra environment: the shell's tag.
+	Env map[string]string
+	// Tag is the shell's tag: its marks carry tmuxmcp=s<Tag>.
+	Tag string
 }
 
-// SignalName names the signal of a shell exit status above 128, or "".
-func SignalName(status int) string {
-	if status <= 128 || status > 128+64 {
-		return ""
+// Launch returns how to start shellPath with the integration; "" starts
+// the shell tmux would ($SHELL in the pane, tmux's default-shell, or its
+// default-command when one is set). A shell without an integration is
+// started plainly, as tmux would.
+func (in *Integration) Launch(shellPath string) Launch {
+	tag := NewTag()
+	argv := []string{"/bin/sh", filepath.Join(in.dir, "launch")}
+	if shellPath != "" {
+		argv = append(argv, shellPath)
 	}
-	names := map[int]string{1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 6: "SIGABRT", 8: "SIGFPE", 9: "SIGKILL",
-		10: "SIGUSR1", 11: "SIGSEGV", 12: "SIGUSR2", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM"}
-	if n, ok := names[status-128]; ok {
-		return n
-	}
-	return fmt.Sprintf("SIG%d", status-128)
+	return Launch{Argv: argv, Env: map[string]string{TagVar: tag}, Tag: tag}
 }
+
+// NewTag returns a new random shell tag.
+func NewTag() string {
+	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// MarkTag is the tag a shell with tag tag puts in its marks.
+func MarkTag(tag string) string { return "s" + tag }

@@ -13,8 +13,12 @@ type Mark struct {
 	Kind byte
 	// Status is the exit status a D mark carries, or -1.
 	Status int
-	// Tag is the tmuxmcp=<tag> parameter of a wrapper's marks, or "".
+	// Tag is the tmuxmcp=<tag> parameter: s<shell tag> for an integrated
+	// shell's marks, the job id for a job script's, or "" for marks that are
+	// not tmuxmcp's (a terminal's own integration).
 	Tag string
+	// ErrExit is set on a B mark of a shell running under set -e.
+	ErrExit bool
 	// Start and End are the raw stream offsets of the sequence.
 	Start, End int64
 }
@@ -116,6 +120,10 @@ func parseMark(body string) (Mark, bool) {
 	for _, p := range parts[1:] {
 		if t, ok := strings.CutPrefix(p, "tmuxmcp="); ok {
 			m.Tag = t
+			continue
+		}
+		if p == "e" && m.Kind == 'B' {
+			m.ErrExit = true
 			continue
 		}
 		if m.Kind == 'D' && m.Status < 0 {

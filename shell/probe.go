@@ -1,9 +1,3 @@
-// Package shell knows how to run commands in a pane's own shell: whether the
-// shell is ready for input (foreground, line editor active), the shell
-// integration tmuxmcp installs in panes it creates (OSC 133 marks carrying
-// the exit status), the inline wrapper for shells without it, and how to
-// find a command's marks in the plain view of its output. It knows nothing
-// of MCP or tmux's protocol.
 package shell
 
 import (
@@ -13,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 	"syscall"
+	"time"
 	"unsafe"
 )
 
@@ -31,15 +26,36 @@ type Probe struct {
 	// Canonical is true when the terminal is in canonical (cooked) mode:
 	// a line editor (readline, zle) turns it off while it reads a command.
 	Canonical bool
+	// First names the pane's first process (usually its shell), and
+	// FirstArgs is its command line.
+	First     string
+	FirstArgs []string
+	// ShellGroup is true when the foreground group is the pane's first
+	// process's own: the pane's shell, not a shell it started.
+	ShellGroup bool
+	// Age is how long the pane's first process has run.
+	Age time.Duration
 }
 
-// AtShellPrompt reports whether the terminal belongs to a lone POSIX shell
-// (not to a program it runs) — the shell is waiting for a command.
-func (p Probe) AtShellPrompt() bool { return posixShell(p.Leader) && len(p.Others) == 0 }
+// AtShellPrompt reports whether the terminal belongs to a lone shell (not
+// to a program it runs) — the shell is between commands.
+func (p Probe) AtShellPrompt() bool { return isShell(p.Leader) && len(p.Others) == 0 }
 
-// LeaderIsShell reports whether the foreground group is led by a POSIX
-// shell: its own group, which must never be signalled as a whole.
-func (p Probe) LeaderIsShell() bool { return posixShell(p.Leader) }
+// LeaderIsShell reports whether the foreground group is led by a shell:
+// its own group, which must never be signalled as a whole.
+func (p Probe) LeaderIsShell() bool { return isShell(p.Leader) }
+
+// ReadingCommand reports whether the terminal belongs to a lone shell that
+// is reading a command line now: a shell with a line editor turns
+// canonical mode off for that; a POSIX shell without one reads in
+// canonical mode, so for it this is AtShellPrompt.
+func (p Probe) ReadingCommand() bool {
+	if !p.AtShellPrompt() {
+		return false
+	}
+	k, _ := KindOf(p.Leader)
+	return !k.LineEditor() || !p.Canonical
+}
 
 // Busy names the program that owns the terminal when it is not a shell
 // waiting for input, or "".
@@ -47,18 +63,15 @@ func (p Probe) Busy() string {
 	switch {
 	case len(p.Others) > 0:
 		return p.Others[0]
-	case !posixShell(p.Leader):
+	case !isShell(p.Leader):
 		return p.Leader
 	}
 	return ""
 }
 
-func posixShell(comm string) bool {
-	switch comm {
-	case "bash", "zsh", "sh", "dash", "ksh", "mksh", "ash", "yash", "posh":
-		return true
-	}
-	return false
+func isShell(comm string) bool {
+	_, ok := KindOf(comm)
+	return ok
 }
 
 // ProbePane inspects the terminal tty of the pane whose first process is pid.
@@ -67,11 +80,12 @@ func ProbePane(pid int, tty string) (Probe, error) {
 	if err != nil {
 		return Probe{}, fmt.Errorf("read pane process %d: %w", pid, err)
 	}
-	p := Probe{ForegroundPgrp: st.tpgid}
+	p := Probe{ForegroundPgrp: st.tpgid, Age: age(st.start), First: comm(pid), FirstArgs: cmdline(pid)}
 	if p.ForegroundPgrp <= 0 {
 		return p, fmt.Errorf("pane process %d has no terminal", pid)
 	}
 	p.Leader = comm(p.ForegroundPgrp)
+	p.ShellGroup = st.pgrp == p.ForegroundPgrp
 	if dirs, err := os.ReadDir("/proc"); err == nil {
 		for _, d := range dirs {
 			n, err := strconv.Atoi(d.Name())
@@ -97,7 +111,10 @@ func ProbePane(pid int, tty string) (Probe, error) {
 	return p, nil
 }
 
-type procStat struct{ pgrp, tpgid int }
+type procStat struct {
+	pgrp, tpgid int
+	start       int64 // clock ticks after boot
+}
 
 func readStat(pid int) (procStat, error) {
 	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
@@ -115,10 +132,39 @@ func readStat(pid int) (procStat, error) {
 	}
 	pgrp, _ := strconv.Atoi(f[2])
 	tpgid, _ := strconv.Atoi(f[5])
-	return procStat{pgrp: pgrp, tpgid: tpgid}, nil
+	var start int64
+	if len(f) > 19 {
+		start, _ = strconv.ParseInt(f[19], 10, 64)
+	}
+	return procStat{pgrp: pgrp, tpgid: tpgid, start: start}, nil
+}
+
+func cmdline(pid int) []string {
+	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
 }
 
 func comm(pid int) string {
 	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 	return strings.TrimSpace(string(b))
+}
+
+// age turns a process start time (clock ticks after boot, USER_HZ = 100 on
+// Linux) into how long ago that was.
+func age(start int64) time.Duration {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil || start <= 0 {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "btime "); ok {
+			boot, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
+			if err != nil {
+				return 0
+			}
+			started := time.Unix(boot, 0).Add(time.Duration(start) * 10 * time.Millisecond)
+			return max(0, time.Since(started))
+		}
+	}
+	return 0
 }

@@ -34,8 +34,9 @@ type PaneStream struct {
 	mu      sync.Mutex
 	ring    ring
 	gaps    []int64 // offsets of gap bytes: where tmux discarded output (%pause)
-	masks   []span  // echo of typed text, ascending and disjoint
+	masks   []span  // echo of typed text and input regions, ascending and disjoint
 	ledger  echoLedger
+	scanner Scanner // finds input regions as bytes arrive, or nil
 	ended   bool
 	died    bool    // ended because the pane died or closed
 	failure Failure // why it ended, when not died
@@ -102,6 +103,9 @@ func (s *PaneStream) append(data []byte, now time.Time) int64 {
 	before := s.ring.end - s.ring.start
 	s.ring.write(data)
 	s.last = now
+	if s.scanner != nil {
+		s.scanner.Scan(data, at, s.addMask)
+	}
 	if len(s.ledger.entries) > 0 {
 		s.ledger.scan(data, at, now, s.addMask)
 	}
@@ -110,12 +114,50 @@ func (s *PaneStream) append(data []byte, now time.Time) int64 {
 	return s.ring.end - s.ring.start - before
 }
 
+// addMask adds [start, end) to the masked ranges, keeping them ascending
+// and disjoint. Ranges arrive near the end of the stream, so the merge
+// works back from the last one.
 func (s *PaneStream) addMask(start, end int64) {
-	if n := len(s.masks); n > 0 && s.masks[n-1].end >= start {
-		s.masks[n-1].end = max(s.masks[n-1].end, end)
+	if start >= end {
 		return
 	}
-	s.masks = append(s.masks, span{start, end})
+	i := len(s.masks)
+	for i > 0 && s.masks[i-1].end >= start {
+		i--
+		start, end = min(start, s.masks[i].start), max(end, s.masks[i].end)
+	}
+	// s.masks[i:] all overlap or touch [start, end): replace them with it.
+	s.masks = append(s.masks[:i], span{start, end})
+}
+
+// Scanner finds ranges of a pane's output that waits must not match (what
+// a line editor draws while a command line is edited), as bytes are
+// appended: Scan gets each append's data and its offset, in order, and
+// calls mask for each such range. The stream knows nothing of what the
+// ranges mean.
+type Scanner interface {
+	Scan(data []byte, at int64, mask func(start, end int64))
+}
+
+// SetScanner installs sc for the bytes appended from now on, after showing
+// it the last retained bytes (up to 64 KiB) so it knows where it is.
+func (s *PaneStream) SetScanner(sc Scanner) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	from := max(s.ring.start, s.ring.end-64<<10)
+	if from < s.ring.end {
+		data := s.ring.read(nil, from, s.ring.end)
+		sc.Scan(data, from, s.addMask)
+	}
+	s.scanner = sc
+	s.wake()
+}
+
+// HasScanner reports whether a scanner is installed.
+func (s *PaneStream) HasScanner() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.scanner != nil
 }
 
 func (s *PaneStream) pruneLocked() {
@@ -185,6 +227,26 @@ func (s *PaneStream) Untype(in Input) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ledger.remove(in.entry)
+}
+
+// LastAppend is when bytes were last appended (zero before any).
+func (s *PaneStream) LastAppend() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.last
+}
+
+// Unsubmitted reports whether text tmuxmcp typed into the pane is still
+// waiting for an Enter.
+func (s *PaneStream) Unsubmitted() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, e := range s.ledger.entries {
+		if e.submitted.IsZero() {
+			return true
+		}
+	}
+	return false
 }
 
 // Submitted marks all typed text as submitted (Enter, C-c) at now.

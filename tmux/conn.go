@@ -80,7 +80,7 @@ type Conn struct {
 // name) and waits until tmux has answered the attach.
 func dial(ctx context.Context, t Target, session string, sink connSink, log *slog.Logger) (*Conn, error) {
 	cmd := exec.Command(t.binary(), append(append([]string{"-u"}, t.Args()...), "-C", "attach-session", "-t", session)...)
-	cmd.Env = cleanEnv()
+	cmd.Env = cleanEnv(t.Env)
 	// Own process group, and SIGKILL if we die: a dead reader of tmux -C
 	// otherwise leaves a ghost client that wedges kill-server on 3.3a.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

@@ -66,7 +66,7 @@ func TestStartFleetListsSessionPane(t *testing.T) {
 	if err := f.Err(); err != nil {
 		t.Errorf("Err() = %v while connected", err)
 	}
-	if f.Target() != tg {
+	if f.Target().String() != tg.String() {
 		t.Errorf("Target() = %v", f.Target())
 	}
 }

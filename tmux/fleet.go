@@ -54,9 +54,22 @@ type PaneInfo struct {
 	DeadSignal     *int
 	InMode         bool
 	Alternate      bool
+	InputOff       bool
+	// TTY is the pane's terminal device, e.g. /dev/pts/3.
+	TTY string
+	// CursorX and CursorY are the cursor's column and row on the screen;
+	// HistorySize is how many rows scrolled above it, so HistorySize+CursorY
+	// is the cursor's absolute row, stable while the screen scrolls.
+	CursorX, CursorY, HistorySize int
 	// Program is the pane option ProgramOption: the program a pane was
 	// created to run, when tmuxmcp started it under a wrapper.
 	Program string
+	// ShellTag is the pane option ShellOption: the tag of the integrated
+	// shell tmuxmcp started in the pane, or "".
+	ShellTag string
+	// Prompt is the pane option PromptOption: the last line of the prompt
+	// the pane's integrated shell last drew while tmuxmcp watched, or "".
+	Prompt string
 }
 
 // ProgramOption is the pane option that names the program a pane was
@@ -64,14 +77,22 @@ type PaneInfo struct {
 // wrapper.
 const ProgramOption = "@tmuxmcp-program"
 
+// ShellOption is the pane option that holds the tag of the integrated
+// shell tmuxmcp started in the pane (PaneInfo.ShellTag).
+const ShellOption = "@tmuxmcp-shell"
+
+// PromptOption is the pane option that remembers the pane's last prompt
+// line (PaneInfo.Prompt), so a restarted tmuxmcp still knows it.
+const PromptOption = "@tmuxmcp-prompt"
+
 // paneFields are the list-panes fields PaneInfo is parsed from, separated
 // by \x1f: ids and numbers first, then free text, the current path last so
 // that a stray separator in it cannot shift the other fields.
 var paneFields = []string{
 	"pane_id", "session_id", "window_id", "window_index", "window_active", "pane_index", "pane_pid",
 	"pane_width", "pane_height", "pane_active", "pane_dead", "pane_dead_status", "pane_dead_signal",
-	"pane_in_mode", "alternate_on",
-	ProgramOption, "session_name", "window_name", "pane_current_command", "pane_title", "pane_current_path",
+	"pane_in_mode", "alternate_on", "pane_input_off", "cursor_x", "cursor_y", "history_size", "pane_tty",
+	ShellOption, ProgramOption, "session_name", "window_name", "pane_current_command", PromptOption, "pane_title", "pane_current_path",
 }
 
 // PaneFormat is the -F format for list-panes that ParsePane reads.
@@ -120,7 +141,9 @@ func ParsePane(line string) (PaneInfo, error) {
 		ID: id, SessionID: f[1], WindowID: f[2], WindowIndex: atoi(f[3]), WindowActive: f[4] == "1",
 		PaneIndex: atoi(f[5]), PID: atoi(f[6]), Width: atoi(f[7]), Height: atoi(f[8]), Active: f[9] == "1",
 		Dead: f[10] == "1", DeadStatus: optInt(f[11]), DeadSignal: optInt(f[12]), InMode: f[13] == "1", Alternate: f[14] == "1",
-		Program: f[15], SessionName: f[16], WindowName: f[17], CurrentCommand: f[18], Title: f[19], CWD: f[20],
+		InputOff: f[15] == "1", CursorX: atoi(f[16]), CursorY: atoi(f[17]), HistorySize: atoi(f[18]), TTY: f[19],
+		ShellTag: f[20], Program: f[21], SessionName: f[22], WindowName: f[23], CurrentCommand: f[24], Prompt: f[25],
+		Title: f[26], CWD: f[27],
 	}, nil
 }
 
@@ -272,6 +295,54 @@ func (f *Fleet) RefreshPanes() {
 	default:
 	}
 }
+
+// Pane describes one pane now, by number: the one place a pane's state is
+// read (ErrNoPane when tmux has no such pane).
+func (f *Fleet) Pane(ctx context.Context, pane int) (PaneInfo, error) {
+	id := "%" + strconv.Itoa(pane)
+	// display-message falls back to the current pane for a missing one;
+	// list-panes does not.
+	lines, err := f.Exec(ctx, "list-panes", "-t", id, "-F", PaneFormat)
+	if err != nil {
+		var ce *CommandError
+		if errors.As(err, &ce) && strings.Contains(ce.Message, "can't find pane") {
+			return PaneInfo{}, fmt.Errorf("%s: %w", id, ErrNoPane)
+		}
+		return PaneInfo{}, err
+	}
+	for _, l := range paneRecords(lines) {
+		if p, err := ParsePane(l); err == nil && p.ID == pane {
+			return p, nil
+		}
+	}
+	return PaneInfo{}, fmt.Errorf("%s: %w", id, ErrNoPane)
+}
+
+// PaneScreen describes one pane and returns the rows its screen shows, read
+// together: tmux runs both in one pass, so the cursor position and the rows
+// agree.
+func (f *Fleet) PaneScreen(ctx context.Context, pane int) (PaneInfo, []string, error) {
+	id := "%" + strconv.Itoa(pane)
+	out, err := f.ExecBatch(ctx, []string{"list-panes", "-t", id, "-F", PaneFormat}, []string{"capture-pane", "-p", "-t", id})
+	if err != nil {
+		var ce *CommandError
+		if errors.As(err, &ce) && strings.Contains(ce.Message, "can't find pane") {
+			return PaneInfo{}, nil, fmt.Errorf("%s: %w", id, ErrNoPane)
+		}
+		return PaneInfo{}, nil, err
+	}
+	if len(out) == 2 {
+		for _, l := range paneRecords(out[0]) {
+			if p, err := ParsePane(l); err == nil && p.ID == pane {
+				return p, out[1], nil
+			}
+		}
+	}
+	return PaneInfo{}, nil, fmt.Errorf("%s: %w", id, ErrNoPane)
+}
+
+// ErrNoPane reports that tmux has no pane of that id.
+var ErrNoPane = errors.New("no such pane")
 
 // ListPanes lists the server's panes now and delivers them to Events too.
 func (f *Fleet) ListPanes(ctx context.Context) ([]PaneInfo, error) {
@@ -561,3 +632,6 @@ func (s fleetSink) notify(c *Conn, n Notification) {
 		f.RefreshPanes()
 	}
 }
+
+// PaneName is tmux's name of pane n: "%n".
+func PaneName(n int) string { return "%" + strconv.Itoa(n) }

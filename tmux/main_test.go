@@ -57,7 +57,9 @@ func newTestServerCmd(t *testing.T, shellCmd string) Target {
 	defer cancel()
 	var err error
 	if shellCmd == "" {
-		err = tg.EnsureSession(ctx, "main", 80, 24)
+		// A plain sh with a home of its own: never the invoking user's rc.
+		_, err = tg.EnsureSession(ctx, SessionSpec{Name: "main", Width: 80, Height: 24, Command: []string{"/bin/sh"},
+			Env: map[string]string{"HOME": t.TempDir(), "PS1": "$ ", "ENV": "/dev/null"}})
 	} else {
 		_, err = tg.Run(ctx, "new-session", "-d", "-s", "main", "-x", "80", "-y", "24", shellCmd)
 	}

@@ -82,7 +82,7 @@ type recorder struct {
 func startRecorder(t *testing.T, tg Target, session string) *recorder {
 	t.Helper()
 	cmd := exec.Command("tmux", append(append([]string{"-u"}, tg.Args()...), "-C", "attach-session", "-t", session)...)
-	cmd.Env = cleanEnv()
+	cmd.Env = cleanEnv(tg.Env)
 	stdin, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)

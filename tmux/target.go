@@ -13,8 +13,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 )
 
@@ -29,6 +31,10 @@ type Target struct {
 	ConfigFile string
 	// Binary is the tmux executable; "tmux" when empty.
 	Binary string
+	// Env, when set, replaces the environment of the tmux clients started
+	// for this target, and so of a server they start (tests use a hermetic
+	// one: their own HOME, no rc files of the invoking user).
+	Env []string
 }
 
 // String describes the server for logs and error messages.
@@ -69,7 +75,7 @@ func (t Target) binary() string {
 // never talks to the enclosing server by accident.
 func (t Target) Command(ctx context.Context, args ...string) *exec.Cmd {
 	cmd := exec.CommandContext(ctx, t.binary(), append(append([]string{"-u"}, t.Args()...), args...)...)
-	cmd.Env = cleanEnv()
+	cmd.Env = cleanEnv(t.Env)
 	return cmd
 }
 
@@ -98,28 +104,51 @@ func (t Target) Version(ctx context.Context) (string, error) {
 	return strings.TrimSpace(string(out)), nil
 }
 
-// EnsureSession creates session name (detached, width x height) unless it
-// exists, starting the server if needed.
-func (t Target) EnsureSession(ctx context.Context, name string, width, height int) error {
-	if _, err := t.Run(ctx, "has-session", "-t", "="+name); err == nil {
-		return nil
+// SessionSpec says how EnsureSession creates a missing session.
+type SessionSpec struct {
+	Name          string
+	Width, Height int
+	// Command is the first pane's program (argv); empty runs tmux's default
+	// command (a login shell).
+	Command []string
+	// Env is extra environment for the first pane's program.
+	Env map[string]string
+	// PaneOptions are set on the first pane as it is created.
+	PaneOptions map[string]string
+}
+
+// EnsureSession creates the session spec names (detached) unless it exists,
+// starting the server if needed. created says it made it.
+func (t Target) EnsureSession(ctx context.Context, spec SessionSpec) (created bool, err error) {
+	if _, err := t.Run(ctx, "has-session", "-t", "="+spec.Name); err == nil {
+		return false, nil
 	}
-	_, err := t.Run(ctx, "new-session", "-d", "-s", name, "-x", fmt.Sprint(width), "-y", fmt.Sprint(height))
-	if err != nil {
+	args := []string{"new-session", "-d", "-s", spec.Name, "-x", fmt.Sprint(spec.Width), "-y", fmt.Sprint(spec.Height)}
+	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
+		args = append(args, "-e", k+"="+spec.Env[k])
+	}
+	args = append(args, spec.Command...)
+	for _, k := range slices.Sorted(maps.Keys(spec.PaneOptions)) {
+		args = append(args, ";", "set-option", "-p", "-t", "="+spec.Name+":", k, spec.PaneOptions[k])
+	}
+	if _, err := t.Run(ctx, args...); err != nil {
 		// Another process may have created it meanwhile.
-		if _, err2 := t.Run(ctx, "has-session", "-t", "="+name); err2 == nil {
-			return nil
+		if _, err2 := t.Run(ctx, "has-session", "-t", "="+spec.Name); err2 == nil {
+			return false, nil
 		}
-		return fmt.Errorf("create session %q: %w", name, err)
+		return false, fmt.Errorf("create session %q: %w", spec.Name, err)
 	}
-	return nil
+	return true, nil
 }
 
 // ErrNoServer reports that no tmux server is listening on the target socket.
 var ErrNoServer = errors.New("no tmux server is running on this socket")
 
-func cleanEnv() []string {
-	env := os.Environ()
+func cleanEnv(base []string) []string {
+	env := base
+	if env == nil {
+		env = os.Environ()
+	}
 	out := env[:0:0]
 	for _, kv := range env {
 		if strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") {

@@ -3,14 +3,12 @@ package tools
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"strings"
 
 	"github.com/oklog/ulid/v2"
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/shell"
-	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 // The reasons of an OwnerReviewUnavailable error (SPEC §4).
@@ -29,17 +27,11 @@ func ownerReviewUnavailable(reason, what string) error {
 func (h *Handlers) subject(ctx context.Context, pane int, command string) policy.Subject {
 	s := policy.Subject{Command: command}
 	if pane < 0 {
-		if argv, _, _ := h.shellCommand(ctx); len(argv) > 0 {
-			s.Program = filepath.Base(argv[0])
-		}
+		s.Program = h.run.DefaultShell(ctx)
 		return s
 	}
-	if lines, err := h.fleet.Exec(ctx, "list-panes", "-t", paneName(pane), "-F", tmux.PaneFormat); err == nil {
-		for _, l := range lines {
-			if p, err := tmux.ParsePane(l); err == nil && p.ID == pane {
-				s.Program, s.CWD = programName(p.CurrentCommand, p.Program), p.CWD
-			}
-		}
+	if p, err := h.fleet.Pane(ctx, pane); err == nil {
+		s.Program, s.CWD = programName(p.CurrentCommand, p.Program), p.CWD
 	}
 	return s
 }

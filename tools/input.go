@@ -6,7 +6,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -181,14 +180,11 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID string, lines [
 // and, given an anchor, every row from the anchor to the cursor. Both are
 // trimmed; "" when tmux cannot say.
 func (h *Handlers) screenLines(ctx context.Context, pane, anchor int) (cursorLine, region string) {
-	info, err := h.paneFacts(ctx, pane)
+	p, err := h.fleet.Pane(ctx, pane)
 	if err != nil {
 		return "", ""
 	}
-	hist, cy, ok := cursorRow(info)
-	if !ok {
-		return "", ""
-	}
+	hist, cy := p.HistorySize, p.CursorY
 	const maxRows = 500 // a wrapped line longer than this many rows is cut at its start
 	capture := func(start int) []string {
 		return []string{"capture-pane", "-p", "-J", "-t", paneName(pane), "-S", strconv.Itoa(start), "-E", strconv.Itoa(cy)}
@@ -212,14 +208,6 @@ func (h *Handlers) screenLines(ctx context.Context, pane, anchor int) (cursorLin
 	return cursorLine, region
 }
 
-// cursorRow parses a pane's history size and cursor row from paneFacts:
-// hist+cy is the cursor's absolute row, stable while the screen scrolls.
-func cursorRow(info map[string]string) (hist, cy int, ok bool) {
-	hist, err1 := strconv.Atoi(info["history_size"])
-	cy, err2 := strconv.Atoi(info["cursor_y"])
-	return hist, cy, err1 == nil && err2 == nil
-}
-
 // hasControl reports whether s holds a control character other than TAB:
 // typed into a program, it may act as a key (CR submits, C-o runs the line,
 // ESC starts a sequence).
@@ -227,26 +215,12 @@ func hasControl(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool { return r != '\t' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)) })
 }
 
-// inputLock serialises input to one pane from judging to sending, so
-// nothing can be added to a line between its approval and its Enter.
-func (h *Handlers) inputLock(pane int) func() {
-	h.mu.Lock()
-	l, ok := h.paneLocks[pane]
-	if !ok {
-		l = &sync.Mutex{}
-		h.paneLocks[pane] = l
-	}
-	h.mu.Unlock()
-	l.Lock()
-	return l.Unlock
-}
-
 func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typeTextIn) (*inputOut, error) {
 	n, err := parsePaneID("paneId", in.PaneID)
 	if err != nil {
 		return nil, err
 	}
-	defer h.inputLock(n)()
+	defer h.run.LockPane(n)()
 	st := h.lineOf(n)
 	line := st.line + in.Text
 	next := h.anchored(ctx, n, st)
@@ -363,10 +337,8 @@ func (h *Handlers) anchored(ctx context.Context, pane int, st lineState) lineSta
 	if h.opts.Policy == nil || st.anchor != 0 {
 		return st
 	}
-	if info, err := h.paneFacts(ctx, pane); err == nil {
-		if hist, cy, ok := cursorRow(info); ok {
-			st.anchor = hist + cy + 1
-		}
+	if p, err := h.fleet.Pane(ctx, pane); err == nil {
+		st.anchor = p.HistorySize + p.CursorY + 1
 	}
 	return st
 }
@@ -467,7 +439,7 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 	if err != nil {
 		return nil, err
 	}
-	defer h.inputLock(n)()
+	defer h.run.LockPane(n)()
 	// Replay the keys on tmuxmcp's model of the edit line: every line an
 	// Enter (in any spelling) or an unknown key could submit is judged.
 	st := h.lineOf(n)

@@ -3,13 +3,17 @@ package tools
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/runner"
+	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
@@ -140,7 +144,11 @@ type createPaneIn struct {
 	Argv         []string          `json:"argv,omitempty"`
 	Env          map[string]string `json:"env,omitempty"`
 	Name         *string           `json:"name,omitempty"`
+	WaitMs       *int64            `json:"waitMs,omitempty"`
 }
+
+// defaultReadyMs is how long create_pane waits for a new shell's prompt.
+const defaultReadyMs = 15000
 
 var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
@@ -194,15 +202,25 @@ func (in *createPaneIn) check() error {
 	if in.Name != nil && (len(*in.Name) == 0 || len(*in.Name) > maxNameLen) {
 		return errorf("name: must be 1..%d bytes", maxNameLen)
 	}
+	if in.WaitMs != nil && (*in.WaitMs < 0 || *in.WaitMs > maxWaitMs) {
+		return errorf("waitMs %d: must be 0..%d (how long to wait for the new shell's prompt)", *in.WaitMs, maxWaitMs)
+	}
+	if in.WaitMs != nil && len(in.Argv) > 0 {
+		return errorf("waitMs applies only to a new shell: with argv the program starts at once (wait_for_text from the returned cursor for its output). Drop waitMs or argv")
+	}
 	return nil
 }
 
 type createPaneOut struct {
-	PaneID    string `json:"paneId"`
-	Cursor    string `json:"cursor"`
-	Session   string `json:"session"`
-	SessionID string `json:"sessionId"`
-	WindowID  string `json:"windowId"`
+	PaneID         string  `json:"paneId"`
+	Cursor         string  `json:"cursor"`
+	Session        string  `json:"session"`
+	SessionID      string  `json:"sessionId"`
+	WindowID       string  `json:"windowId"`
+	Ready          *bool   `json:"ready"`
+	NotReadyReason *string `json:"notReadyReason"`
+	Shell          *string `json:"shell"`
+	Integrated     bool    `json:"integrated"`
 }
 
 func (h *Handlers) createPaneTool() Tool {
@@ -214,19 +232,25 @@ func (h *Handlers) createPaneTool() Tool {
 		"argv":         {Type: "array", MinItems: ptr(1), MaxItems: ptr(maxArgv), Items: &jsonschema.Schema{Type: "string"}, Description: "Program and arguments to run instead of the default shell, e.g. [\"python3\", \"-q\"]; run directly, not through a shell. The pane closes shortly after the program exits (all its output is recorded); wait_for_text then reports pane_died."},
 		"env":          {Type: "object", MaxProperties: ptr(maxEnv), AdditionalProperties: &jsonschema.Schema{Type: "string"}, PropertyNames: &jsonschema.Schema{Pattern: envName.String()}, Description: "Extra environment variables for the program."},
 		"name":         {Type: "string", MinLength: ptr(1), MaxLength: ptr(maxNameLen), Description: "Window name shown to people watching (split panes keep their window's name)."},
+		"waitMs":       withDefault(integer("How long to wait for the new shell to show its prompt and read input (not with argv).", 0, maxWaitMs), defaultReadyMs),
 	})
 	out := outputObject(map[string]*jsonschema.Schema{
-		"paneId":    paneID("The new pane's id."),
-		"cursor":    cursorSchema("The start of the new pane's output (offset 0): wait_for_text from it and nothing the program prints is missed."),
-		"session":   str("Session name."),
-		"sessionId": str("Session id."),
-		"windowId":  str("Window id."),
+		"paneId":         paneID("The new pane's id."),
+		"cursor":         cursorSchema("The start of the new pane's output (offset 0): wait_for_text from it and nothing the program prints is missed."),
+		"session":        str("Session name."),
+		"sessionId":      str("Session id."),
+		"windowId":       str("Window id."),
+		"ready":          nullable(boolean("true: the new shell is at its prompt reading input — run_shell_command, type_text and send_keys can go at once. false: it was not ready within waitMs (see notReadyReason; the pane is kept). null with argv (the program starts at once).")),
+		"notReadyReason": nullable(str("Why the shell is not ready (still starting: what its startup files run and the pane's last lines; exited: its last output), or null.")),
+		"shell":          nullable(str("The shell at the prompt (bash, zsh, fish, sh, dash, ...), or null with argv or when not ready.")),
+		"integrated":     boolean("The shell runs tmuxmcp's shell integration (bash, zsh, fish): run_shell_command there knows exactly when commands end, and typed text never matches waits."),
 	})
 	tool := &mcp.Tool{
 		Name:  "create_pane",
 		Title: "Create a pane",
 		Description: "Start a new shell, or a program of your choice (argv), in a new window or a split, without changing what anyone is looking at. " +
-			"Returns its paneId and a cursor at offset 0, so nothing it prints is missed: wait_for_text from that cursor for its prompt before typing. " +
+			"Without argv it returns once the shell is at its prompt and reading input (ready: true; bounded by waitMs), so run_shell_command, type_text and send_keys can follow at once. " +
+			"Returns its paneId and a cursor at offset 0, so nothing it prints is missed. " +
 			"Prefer a new window (the default) over splitting a pane a person is using.",
 		InputSchema:  in,
 		OutputSchema: out,
@@ -256,84 +280,81 @@ func (h *Handlers) createPane(ctx context.Context, _ *mcp.CallToolRequest, in *c
 		if err := h.allowLaunch(ctx, in.Argv, cwd); err != nil {
 			return nil, err
 		}
-	}
-	args := []string{"new-window"}
-	target := "=" + session + ":"
-	switch split {
-	case "horizontal", "vertical":
-		args = []string{"split-window", map[string]string{"horizontal": "-h", "vertical": "-v"}[split]}
-		if in.TargetPaneID != nil {
-			target = *in.TargetPaneID
-		}
-	default:
-		if in.Name != nil {
-			args = append(args, "-n", *in.Name)
-		} else if len(in.Argv) > 0 {
-			args = append(args, "-n", filepath.Base(in.Argv[0])) // not the wrapper's "sh"
+		if err := h.programExists(ctx, in.Argv[0]); err != nil {
+			return nil, err
 		}
 	}
-	args = append(args, "-d", "-P", "-F", "#{pane_id}\x1f#{session_name}\x1f#{session_id}\x1f#{window_id}", "-t", target)
+	spec := runner.PaneSpec{Session: session, Split: split, Env: in.Env, Argv: in.Argv}
+	if in.TargetPaneID != nil {
+		spec.Target = *in.TargetPaneID
+	}
 	if in.CWD != nil {
-		args = append(args, "-c", *in.CWD)
+		spec.CWD = *in.CWD
 	}
-	for k, v := range in.Env {
-		args = append(args, "-e", k+"="+v)
+	if in.Name != nil {
+		spec.Name = *in.Name
 	}
-	argv, integrated := in.Argv, false
-	if len(argv) > 0 {
-		// Run argv directly (never through a shell, even as one word), and
-		// linger 0.3 s after it exits: tmux 3.3a discards output still
-		// queued for control clients once a pane's program has exited, so a
-		// program that prints and exits at once would otherwise be lost.
-		argv = append([]string{"/bin/sh", "-c", `"$@"; s=$?; sleep 0.3; exit $s`, "tmuxmcp"}, argv...)
-	} else {
-		var env map[string]string
-		if argv, env, integrated = h.shellCommand(ctx); integrated {
-			for k, v := range env {
-				args = append(args, "-e", k+"="+v)
-			}
-		}
-	}
-	args = append(args, argv...)
-	lines, err := h.fleet.Exec(ctx, args...)
+	np, err := h.run.CreatePane(ctx, spec)
 	if err != nil {
-		var ce *tmux.CommandError
-		if errors.As(err, &ce) {
-			switch {
-			case strings.Contains(ce.Message, "can't find session"):
-				return nil, errorf("session %q does not exist on %s: omit session to use %q, or pick one from list_panes", session, h.fleet.Target(), h.opts.Session)
-			case strings.Contains(ce.Message, "can't find pane"):
-				return nil, errorf("targetPaneId %q: no such pane. Call list_panes for the panes that exist", *in.TargetPaneID)
-			case strings.Contains(ce.Message, "no space"):
-				return nil, errorf("the target pane is too small to split: use split: window instead")
-			}
-			return nil, errorf("tmux refused to create the pane: %s", ce.Message)
-		}
-		if errors.Is(err, tmux.ErrClosed) {
-			return nil, lostError()
-		}
-		return nil, err
+		return nil, h.createError(err, session, in.TargetPaneID)
 	}
-	f := strings.Split(strings.Join(lines, ""), "\x1f")
-	if len(f) != 4 {
-		return nil, errorf("tmux created a pane but its reply %q was not understood; call list_panes to find it", strings.Join(lines, ""))
-	}
-	n, err := parsePaneID("paneId", f[0])
-	if err != nil {
-		return nil, err
-	}
-	s := h.hub.Adopt(n)
+	out := &createPaneOut{PaneID: paneName(np.Pane), Cursor: np.Stream.Cursor(0).String(), Session: np.Session, SessionID: np.SessionID, WindowID: np.WindowID}
 	if len(in.Argv) > 0 {
-		// The program runs under a small sh wrapper (see above): name it
-		// for list_panes and capture_pane instead of "sh".
-		_, _ = h.fleet.Exec(ctx, "set-option", "-p", "-t", f[0], tmux.ProgramOption, filepath.Base(in.Argv[0]))
+		return out, nil
 	}
-	if integrated {
-		// run_shell_command reads this to type commands directly.
-		_, _ = h.fleet.Exec(ctx, "set-option", "-p", "-t", f[0], "@tmuxmcp-integrated", "1")
+	wait := time.Duration(defaultReadyMs) * time.Millisecond
+	if in.WaitMs != nil {
+		wait = time.Duration(*in.WaitMs) * time.Millisecond
 	}
-	h.fleet.RefreshPanes()
-	return &createPaneOut{PaneID: f[0], Cursor: s.Cursor(0).String(), Session: f[1], SessionID: f[2], WindowID: f[3]}, nil
+	sh, err := h.run.Ready(ctx, np.Pane, wait)
+	out.Ready = ptr(err == nil)
+	if err != nil {
+		out.NotReadyReason = ptr(h.notReady(np, err))
+		return out, nil
+	}
+	out.Shell, out.Integrated = ptr(sh.Program), sh.Live
+	return out, nil
+}
+
+// notReady says why a new pane's shell is not ready, and what to do.
+func (h *Handlers) notReady(np *runner.NewPane, err error) string {
+	var ref *runner.Refusal
+	if errors.As(err, &ref) {
+		return ref.Reason() + ". It may still get there: wait_for_text from the cursor, or look with capture_pane; `tmuxmcp doctor` checks the shell's startup files"
+	}
+	if errors.Is(err, tmux.ErrNoPane) {
+		// The shell exited before it showed a prompt: say what it printed.
+		c := np.Stream.Capture(stream.CaptureSpec{From: 0, MaxBytes: 2048})
+		last := strings.TrimSpace(c.Output)
+		if i := strings.LastIndex(last, "\n"); len(last) > 600 && i >= 0 {
+			last = last[len(last)-600:]
+		}
+		return fmt.Sprintf("the shell exited before it showed a prompt (the pane is gone); its last output: %q. Check the default shell and its startup files (`tmuxmcp doctor`)", last)
+	}
+	return err.Error()
+}
+
+// programExists checks that argv[0] can be run in a pane: an absolute or
+// relative path that exists, or a name on the PATH new panes get.
+func (h *Handlers) programExists(ctx context.Context, prog string) error {
+	if strings.Contains(prog, "/") {
+		if st, err := os.Stat(prog); err != nil || st.IsDir() {
+			return errorf("argv[0] %q is not a program file: give a full path to an executable or a name on PATH; nothing was created", prog)
+		}
+		return nil
+	}
+	path := os.Getenv("PATH")
+	if lines, err := h.fleet.Exec(ctx, "show-environment", "-g", "PATH"); err == nil && len(lines) == 1 {
+		if v, ok := strings.CutPrefix(lines[0], "PATH="); ok {
+			path = v
+		}
+	}
+	for _, dir := range filepath.SplitList(path) {
+		if st, err := os.Stat(filepath.Join(dir, prog)); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return nil
+		}
+	}
+	return errorf("argv[0] %q was not found on the PATH new panes get (%s): give its full path or install it; nothing was created", prog, truncate(path, 200))
 }
 
 type killPaneIn struct {

@@ -32,6 +32,7 @@ func (e hubEvents) PanesListed(panes []tmux.PaneInfo, listedAt time.Time) {
 	e.h.panes = m
 	e.h.mu.Unlock()
 	e.h.hub.Sync(states, listedAt)
+	e.h.run.Track(panes)
 }
 
 // lostError is the error for a call that met a connection to tmux just as

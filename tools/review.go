@@ -11,6 +11,7 @@ import (
 
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/runner"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 )
 
@@ -193,17 +194,17 @@ wait:
 
 // review runs a person's review of a pending job, then the job itself if
 // approved. It runs as the job's run: cancel_command withdraws it.
-func (h *Handlers) review(r *jobRun, req reviewRequest, in *runIn, pane int) {
+func (h *Handlers) review(run *runner.Run, req reviewRequest, in *runIn, pane int) {
 	ctx := context.Background()
 	// While the person is asked, cancel_command withdraws the request.
 	rctx, endReview := context.WithCancel(ctx)
 	withdrawn := make(chan struct{})
 	go func() {
 		select {
-		case <-r.cancel:
+		case <-run.Stopped():
 			close(withdrawn)
 			endReview()
-		case <-h.closing:
+		case <-h.run.Closing():
 			endReview()
 		case <-rctx.Done():
 		}
@@ -263,40 +264,37 @@ func (h *Handlers) review(r *jobRun, req reviewRequest, in *runIn, pane int) {
 	j, _ := h.jobs.Update(req.id, func(x *jobs.Job) { x.Decision = "approved" })
 	fail := func(err error) {
 		_, _ = h.jobs.Update(req.id, func(x *jobs.Job) {
-			x.Ended, x.Output = time.Now().UTC(), "approved, but not started: "+err.Error()
+			x.Ended, x.LaunchError = time.Now().UTC(), "approved, but not started: "+err.Error()
 		})
 	}
-	var ps paneShell
-	var err error
-	if pane >= 0 {
-		defer h.inputLock(pane)()
-		ps, err = h.checkReady(ctx, pane)
-	} else {
-		name := "tmuxmcp job"
-		if in.Description != nil && *in.Description != "" {
-			name = *in.Description
-		}
-		ps, err = h.freshShell(ctx, name, in.CWD)
-		if err == nil {
-			j, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.PaneID, x.FreshPane = paneName(ps.pane), true })
-		}
-	}
-	if err != nil {
-		fail(err)
-		return
-	}
 	cwd := ""
-	if in.CWD != nil && pane >= 0 {
+	if in.CWD != nil {
 		cwd = *in.CWD
 	}
+	if pane < 0 {
+		np, err := h.run.CreatePane(ctx, runner.PaneSpec{Name: firstNonEmpty(j.Description, "tmuxmcp job"), CWD: cwd})
+		if err != nil {
+			fail(err)
+			return
+		}
+		_, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.PaneID, x.FreshPane, x.Status = paneName(np.Pane), true, jobs.Running })
+		h.run.RunFresh(j, np) // a run of its own: await finds it
+		return
+	}
+	defer h.run.LockPane(pane)()
+	sh, err := h.run.Ready(ctx, pane, 2*time.Second)
+	if err != nil {
+		fail(h.runnerError("paneId", pane, err))
+		return
+	}
 	j, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.Status = jobs.Running })
-	s, at, err := h.startJob(ctx, ps, j, cwd)
+	st, err := h.run.Start(ctx, j, sh, cwd)
 	if err != nil {
 		_, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.Status = jobs.NotStarted })
 		fail(err)
 		return
 	}
-	h.watchJob(r, s, at, false)
+	h.run.Watch(run, st)
 }
 
 func firstNonEmpty(s ...string) string {

@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"os"
 	"regexp"
@@ -15,8 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
-	"github.com/tmuxmcp/tmuxmcp/stream"
-	"github.com/tmuxmcp/tmuxmcp/tmux"
+	"github.com/tmuxmcp/tmuxmcp/runner"
 )
 
 // Limits of run_shell_command.
@@ -108,6 +106,9 @@ type jobOut struct {
 	PaneID        *string `json:"paneId"`
 	DurationMs    int64   `json:"durationMs"`
 	LaunchOutcome string  `json:"launchOutcome"`
+	LaunchError   *string `json:"launchError"`
+	Shell         *string `json:"shell"`
+	ShellReady    bool    `json:"shellReady"`
 }
 
 var jobStatuses = []string{"completed", "running", "interrupted", "timed_out", "pane_died", "not_started"}
@@ -128,6 +129,9 @@ func jobOutSchema() *jsonschema.Schema {
 		"paneId":        nullable(paneID("The pane it runs in, or null while no pane was chosen yet (a fresh pane waiting for approval, or blocked).")),
 		"durationMs":    count("How long it has run."),
 		"launchOutcome": enum("STARTED when the command was typed into the shell; NOT_STARTED when nothing ran.", "STARTED", "NOT_STARTED"),
+		"launchError":   nullable(str("Why a not_started command did not start (its fresh pane's shell never got ready, the shell took it as unfinished), or null.")),
+		"shell":         nullable(enum("The shell that ran it — the command is that shell's language: bash, zsh, fish, or sh (sh, dash, ksh); null before it started.", "bash", "zsh", "fish", "sh")),
+		"shellReady":    boolean("The pane's shell is back at its prompt reading input: the next command, type_text or send_keys on the pane can go at once. false while running, for a fresh pane (closed when done), or when the prompt did not come back within 5 s of the command's end."),
 	})
 }
 
@@ -205,8 +209,6 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 		}
 		return prior, nil
 	}
-	var ps paneShell
-	var err error
 	pane, cwd := -1, ""
 	if in.PaneID != nil {
 		pane, _ = parsePaneID("paneId", *in.PaneID)
@@ -217,15 +219,21 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 	if in.CWD != nil {
 		cwd = *in.CWD
 	}
-	fresh := false // ps is this call's reading of the pane, nothing waited on since
+	var sh *runner.Shell
+	fresh := false // sh is this call's reading of the pane, nothing waited on since
+	ready := func() error {
+		var err error
+		sh, err = h.run.Ready(ctx, pane, readyWait(in))
+		fresh = err == nil
+		return h.runnerError("paneId", pane, err)
+	}
 	if pane >= 0 {
-		defer h.inputLock(pane)()
+		defer h.run.LockPane(pane)()
 		// Refuse a pane that cannot take the command before anyone is
 		// asked to approve it.
-		if ps, err = h.checkReady(ctx, pane); err != nil {
+		if err := ready(); err != nil {
 			return nil, err
 		}
-		fresh = true
 	}
 	decision, decidedBy, subj := h.judge(ctx, pane, j.Command, cwd)
 	if decision == "ask" && elicitAnswered(req) {
@@ -267,7 +275,7 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 			return nil, err
 		}
 		req := reviewRequest{id: created.ID, tool: "run_shell_command", pane: created.PaneID, program: subj.Program, cwd: firstNonEmpty(cwd, subj.CWD), command: j.Command, reason: j.Reason}
-		h.goRun(created.ID, func(r *jobRun) { h.review(r, req, in, pane) })
+		h.run.Go(created.ID, func(run *runner.Run) { h.review(run, req, in, pane) })
 		return created, nil
 	}
 	j.Decision = decision
@@ -280,89 +288,56 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 		}
 		return created, err
 	}
-	if pane >= 0 {
-		if !fresh {
-			if ps, err = h.checkReady(ctx, pane); err != nil {
-				return nil, err
-			}
+	if pane < 0 {
+		// A fresh pane: made now, so the result names it; its shell may
+		// still be starting, and the command is typed once it is ready,
+		// while this call's waitMs goes on.
+		np, err := h.run.CreatePane(ctx, runner.PaneSpec{Name: firstNonEmpty(j.Description, "tmuxmcp job"), CWD: cwd})
+		if err != nil {
+			return nil, h.createError(err, h.opts.Session, nil)
 		}
-		j.PaneID = paneName(pane)
-	} else {
-		name := "tmuxmcp job"
-		if in.Description != nil && *in.Description != "" {
-			name = *in.Description
+		j.PaneID, j.FreshPane = paneName(np.Pane), true
+		created, err := h.jobs.Create(j)
+		if err != nil {
+			_, _ = h.fleet.Exec(context.WithoutCancel(ctx), "kill-pane", "-t", paneName(np.Pane))
+			return nil, fmt.Errorf("record job: %w", err)
 		}
-		if ps, err = h.freshShell(ctx, name, in.CWD); err != nil {
+		h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", RequestID: j.RequestID, JobID: created.ID, PaneID: created.PaneID, Command: j.Command, Decision: decision, DecidedBy: decidedBy, Reason: j.Reason})
+		h.run.RunFresh(created, np)
+		return created, nil
+	}
+	if !fresh {
+		if err := ready(); err != nil {
 			return nil, err
 		}
-		j.PaneID, j.FreshPane = paneName(ps.pane), true
 	}
+	j.PaneID = paneName(pane)
 	created, err := h.jobs.Create(j)
 	if err != nil {
 		return nil, fmt.Errorf("record job: %w", err)
 	}
 	h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", RequestID: j.RequestID, JobID: created.ID, PaneID: created.PaneID, Command: j.Command, Decision: decision, DecidedBy: decidedBy, Reason: j.Reason})
-	if in.PaneID == nil {
-		cwd = "" // the fresh pane already starts there
-	}
-	s, at, err := h.startJob(ctx, ps, created, cwd)
+	st, err := h.run.Start(ctx, created, sh, cwd)
 	if err != nil {
 		_, _ = h.jobs.Update(created.ID, func(x *jobs.Job) { x.Status = jobs.NotStarted; x.Ended = time.Now().UTC() })
-		if created.FreshPane {
-			_, _ = h.fleet.Exec(context.WithoutCancel(ctx), "kill-pane", "-t", created.PaneID)
-		}
-		return nil, err
+		return nil, h.paneError("paneId", pane, err)
 	}
-	h.watch(created.ID, s, at, false)
+	h.run.Spawn(st)
 	return created, nil
 }
 
-// freshShell creates a new window with an integrated shell and waits until
-// its prompt is up.
-func (h *Handlers) freshShell(ctx context.Context, name string, cwd *string) (paneShell, error) {
-	args := []string{"new-window", "-d", "-n", name, "-P", "-F", "#{pane_id}", "-t", "=" + h.opts.Session + ":"}
-	if cwd != nil {
-		args = append(args, "-c", *cwd)
+// readyWait is how long a call waits for a pane's shell that is still
+// starting or drawing its prompt: its waitMs, at least 2 s (a background
+// call too: the prompt is moments away).
+func readyWait(in *runIn) time.Duration {
+	wait := time.Duration(defaultWaitMs) * time.Millisecond
+	if in.WaitMs != nil {
+		wait = time.Duration(*in.WaitMs) * time.Millisecond
 	}
-	argv, env, integrated := h.shellCommand(ctx)
-	for k, v := range env {
-		args = append(args, "-e", k+"="+v)
+	if in.Background {
+		wait = 0
 	}
-	args = append(args, argv...)
-	lines, err := h.fleet.Exec(ctx, args...)
-	if errors.Is(err, tmux.ErrClosed) {
-		return paneShell{}, lostError()
-	}
-	if err != nil {
-		return paneShell{}, errorf("could not create a fresh pane in session %q: %v", h.opts.Session, err)
-	}
-	n, err := parsePaneID("paneId", strings.Join(lines, ""))
-	if err != nil {
-		return paneShell{}, err
-	}
-	s := h.hub.Adopt(n)
-	if integrated {
-		_, _ = h.fleet.Exec(ctx, "set-option", "-p", "-t", paneName(n), "@tmuxmcp-integrated", "1")
-	}
-	// The shell is ready once its prompt has been printed: the B mark with
-	// integration, otherwise the first output.
-	wctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	if integrated {
-		err = waitMark(wctx, s, 'B')
-	} else if r, _ := s.Wait(wctx, stream.WaitSpec{From: 0, Timeout: 20 * time.Second, MaxBytes: 4096}); r.Outcome != stream.Matched {
-		err = fmt.Errorf("outcome %s", r.Outcome)
-	}
-	if err != nil {
-		_, _ = h.fleet.Exec(context.WithoutCancel(ctx), "kill-pane", "-t", paneName(n))
-		return paneShell{}, errorf("the fresh pane's shell did not show a prompt within 20 s (%v); nothing was run", err)
-	}
-	ps, err := h.checkReady(ctx, n)
-	if err != nil {
-		_, _ = h.fleet.Exec(context.WithoutCancel(ctx), "kill-pane", "-t", paneName(n))
-		return ps, err
-	}
-	return ps, nil
+	return max(wait, 2*time.Second)
 }
 
 type awaitIn struct {
@@ -407,19 +382,7 @@ func (h *Handlers) awaitJob(ctx context.Context, id string, wait time.Duration) 
 	if _, ok := h.jobs.Get(id); !ok {
 		return nil, errorf("jobId %q: no such job (list_commands shows the jobs tmuxmcp knows)", id)
 	}
-	h.mu.Lock()
-	r := h.runs[id]
-	h.mu.Unlock()
-	if r != nil {
-		t := time.NewTimer(wait)
-		select {
-		case <-r.done:
-		case <-t.C:
-		case <-ctx.Done():
-		}
-		t.Stop()
-	}
-	j, _ := h.jobs.Get(id)
+	j, _ := h.run.Await(ctx, id, wait)
 	return h.jobResult(j), nil
 }
 
@@ -441,7 +404,14 @@ func (h *Handlers) jobResult(j *jobs.Job) *jobOut {
 	}
 	out.Output, out.OutputBytes = j.Output, j.OutputBytes
 	if !j.Done() {
-		out.Output, out.OutputBytes = h.liveOutput(j)
+		out.Output, out.OutputBytes = h.run.Output(j)
+	}
+	if j.Shell != "" {
+		out.Shell = ptr(j.Shell)
+	}
+	out.ShellReady = j.ShellReady
+	if j.LaunchError != "" {
+		out.LaunchError = ptr(j.LaunchError)
 	}
 	out.OmittedBytes = max(0, out.OutputBytes-int64(len(out.Output)))
 	out.MissedBytes = j.MissedBytes
@@ -460,15 +430,6 @@ func (h *Handlers) jobResult(j *jobs.Job) *jobOut {
 		}
 	}
 	return out
-}
-
-// liveOutput reads a running job's output so far from its file.
-func (h *Handlers) liveOutput(j *jobs.Job) (string, int64) {
-	b, err := readTail(h.jobs.Path(j.ID, ".out"), j.OutputLimit)
-	if err != nil {
-		return "", 0
-	}
-	return b.text, b.size
 }
 
 type cancelIn struct {
@@ -495,12 +456,7 @@ func (h *Handlers) cancelCommand(ctx context.Context, _ *mcp.CallToolRequest, in
 	if _, ok := h.jobs.Get(in.JobID); !ok {
 		return nil, errorf("jobId %q: no such job (list_commands shows the jobs tmuxmcp knows)", in.JobID)
 	}
-	h.mu.Lock()
-	r := h.runs[in.JobID]
-	h.mu.Unlock()
-	if r != nil {
-		r.requestStop(jobs.Interrupted)
-	}
+	h.run.Cancel(in.JobID)
 	return h.awaitJob(ctx, in.JobID, 10*time.Second)
 }
 

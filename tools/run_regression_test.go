@@ -3,8 +3,6 @@ package tools
 
 import (
 	"context"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,53 +11,8 @@ import (
 
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
-	"github.com/tmuxmcp/tmuxmcp/stream"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
-
-// watchOnly starts a job watcher on a hub fed by hand (no tmux).
-func watchOnly(t *testing.T, retain int, output string) (*Handlers, *jobs.Job, *jobRun) {
-	store, err := jobs.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := &Handlers{hub: stream.NewHub(retain), jobs: store, runs: map[string]*jobRun{}, closing: make(chan struct{}),
-		log: slog.New(slog.NewTextHandler(io.Discard, nil))}
-	t.Cleanup(func() { close(h.closing); h.wg.Wait() })
-	s := h.hub.Adopt(5)
-	j, _ := store.Create(&jobs.Job{Status: jobs.Running, Mode: "integrated", ShellTag: "s1", OutputLimit: 8192, PaneID: "%5", Started: time.Now()})
-	h.watch(j.ID, s, 0, false)
-	h.mu.Lock()
-	r := h.runs[j.ID] // before any output: a watcher that is done leaves runs
-	h.mu.Unlock()
-	h.hub.Output(5, []byte(output))
-	return h, j, r
-}
-
-func TestEndMarkSplitAcrossReads(t *testing.T) {
-	h, j, r := watchOnly(t, 0, "\x1b]133;C;tmuxmcp=s1\x07hello\r\n\x1b]133;D;")
-	h.hub.Output(5, []byte("7;tmuxmcp=s1\x07\x1b]133;A;tmuxmcp=s1\x07$ "))
-	select {
-	case <-r.done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("job did not end")
-	}
-	got, _ := h.jobs.Get(j.ID)
-	if got.Status != jobs.Completed || got.ExitCode == nil || *got.ExitCode != 7 || got.Output != "hello\n" {
-		t.Fatalf("got %+v", got)
-	}
-}
-
-func TestStartMarkEvictedBeforeItWasRead(t *testing.T) {
-	h, j, r := watchOnly(t, 1024, "\x1b]133;C;tmuxmcp=s1\x07"+strings.Repeat("x", 4096)+"\r\n\x1b]133;D;0;tmuxmcp=s1\x07\x1b]133;A;tmuxmcp=s1\x07$ ")
-	select {
-	case <-r.done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("job never ended: its start mark was evicted")
-	}
-	if got, _ := h.jobs.Get(j.ID); got.Status != jobs.Completed || got.MissedBytes == 0 {
-		t.Fatalf("got %+v", got)
-	}
-}
 
 func TestOutputThatPrintsMarksCannotEndAJob(t *testing.T) {
 	e := newEnv(t, envOptions{})
@@ -190,15 +143,13 @@ func homeEnv(t *testing.T, sh string, files map[string]string) *env {
 			t.Fatal(err)
 		}
 	}
-	target := tmuxtest.Server(t, "agent", 120, 40)
-	if _, err := target.Run(context.Background(), "set-environment", "-g", "HOME", home); err != nil {
-		t.Fatal(err)
-	}
+	target := tmuxtest.ServerWith(t, tmux.SessionSpec{Name: "agent", Width: 120, Height: 40}, home)
 	return newEnv(t, envOptions{target: &target, shell: sh})
 }
 
 func TestUserStartupFilesAndDynamicPrompts(t *testing.T) {
-	e := homeEnv(t, "/bin/bash", map[string]string{".bashrc": "export RC=bash-rc\nPROMPT_COMMAND='PS1=\"\\w \\$ \"'\n"})
+	e := homeEnv(t, "/bin/bash", map[string]string{".bashrc": "export RC=bash-rc\nPROMPT_COMMAND='PS1=\"\\w \\$ \"'\n",
+		".profile": "[ -f ~/.bashrc ] && . ~/.bashrc\n"})
 	r := e.runCmd(t, map[string]any{"command": "echo $RC", "waitMs": 30000})
 	if r.str("status") != "completed" || r.str("output") != "bash-rc\n" {
 		t.Fatalf("bash with a dynamic PS1: %v", r)

@@ -1,67 +1,20 @@
 package tools
 
 import (
-	"context"
+	"errors"
 	"fmt"
-	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/cursor"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
-	"github.com/tmuxmcp/tmuxmcp/shell"
+	"github.com/tmuxmcp/tmuxmcp/runner"
 	"github.com/tmuxmcp/tmuxmcp/stream"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
-
-// shellCommand returns how to start a pane's shell: with integration when
-// tmux would start bash or zsh and no default-command overrides it.
-func (h *Handlers) shellCommand(ctx context.Context) (argv []string, env map[string]string, integrated bool) {
-	if h.integ == nil {
-		return nil, nil, false
-	}
-	if cmd, err := h.fleet.Exec(ctx, "show-options", "-gv", "default-command"); err != nil || strings.TrimSpace(strings.Join(cmd, "")) != "" {
-		return nil, nil, false
-	}
-	sh, err := h.fleet.Exec(ctx, "show-options", "-gv", "default-shell")
-	if err != nil || len(sh) == 0 {
-		return nil, nil, false
-	}
-	argv, env, ok := h.integ.Command(strings.TrimSpace(sh[0]))
-	return argv, env, ok
-}
-
-// waitMark sleeps on the stream until a mark of kind appears.
-func waitMark(ctx context.Context, s *stream.PaneStream, kind byte) error {
-	scanner := shell.NewMarkScanner(0)
-	var pos int64
-	var buf []byte
-	for {
-		c := s.ReadRaw(pos, 64<<10, buf)
-		buf = c.Data[:0]
-		if c.From > pos {
-			scanner = shell.NewMarkScanner(c.From)
-		}
-		for _, m := range scanner.Feed(c.Data) {
-			if m.Kind == kind {
-				return nil
-			}
-		}
-		pos = c.From + int64(len(c.Data))
-		if pos < c.End {
-			continue
-		}
-		if c.Ended {
-			return fmt.Errorf("the pane closed")
-		}
-		select {
-		case <-c.Changed:
-		case <-ctx.Done():
-			return ctx.Err()
-		}
-	}
-}
 
 // hubStream finds a recording by its id's hex form.
 func (h *Handlers) hubStream(hexID string) (*stream.PaneStream, bool) {
@@ -72,61 +25,101 @@ func (h *Handlers) hubStream(hexID string) (*stream.PaneStream, bool) {
 	return h.hub.Stream(c.Stream)
 }
 
-type fileTail struct {
-	text string
-	size int64
+// jobEnded writes a job's completion to the audit log.
+func (h *Handlers) jobEnded(j *jobs.Job) {
+	h.audit(audit.Event{Event: "completed", RequestID: j.RequestID, JobID: j.ID, PaneID: j.PaneID, Status: string(j.Status), ExitCode: j.ExitCode})
 }
 
-// readTail reads the last limit bytes of a file and its size.
-func readTail(path string, limit int) (fileTail, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return fileTail{}, err
-	}
-	defer f.Close()
-	st, err := f.Stat()
-	if err != nil {
-		return fileTail{}, err
-	}
-	off := max(0, st.Size()-int64(limit))
-	b := make([]byte, st.Size()-off)
-	if _, err := f.ReadAt(b, off); err != nil && err != io.EOF {
-		return fileTail{}, err
-	}
-	return fileTail{text: strings.ToValidUTF8(string(b), ""), size: st.Size()}, nil
-}
-
-// resumeJobs picks up jobs that were running when tmuxmcp stopped: each
-// is watched again on its pane's new recording.
-func (h *Handlers) resumeJobs(ctx context.Context) {
+// resumePending ends the reviews a previous tmuxmcp opened: nobody is left
+// to answer them.
+func (h *Handlers) resumePending() {
 	for _, j := range h.jobs.List() {
-		if j.Decision == "pending" {
-			// Nobody answers a review that a previous tmuxmcp opened.
-			_, _ = h.jobs.Update(j.ID, func(x *jobs.Job) { x.Decision, x.Ended = "denied-error", time.Now().UTC() })
-			h.audit(audit.Event{Event: "decision", JobID: j.ID, PaneID: j.PaneID, Command: j.Command, Decision: "denied-error", DecidedBy: "tmuxmcp: restarted during the review"})
+		if j.Decision != "pending" {
 			continue
 		}
-		if j.Done() {
-			continue
-		}
-		n, err := parsePaneID("paneId", j.PaneID)
-		if err == nil {
-			err = h.paneExists(ctx, "paneId", n)
-		}
-		if err != nil {
-			_, _ = h.jobs.Update(j.ID, func(x *jobs.Job) { x.Status = jobs.PaneDied; x.Ended = time.Now().UTC() })
-			continue
-		}
-		s, ok := h.hub.Live(n)
-		if !ok {
-			s = h.hub.Adopt(n)
-		}
-		if s.ID().String() != j.Stream {
-			// A new recording: its first end mark is this job's.
-			_, _ = h.jobs.Update(j.ID, func(x *jobs.Job) { x.Stream, x.StartOffset = s.ID().String(), 0 })
-			h.watch(j.ID, s, 0, true)
-			continue
-		}
-		h.watch(j.ID, s, j.StartOffset, false)
+		_, _ = h.jobs.Update(j.ID, func(x *jobs.Job) { x.Decision, x.Ended = "denied-error", time.Now().UTC() })
+		h.audit(audit.Event{Event: "decision", JobID: j.ID, PaneID: j.PaneID, Command: j.Command, Decision: "denied-error", DecidedBy: "tmuxmcp: restarted during the review"})
 	}
+}
+
+// runnerError turns what the runner said about pane into a tool error: a
+// refusal names the pane's state and the next step; anything else is a
+// pane error.
+func (h *Handlers) runnerError(field string, pane int, err error) error {
+	if err == nil {
+		return nil
+	}
+	var ref *runner.Refusal
+	if !errors.As(err, &ref) {
+		return h.paneError(field, pane, err)
+	}
+	id := paneName(pane)
+	next := ""
+	switch ref.State {
+	case runner.Dead:
+		next = "Omit paneId to run in a fresh pane, or create_pane for a new shell"
+	case runner.CopyMode:
+		next = "Wait for them to leave it (capture_pane shows inCopyMode), or omit paneId to run in a fresh pane"
+	case runner.FullScreen:
+		next = "Use type_text/send_keys with that program (quit it first to get the shell back), or omit paneId to run in a fresh pane"
+	case runner.InputOff:
+		next = "Someone must enable it with select-pane -e; or omit paneId to run in a fresh pane"
+	case runner.RunningJob:
+		next = fmt.Sprintf("await_command_result(%q) or cancel_command(%q) first, or omit paneId to run in a fresh pane", ref.Job.ID, ref.Job.ID)
+	case runner.Busy:
+		next = "Wait for it to finish (wait_for_text), interrupt it (send_keys [\"C-c\"]), or omit paneId to run in a fresh pane; for a REPL or other program use type_text"
+	case runner.Builtin:
+		next = "It may be waiting for input (capture_pane shows it): answer with type_text, or interrupt it with send_keys [\"C-c\"]; or omit paneId to run in a fresh pane"
+	case runner.Starting, runner.Drawing:
+		next = "Call again (a larger waitMs waits longer), or look at it with capture_pane; `tmuxmcp doctor` checks the shell's startup files"
+	case runner.Continuation:
+		next = "send_keys [\"C-c\"] discards the unfinished command; then run again in the same pane"
+	case runner.Correction:
+		next = "send_keys [\"a\"] aborts that command line (zsh's [nyae]: a = abort); then run again in the same pane"
+	case runner.HalfTyped:
+		if ref.TypedByUs {
+			next = "send_keys [\"C-u\"] clears it (or [\"Enter\"] runs it, if you meant to); then run again in the same pane"
+		} else {
+			next = "Wait for them, or omit paneId to run in a fresh pane; if nobody is typing there, send_keys [\"C-u\"] clears the line and you can run again in the same pane"
+		}
+	case runner.Unconfirmed:
+		next = fmt.Sprintf("If nobody is typing in %s, send_keys [\"C-u\"] clears the line (tmuxmcp learns the prompt from it); then run again in the same pane. Or omit paneId to run in a fresh pane", id)
+	case runner.NotAShell:
+		next = "Use type_text and wait_for_text with it, or omit paneId to run in a fresh pane"
+	default:
+		next = "Look at it with capture_pane, or omit paneId to run in a fresh pane"
+	}
+	return errorf("%s: %s, so nothing was typed. %s", field, ref.Reason(), next)
+}
+
+// createError turns tmux's refusal to create a pane into a tool error.
+func (h *Handlers) createError(err error, session string, target *string) error {
+	var ce *tmux.CommandError
+	if errors.As(err, &ce) {
+		switch {
+		case strings.Contains(ce.Message, "can't find session"):
+			return errorf("session %q does not exist on %s: omit session to use %q, or pick one from list_panes", session, h.fleet.Target(), h.opts.Session)
+		case strings.Contains(ce.Message, "can't find pane") && target != nil:
+			return errorf("targetPaneId %q: no such pane. Call list_panes for the panes that exist", *target)
+		case strings.Contains(ce.Message, "no space"):
+			return errorf("the target pane is too small to split: use split: window instead")
+		}
+		return errorf("tmux refused to create the pane: %s", ce.Message)
+	}
+	if errors.Is(err, tmux.ErrClosed) {
+		return lostError()
+	}
+	return err
+}
+
+// DefaultStateDir is where job records and state live without --state-dir.
+func DefaultStateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "tmuxmcp")
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return filepath.Join(os.TempDir(), "tmuxmcp-state")
+	}
+	return filepath.Join(home, ".local", "state", "tmuxmcp")
 }

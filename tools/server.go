@@ -25,6 +25,7 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/policy"
+	"github.com/tmuxmcp/tmuxmcp/runner"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
@@ -59,6 +60,9 @@ type Options struct {
 	// "tmux" (a popup on attached clients) and "elicitation" (the MCP
 	// client asks its user). Default: tmux, then elicitation.
 	ApprovalVia []string
+	// Shell is the installed shell integration; nil installs it under
+	// StateDir/shell.
+	Shell *shell.Integration
 }
 
 // DefaultWaitMax is the default ceiling on waits (--wait-max).
@@ -75,28 +79,26 @@ type Handlers struct {
 	opts  Options
 	log   *slog.Logger
 
-	jobs  *jobs.Store
-	integ *shell.Integration
+	jobs *jobs.Store
+	run  *runner.Runner // the command engine: readiness, launch, watching
 
 	mu        sync.Mutex
 	panes     map[int]tmux.PaneInfo  // the latest listing
 	selfPane  int                    // the pane tmuxmcp itself runs in on this server, or -1
-	runs      map[string]*jobRun     // jobs being watched
 	reviewing bool                   // a person is being asked (one review at a time)
 	elicits   map[string]elicitation // open elicitations, by request state
 	subs      subscriptions          // pane resources being watched
 	typedLine map[int]lineState      // each pane's edit line as tmuxmcp typed it (for the policy)
 	waits     map[int]int            // open waits per pane
-	paneLocks map[int]*sync.Mutex    // input to a pane, judged and sent as one
 	waitsAll  int                    // open waits in all
 	server    *mcp.Server            // for resource-updated notifications
 	allowAll  bool                   // a person allowed everything for this session
 
 	startMu   sync.Mutex    // one job launch at a time
-	closing   chan struct{} // closed by Close: watchers stop
+	closing   chan struct{} // closed by Close: resource watchers stop
 	closeOnce sync.Once
 	calls     sync.WaitGroup // tool calls in progress, for a clean shutdown
-	wg        sync.WaitGroup // watchers
+	wg        sync.WaitGroup // resource watchers
 }
 
 // Start connects to the tmux server, begins recording every pane and
@@ -104,23 +106,30 @@ type Handlers struct {
 func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Options, log *slog.Logger) (*Handlers, error) {
 	opts = withDefaults(opts)
 	h := &Handlers{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1,
-		runs: map[string]*jobRun{}, closing: make(chan struct{}), elicits: map[string]elicitation{},
-		subs: subscriptions{watches: map[string]*resourceWatch{}}, typedLine: map[int]lineState{}, waits: map[int]int{}, paneLocks: map[int]*sync.Mutex{}}
+		closing: make(chan struct{}), elicits: map[string]elicitation{},
+		subs: subscriptions{watches: map[string]*resourceWatch{}}, typedLine: map[int]lineState{}, waits: map[int]int{}}
 	store, err := jobs.Open(filepath.Join(opts.StateDir, "jobs"))
 	if err != nil {
 		return nil, err
 	}
 	h.jobs = store
-	if h.integ, err = shell.Install(filepath.Join(opts.StateDir, "shell")); err != nil {
-		log.Warn("no shell integration; commands use the inline wrapper", "err", err)
+	integ := opts.Shell
+	if integ == nil {
+		if integ, err = shell.Install(filepath.Join(opts.StateDir, "shell")); err != nil {
+			log.Warn("no shell integration; commands use the inline wrapper", "err", err)
+		}
 	}
+	// The runner exists before the fleet's first pane listing reaches it.
+	h.run = runner.New(runner.Config{Hub: hub, Jobs: store, Shell: integ, Session: opts.Session, Log: log, Ended: h.jobEnded})
 	fleet, err := tmux.StartFleet(ctx, target, hubEvents{h}, log)
 	if err != nil {
 		return nil, err
 	}
 	h.fleet = fleet
+	h.run.SetFleet(fleet)
 	h.selfPane = h.findSelfPane(ctx)
-	h.resumeJobs(ctx)
+	h.resumePending()
+	h.run.Resume(ctx)
 	return h, nil
 }
 
@@ -153,6 +162,7 @@ func (h *Handlers) Draining(ctx context.Context) context.Context {
 func (h *Handlers) Close() {
 	h.closeOnce.Do(func() {
 		close(h.closing)
+		h.run.Close()
 		h.wg.Wait()
 		h.fleet.Close()
 		h.hub.Close()

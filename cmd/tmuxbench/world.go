@@ -44,7 +44,7 @@ func newWorld(ctx context.Context, cfg config) (*world, error) {
 		_ = os.RemoveAll(tmp)
 		return nil, err
 	}
-	target, stop, err := tmuxtest.Start(ctx, "tmuxmcp-bench", "bench", 120, 40, home)
+	target, stop, err := tmuxtest.Start(ctx, "tmuxmcp-bench", tmux.SessionSpec{Name: "bench", Width: 120, Height: 40}, home)
 	if err != nil {
 		_ = os.RemoveAll(tmp)
 		return nil, err

@@ -21,6 +21,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
@@ -31,6 +32,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/policy"
+	"github.com/tmuxmcp/tmuxmcp/runner"
+	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 	"github.com/tmuxmcp/tmuxmcp/tools"
@@ -192,7 +195,26 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	if _, err := c.target.Version(startCtx); err != nil {
 		return fmt.Errorf("tmux is not installed or not on PATH (%v): install it, e.g. apt-get install tmux", err)
 	}
-	ensure := func(ctx context.Context) error { return c.target.EnsureSession(ctx, c.session, 200, 50) }
+	stateDir := c.stateDir
+	if stateDir == "" {
+		stateDir = tools.DefaultStateDir()
+	}
+	integ, err := shell.Install(filepath.Join(stateDir, "shell"))
+	if err != nil {
+		log.Warn("no shell integration; commands use the inline wrapper", "err", err)
+	}
+	// The session's first pane, the one a person sees first on attach,
+	// runs the integrated shell like every pane tmuxmcp creates.
+	argv, env, options := runner.SessionLaunch(integ)
+	spec := tmux.SessionSpec{Name: c.session, Width: 200, Height: 50, Command: argv, Env: env, PaneOptions: options}
+	ensure := func(ctx context.Context) error {
+		if integ != nil {
+			// A new tag for each server start.
+			spec.Command, spec.Env, spec.PaneOptions = runner.SessionLaunch(integ)
+		}
+		_, err := c.target.EnsureSession(ctx, spec)
+		return err
+	}
 	if err := ensure(startCtx); err != nil {
 		return err
 	}
@@ -200,9 +222,8 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	if c.embedded {
 		restart = ensure
 	}
-	opts := tools.Options{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: c.stateDir, ReviewTimeout: c.review, ApprovalVia: c.viaList}
+	opts := tools.Options{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: stateDir, ReviewTimeout: c.review, ApprovalVia: c.viaList, Shell: integ}
 	if c.policy != "" || c.def != policy.Allow {
-		var err error
 		if c.policy != "" {
 			opts.Policy, err = policy.Load(c.policy, c.def)
 		} else {

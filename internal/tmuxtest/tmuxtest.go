@@ -12,12 +12,15 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/tmux"
+	"golang.org/x/sys/unix"
 )
 
 // Server starts a tmux server on a unique socket (-L tmuxmcp-test-<random>,
@@ -26,12 +29,19 @@ import (
 // not installed.
 func Server(t testing.TB, session string, width, height int) tmux.Target {
 	t.Helper()
+	return ServerWith(t, tmux.SessionSpec{Name: session, Width: width, Height: height}, t.TempDir())
+}
+
+// ServerWith is Server with the session spec given (its first pane's
+// program, say) and home as every pane's HOME.
+func ServerWith(t testing.TB, spec tmux.SessionSpec, home string) tmux.Target {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	target, stop, err := Start(ctx, "tmuxmcp-test", session, width, height, t.TempDir())
+	target, stop, err := Start(ctx, "tmuxmcp-test", spec, home)
 	if err != nil {
 		t.Fatalf("start tmux: %v", err)
 	}
@@ -39,14 +49,54 @@ func Server(t testing.TB, session string, width, height int) tmux.Target {
 	return target
 }
 
+// Env is the hermetic environment a test's tmux server (and every pane in
+// it) gets: home as HOME, bash as the shell, a fixed PATH and prompt, and
+// nothing of the invoking user's (no XDG or zsh directories, no ENV).
+func Env(home string) []string {
+	env := []string{"HOME=" + home, "SHELL=/bin/bash", "PATH=/usr/local/bin:/usr/bin:/bin", "PS1=$ ",
+		"HISTFILE=" + home + "/.history", "LANG=C.UTF-8", "TERM=xterm-256color", "USER=" + os.Getenv("USER"), "LOGNAME=" + os.Getenv("LOGNAME")}
+	if tmp := os.Getenv("TMPDIR"); tmp != "" {
+		env = append(env, "TMPDIR="+tmp)
+	}
+	return env
+}
+
+// defaultRC are the startup files a test home gets unless the test wrote
+// its own: a login shell reads .profile, which reads .bashrc (as Debian's
+// skeleton does), and every prompt is short and the same on every machine.
+var defaultRC = map[string]string{
+	".profile": "if [ -n \"${BASH_VERSION-}\" ] && [ -f ~/.bashrc ]; then . ~/.bashrc; fi\n",
+	".bashrc":  "PS1='$ '\n",
+	".zshrc":   "PS1='%# '\n",
+}
+
+// DefaultRC writes the default startup files into home, leaving any the
+// test wrote.
+func DefaultRC(home string) error {
+	for name, body := range defaultRC {
+		p := filepath.Join(home, name)
+		if _, err := os.Stat(p); err == nil {
+			continue
+		}
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			return fmt.Errorf("write %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
 // Start starts a tmux server on a unique socket (-L prefix-<random>, no
-// config file) with a detached session, configured by Configure with home,
-// and returns it with stop, which kills exactly that server and removes
-// its socket file. On error nothing is left running.
-func Start(ctx context.Context, prefix, session string, width, height int, home string) (target tmux.Target, stop func(), err error) {
+// config file) with a detached session as spec says, in the hermetic
+// environment Env(home), configured by Configure, and returns it with
+// stop, which kills exactly that server and removes its socket file. On
+// error nothing is left running.
+func Start(ctx context.Context, prefix string, spec tmux.SessionSpec, home string) (target tmux.Target, stop func(), err error) {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
-	target = tmux.Target{SocketName: prefix + "-" + hex.EncodeToString(b), ConfigFile: "/dev/null"}
+	target = tmux.Target{SocketName: prefix + "-" + hex.EncodeToString(b), ConfigFile: "/dev/null", Env: Env(home)}
+	if err := DefaultRC(home); err != nil {
+		return target, nil, err
+	}
 	var socketPath string
 	stop = func() {
 		Kill(target)
@@ -55,7 +105,7 @@ func Start(ctx context.Context, prefix, session string, width, height int, home 
 			_ = os.Remove(socketPath)
 		}
 	}
-	if err := target.EnsureSession(ctx, session, width, height); err != nil {
+	if _, err := target.EnsureSession(ctx, spec); err != nil {
 		stop()
 		return target, nil, err
 	}
@@ -90,19 +140,62 @@ func Restart(t testing.TB, target tmux.Target, session string, width, height int
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if err := target.EnsureSession(ctx, session, width, height); err != nil {
+	home := t.TempDir()
+	target.Env = Env(home)
+	if err := DefaultRC(home); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := target.EnsureSession(ctx, tmux.SessionSpec{Name: session, Width: width, Height: height}); err != nil {
 		t.Fatalf("restart tmux: %v", err)
 	}
-	if err := Configure(ctx, target, t.TempDir()); err != nil {
+	if err := Configure(ctx, target, home); err != nil {
 		t.Fatal(err)
 	}
 }
 
-// Kill kills the server of target; it is safe to call twice.
+// Kill kills the server of target and waits (up to 5 s) until the
+// programs of its panes have exited, so nothing they write as they go (a
+// shell's history) lands in a test directory being removed. It is safe to
+// call twice.
 func Kill(target tmux.Target) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
+	var fds []unix.PollFd
+	if pids, err := target.Run(ctx, "list-panes", "-a", "-F", "#{pane_pid}"); err == nil {
+		for _, f := range strings.Fields(pids) {
+			pid, err := strconv.Atoi(f)
+			if err != nil {
+				continue
+			}
+			if fd, err := unix.PidfdOpen(pid, 0); err == nil {
+				fds = append(fds, unix.PollFd{Fd: int32(fd), Events: unix.POLLIN})
+			}
+		}
+	}
 	_, _ = target.Run(ctx, "kill-server")
+	// A pidfd becomes readable when its process exits.
+	deadline := time.Now().Add(5 * time.Second)
+	for len(fds) > 0 && time.Now().Before(deadline) {
+		n, err := unix.Poll(fds, int(time.Until(deadline).Milliseconds()))
+		if err != nil && err != unix.EINTR {
+			break
+		}
+		if n <= 0 {
+			continue
+		}
+		left := fds[:0]
+		for _, f := range fds {
+			if f.Revents != 0 {
+				_ = unix.Close(int(f.Fd))
+				continue
+			}
+			left = append(left, f)
+		}
+		fds = left
+	}
+	for _, f := range fds {
+		_ = unix.Close(int(f.Fd))
+	}
 }
 
 // Human is a person's tmux client in a pseudo-terminal: what it displays

@@ -1,0 +1,287 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/shell"
+	"github.com/tmuxmcp/tmuxmcp/stream"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
+)
+
+// PaneSpec says what pane CreatePane makes.
+type PaneSpec struct {
+	// Session gets the new window; default: the runner's session.
+	Session string
+	// Split is "window" (a new window, the default), "horizontal" or
+	// "vertical" (a split of Target).
+	Split  string
+	Target string
+	CWD    string
+	Env    map[string]string
+	// Name names a new window.
+	Name string
+	// Argv runs a program instead of the shell, directly (never through a
+	// shell), lingering 0.3 s after it exits so its last output is seen.
+	Argv []string
+}
+
+// NewPane is a pane CreatePane made.
+type NewPane struct {
+	Pane                         int
+	Session, SessionID, WindowID string
+	// Tag is the tag of the integrated shell started in it, or "".
+	Tag    string
+	Stream *stream.PaneStream
+}
+
+// CreatePane makes a new window or split running the default shell with
+// tmuxmcp's integration (or spec.Argv), without changing what anyone is
+// looking at. It returns at once: Ready waits for the shell.
+func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error) {
+	session := spec.Session
+	if session == "" {
+		session = r.cfg.Session
+	}
+	args := []string{"new-window"}
+	target := "=" + session + ":"
+	switch spec.Split {
+	case "horizontal", "vertical":
+		args = []string{"split-window", map[string]string{"horizontal": "-h", "vertical": "-v"}[spec.Split]}
+		if spec.Target != "" {
+			target = spec.Target
+		}
+	default:
+		if spec.Name != "" {
+			args = append(args, "-n", spec.Name)
+		} else if len(spec.Argv) > 0 {
+			args = append(args, "-n", filepath.Base(spec.Argv[0])) // not the wrapper's "sh"
+		}
+	}
+	args = append(args, "-d", "-P", "-F", "#{pane_id}\x1f#{session_name}\x1f#{session_id}\x1f#{window_id}", "-t", target)
+	if spec.CWD != "" {
+		args = append(args, "-c", spec.CWD)
+	}
+	env := map[string]string{}
+	for k, v := range spec.Env {
+		env[k] = v
+	}
+	var argv []string
+	tag := ""
+	if len(spec.Argv) > 0 {
+		// tmux 3.3a discards output still queued for control clients once a
+		// pane's program has exited, so a program that prints and exits at
+		// once would otherwise be lost.
+		argv = append([]string{"/bin/sh", "-c", `"$@"; s=$?; sleep 0.3; exit $s`, "tmuxmcp"}, spec.Argv...)
+	} else if l, ok := r.launch(ctx); ok {
+		argv, tag = l.Argv, l.Tag
+		for k, v := range l.Env {
+			env[k] = v
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		args = append(args, "-e", k+"="+env[k])
+	}
+	args = append(args, argv...)
+	lines, err := r.fleet.Exec(ctx, args...)
+	if err != nil {
+		return nil, err
+	}
+	f := strings.Split(strings.Join(lines, ""), "\x1f")
+	if len(f) != 4 || !strings.HasPrefix(f[0], "%") {
+		return nil, fmt.Errorf("tmux created a pane but its reply %q was not understood", strings.Join(lines, ""))
+	}
+	var n int
+	if _, err := fmt.Sscanf(f[0], "%%%d", &n); err != nil {
+		return nil, fmt.Errorf("tmux created a pane but its id %q was not understood", f[0])
+	}
+	s := r.hub.Adopt(n)
+	switch {
+	case tag != "":
+		// The pane remembers its shell's tag: readiness, direct typing and
+		// a restarted tmuxmcp read it.
+		_, _ = r.fleet.Exec(ctx, "set-option", "-p", "-t", f[0], tmux.ShellOption, tag)
+		s.SetScanner(shell.NewInputRegions(tag, 0))
+	case len(spec.Argv) > 0:
+		// Name the program for list_panes and capture_pane instead of "sh".
+		_, _ = r.fleet.Exec(ctx, "set-option", "-p", "-t", f[0], tmux.ProgramOption, filepath.Base(spec.Argv[0]))
+	}
+	r.fleet.RefreshPanes()
+	return &NewPane{Pane: n, Session: f[1], SessionID: f[2], WindowID: f[3], Tag: tag, Stream: s}, nil
+}
+
+// launch is how new panes start their shell: with the integration when
+// tmux would start a shell (no default-command is set).
+func (r *Runner) launch(ctx context.Context) (shell.Launch, bool) {
+	if r.cfg.Shell == nil {
+		return shell.Launch{}, false
+	}
+	out, err := r.fleet.ExecBatch(ctx, []string{"show-options", "-gv", "default-command"}, []string{"show-options", "-gv", "default-shell"})
+	if err != nil || len(out) != 2 || strings.TrimSpace(strings.Join(out[0], "")) != "" || len(out[1]) == 0 {
+		return shell.Launch{}, false
+	}
+	return r.cfg.Shell.Launch(strings.TrimSpace(out[1][0])), true
+}
+
+// SessionLaunch is how a session's first pane starts its shell: the
+// launcher picks the shell tmux would start (its default-shell, or its
+// default-command) inside the pane, so it works before the server runs.
+func SessionLaunch(in *shell.Integration) (argv []string, env map[string]string, options map[string]string) {
+	if in == nil {
+		return nil, nil, nil
+	}
+	l := in.Launch("")
+	return l.Argv, l.Env, map[string]string{tmux.ShellOption: l.Tag}
+}
+
+// Started is a job whose command was typed: where its watcher reads from.
+type Started struct {
+	Job     *jobs.Job
+	Stream  *stream.PaneStream
+	From    int64 // stream offset before the typed line
+	Resumed bool  // the command was already running (tmuxmcp restarted)
+}
+
+// Start types job j's command into the ready shell sh: as is when the
+// shell's integration is live and the text may be typed directly (the
+// person watching sees the command), else as a short line sourcing a job
+// script. cwd, when set, is cd'd to first. It records the job's mode and
+// start and returns where to watch it from (Watch).
+func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) (*Started, error) {
+	id := paneName(sh.Pane)
+	s := sh.Stream
+	direct := sh.Live && sh.Tag != "" && !j.FreshPane && cwd == "" && !sh.ErrExit && sh.Kind.TypedDirectly(ctx, j.Command)
+	typed, mode := j.Command, "integrated"
+	if !direct {
+		mode = "wrapper"
+		kind := shell.POSIX
+		if sh.Kind == shell.Fish {
+			kind = shell.Fish
+		}
+		cmdFile, runFile := r.jobs.Path(j.ID, ".sh"), r.jobs.Path(j.ID, ".run")
+		if err := os.WriteFile(cmdFile, []byte(j.Command+"\n"), 0o600); err != nil {
+			return nil, fmt.Errorf("write job script: %w", err)
+		}
+		script := shell.Script{Kind: kind, Tag: j.ID, CommandFile: cmdFile, StatusFile: r.jobs.Path(j.ID, ".rc"),
+			Dir: cwd, TrapExit: j.FreshPane, NoErrExit: sh.ErrExit}
+		if err := os.WriteFile(runFile, []byte(script.Text()), 0o600); err != nil {
+			return nil, fmt.Errorf("write job script: %w", err)
+		}
+		typed = kind.SourceLine(runFile)
+	}
+	var in stream.Input
+	mark := func() { in = s.Typed(typed, time.Now()) }
+	if _, err := r.fleet.ExecPane(ctx, sh.Pane, mark, "display-message", "-p", "-t", id, "#{pane_id}"); err != nil {
+		s.Untype(in)
+		return nil, err
+	}
+	tag := ""
+	if sh.Tag != "" {
+		tag = shell.MarkTag(sh.Tag)
+	}
+	j, err := r.jobs.Update(j.ID, func(x *jobs.Job) {
+		x.Mode, x.ShellTag, x.Shell, x.Stream, x.StartOffset, x.Started, x.PaneID = mode, tag, string(sh.Kind), s.ID().String(), in.At, time.Now().UTC(), id
+	})
+	if err != nil {
+		s.Untype(in)
+		return nil, err
+	}
+	if j.Description != "" && !j.FreshPane {
+		// Show people watching what runs. select-pane -T only sets the
+		// title; it does not change the selected pane. The old title comes
+		// back after.
+		if title, err := r.fleet.Exec(ctx, "display-message", "-p", "-t", id, "#{pane_title}"); err == nil {
+			j, _ = r.jobs.Update(j.ID, func(x *jobs.Job) { x.PaneTitle = strings.Join(title, "") })
+		}
+		_, _ = r.fleet.Exec(ctx, "select-pane", "-t", id, "-T", j.Description)
+	}
+	if _, err := r.fleet.Exec(ctx, "send-keys", "-t", id, "-l", "--", typed); err != nil {
+		s.Untype(in)
+		return nil, err
+	}
+	if _, err := r.fleet.Exec(ctx, "send-keys", "-t", id, "Enter"); err != nil {
+		return nil, err
+	}
+	s.Submitted(time.Now())
+	return &Started{Job: j, Stream: s, From: in.At}, nil
+}
+
+// Spawn watches a started job in a run of its own.
+func (r *Runner) Spawn(st *Started) {
+	r.Go(st.Job.ID, func(run *Run) { r.Watch(run, st) })
+}
+
+// freshReady bounds how long a fresh pane's shell may take to start.
+const freshReady = 60 * time.Second
+
+// RunFresh starts job j in the fresh pane np once its shell is ready, and
+// watches it, in a run of its own: the caller's wait (waitMs) goes on
+// while the shell starts. A shell that never gets ready within a minute,
+// or exits, ends the job not_started with the reason, and its pane is
+// closed.
+func (r *Runner) RunFresh(j *jobs.Job, np *NewPane) {
+	r.Go(j.ID, func(run *Run) {
+		ctx, cancel := context.WithCancel(context.Background())
+		defer cancel()
+		go func() {
+			select {
+			case <-run.stop:
+				cancel()
+			case <-r.closing:
+				cancel()
+			case <-ctx.Done():
+			}
+		}()
+		sh, err := r.Ready(ctx, np.Pane, freshReady)
+		if err == nil {
+			var st *Started
+			if st, err = r.Start(ctx, j, sh, ""); err == nil {
+				cancel()
+				r.Watch(run, st)
+				return
+			}
+		}
+		select {
+		case <-r.closing:
+			return // the record stays running: the next process collects it
+		default:
+		}
+		reason := "its shell did not start: " + err.Error()
+		var ref *Refusal
+		if errors.As(err, &ref) {
+			reason = ref.Reason()
+		}
+		if ctx.Err() != nil && errors.As(err, &ref) && ref.Waited < freshReady {
+			reason = "cancelled before its shell was ready"
+		}
+		r.NotStarted(j.ID, reason)
+		kctx, kcancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer kcancel()
+		_, _ = r.fleet.Exec(kctx, "kill-pane", "-t", paneName(np.Pane))
+	})
+}
+
+// NotStarted ends a job that never ran, saying why.
+func (r *Runner) NotStarted(id, reason string) {
+	_, _ = r.jobs.Update(id, func(x *jobs.Job) {
+		x.Status, x.LaunchError, x.Ended = jobs.NotStarted, reason, time.Now().UTC()
+	})
+}
+
+// DefaultShell names the shell a new pane would run (tmux's default-shell),
+// or "" when tmux runs a default-command instead.
+func (r *Runner) DefaultShell(ctx context.Context) string {
+	out, err := r.fleet.ExecBatch(ctx, []string{"show-options", "-gv", "default-command"}, []string{"show-options", "-gv", "default-shell"})
+	if err != nil || len(out) != 2 || strings.TrimSpace(strings.Join(out[0], "")) != "" || len(out[1]) == 0 {
+		return ""
+	}
+	return filepath.Base(strings.TrimSpace(out[1][0]))
+}

@@ -1,0 +1,493 @@
+package runner
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/shell"
+	"github.com/tmuxmcp/tmuxmcp/stream"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
+)
+
+// State is what a pane is doing when it cannot take a command.
+type State string
+
+// The states a Refusal names.
+const (
+	Dead         State = "dead"         // its program exited
+	CopyMode     State = "copy_mode"    // someone is scrolling it
+	FullScreen   State = "full_screen"  // a program uses the alternate screen
+	InputOff     State = "input_off"    // select-pane -d
+	RunningJob   State = "running_job"  // one of tmuxmcp's jobs runs there
+	Busy         State = "busy"         // a program owns the terminal
+	Builtin      State = "builtin"      // the shell runs a command itself (read, a function)
+	Starting     State = "starting"     // the shell has not shown its first prompt yet
+	Drawing      State = "drawing"      // the shell is drawing its next prompt
+	Continuation State = "continuation" // the shell waits for the rest of an unfinished command
+	Correction   State = "correction"   // zsh asks whether to correct a word
+	HalfTyped    State = "half_typed"   // text is on the command line
+	Unconfirmed  State = "unconfirmed"  // the line cannot be told apart from a prompt
+	NotAShell    State = "not_a_shell"  // the pane's program is not a shell tmuxmcp can run commands in
+	Unknown      State = "unknown"      // the terminal could not be inspected
+)
+
+// transient states end by themselves: Ready waits them out.
+func (s State) transient() bool { return s == Starting || s == Drawing || s == Unknown }
+
+// confirmed states are looked at once more, after the pane has been quiet
+// for a moment, before they are reported: a prompt still being drawn, or
+// a screen a moment behind the output, must not pass for typing.
+func (s State) confirmed() bool {
+	return s == HalfTyped || s == Unconfirmed || s == Continuation || s == Correction
+}
+
+// Refusal says why a pane cannot take a command now. Nothing was typed.
+type Refusal struct {
+	Pane  int
+	State State
+	// Program is the program that owns the terminal (Busy, Starting), or
+	// the pane's shell.
+	Program string
+	// Line is the cursor's line as the screen shows it (HalfTyped,
+	// Continuation, Correction, Unconfirmed).
+	Line string
+	// TypedByUs says tmuxmcp itself typed the unsubmitted text (type_text
+	// without submit).
+	TypedByUs bool
+	// Job is the job running in the pane (RunningJob).
+	Job *jobs.Job
+	// Waited is how long Ready waited for a transient state to pass.
+	Waited time.Duration
+	// Screen holds the pane's last non-empty rows (Starting, Drawing), to
+	// show what the shell is doing.
+	Screen []string
+}
+
+func (e *Refusal) Error() string {
+	return fmt.Sprintf("pane %s cannot take a command: %s", paneName(e.Pane), e.State)
+}
+
+// Shell is a pane found idle at a shell prompt, ready for a command.
+type Shell struct {
+	Pane    int
+	PID     int
+	TTY     string
+	Kind    shell.Kind
+	Program string // the shell's program name, e.g. "bash"
+	// Tag is the tag of the integrated shell tmuxmcp started in the pane,
+	// when that shell is the one at the prompt (not a shell it started).
+	Tag string
+	// Live says this recording has seen the shell's end-of-prompt mark:
+	// its integration is working now.
+	Live bool
+	// ErrExit says the shell runs under set -e.
+	ErrExit bool
+	// Prompt is the last line of the prompt, as the screen shows it.
+	Prompt string
+	Stream *stream.PaneStream
+}
+
+// Ready returns the pane's shell when it is idle at its prompt and can
+// take a command. A shell that is still starting or drawing its prompt is
+// waited for, up to wait (or ctx); any other state is refused at once with
+// a *Refusal naming it. It types nothing.
+func (r *Runner) Ready(ctx context.Context, pane int, wait time.Duration) (*Shell, error) {
+	start := time.Now()
+	deadline := start.Add(wait)
+	recheck := 10 * time.Millisecond
+	looked := false
+	for {
+		s := r.stream(pane)
+		changed := s.ReadRaw(s.End(), 0, nil).Changed
+		sh, err := r.look(ctx, pane, s)
+		var ref *Refusal
+		if !errors.As(err, &ref) {
+			return sh, err
+		}
+		if ref.State.confirmed() && !looked {
+			looked = true
+			qctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+			s.Quiet(qctx, 50*time.Millisecond)
+			cancel()
+			continue
+		}
+		left := time.Until(deadline)
+		if !ref.State.transient() || left <= 0 {
+			ref.Waited = time.Since(start)
+			return nil, ref
+		}
+		// Starting and drawing end with output (the prompt); the terminal
+		// mode can switch a moment after it, silently: look again then too.
+		t := time.NewTimer(min(left, recheck))
+		select {
+		case <-changed:
+		case <-t.C:
+			recheck = min(2*recheck, 250*time.Millisecond)
+		case <-ctx.Done():
+			t.Stop()
+			ref.Waited = time.Since(start)
+			return nil, ref
+		case <-r.closing:
+			t.Stop()
+			return nil, ref
+		}
+		t.Stop()
+	}
+}
+
+// stream returns the pane's live recording, adopting it when needed.
+func (r *Runner) stream(pane int) *stream.PaneStream {
+	if s, ok := r.hub.Live(pane); ok {
+		return s
+	}
+	return r.hub.Adopt(pane)
+}
+
+// youngFor is how long after a shell tmuxmcp did not start began it still
+// counts as starting while it is not at its prompt: there are no marks to
+// tell.
+const youngFor = 10 * time.Second
+
+// brokenAfter is how long an integrated shell's line editor may wait for
+// input, with its prompt drawn but unmarked, before tmuxmcp takes its
+// integration to be broken.
+const brokenAfter = 300 * time.Millisecond
+
+// look observes the pane once.
+func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*Shell, error) {
+	p, screen, err := r.fleet.PaneScreen(ctx, pane)
+	if err != nil {
+		return nil, err
+	}
+	refuse := func(st State) *Refusal { return &Refusal{Pane: pane, State: st} }
+	switch {
+	case p.Dead:
+		return nil, refuse(Dead)
+	case p.InMode:
+		return nil, refuse(CopyMode)
+	case p.Alternate:
+		ref := refuse(FullScreen)
+		ref.Program = p.CurrentCommand
+		return nil, ref
+	case p.InputOff:
+		return nil, refuse(InputOff)
+	}
+	if j, ok := r.runningIn(paneName(pane)); ok {
+		ref := refuse(RunningJob)
+		ref.Job = j
+		return nil, ref
+	}
+	probe, err := shell.ProbePane(p.PID, p.TTY)
+	if err != nil {
+		ref := refuse(Unknown)
+		ref.Program = err.Error()
+		return nil, ref
+	}
+	marks := lastMarks(s, p.ShellTag)
+	kind, _ := shell.KindOf(probe.Leader)
+	// own: the integrated shell tmuxmcp started is the one in front (not a
+	// shell it started, not a shell its startup files exec'd in its place
+	// that has no integration).
+	own := p.ShellTag != "" && probe.ShellGroup && kind.Integrated()
+	if own && !marks.prompted && probe.ReadingCommand() && s.End() > 0 && time.Since(s.LastAppend()) > brokenAfter {
+		// Its line editor has waited quietly for input, but its prompt
+		// never carried the mark: the integration is not working (the
+		// user's files replaced PROMPT_COMMAND or exec'd a plain shell).
+		// Run commands through job scripts, which bring their own marks.
+		own = false
+	}
+	// Until the shell has drawn its first prompt, whatever runs in front
+	// (its startup files' programs, canonical mode) is its start. For a
+	// shell tmuxmcp did not start there are no marks: a young one counts.
+	firstKind, _ := shell.KindOf(probe.First)
+	starting := own && !marks.prompted || !own && p.ShellTag == "" && firstKind.LineEditor() && probe.Age < youngFor
+	if r.cfg.Shell != nil && probe.ShellGroup && r.cfg.Shell.Launching(probe.FirstArgs) {
+		ref := refuse(Starting)
+		ref.Program = "the launcher"
+		return nil, ref
+	}
+	if _, isShell := shell.KindOf(probe.Leader); p.ShellTag != "" && probe.ShellGroup && !isShell && len(probe.Others) == 0 {
+		// The pane was started with a shell, and what is in front in its
+		// place is not one tmuxmcp knows (the default shell, or what its
+		// startup files exec'd).
+		ref := refuse(NotAShell)
+		ref.Program = probe.Leader
+		return nil, ref
+	}
+	if !probe.AtShellPrompt() {
+		ref := refuse(Busy)
+		if starting {
+			ref.State = Starting
+			ref.Screen = lastRows(screen, 5)
+		}
+		ref.Program = probe.Busy()
+		return nil, ref
+	}
+	sh := &Shell{Pane: pane, PID: p.PID, TTY: p.TTY, Kind: kind, Program: probe.Leader, Stream: s}
+	if own {
+		sh.Tag = p.ShellTag
+	}
+	if kind.LineEditor() && probe.Canonical {
+		// The shell is not in its line editor: starting, drawing the
+		// prompt (PROMPT_COMMAND, precmd hooks), or running a builtin.
+		ref := refuse(Builtin)
+		ref.Program = probe.Leader
+		switch {
+		case starting:
+			ref.State = Starting
+		case own && (marks.last == 'D' || marks.last == 'A' || marks.last == 'B'):
+			ref.State = Drawing
+		}
+		if ref.State != Builtin {
+			ref.Screen = lastRows(screen, 5)
+		}
+		return nil, ref
+	}
+	if own && (marks.last == 'D' || marks.last == 'A') {
+		// The line editor runs, but its prompt is not drawn yet.
+		ref := refuse(Drawing)
+		ref.Screen = lastRows(screen, 5)
+		return nil, ref
+	}
+	if own && marks.last == 'B' {
+		sh.Live, sh.ErrExit = true, marks.errExit
+	}
+	// What the command line holds: the text before the cursor must be the
+	// prompt, and nothing must be at or right after the cursor.
+	row := ""
+	if p.CursorY >= 0 && p.CursorY < len(screen) {
+		row = screen[p.CursorY]
+	}
+	runes := []rune(row)
+	cx := min(p.CursorX, len(runes))
+	before, after := strings.TrimRight(string(runes[:cx]), " "), string(runes[cx:])
+	line := strings.TrimSpace(row)
+	typed := func(st State) *Refusal {
+		ref := refuse(st)
+		ref.Program, ref.Line, ref.TypedByUs = probe.Leader, line, s.Unsubmitted()
+		return ref
+	}
+	if after != "" && !strings.HasPrefix(after, " ") {
+		// Text right at the cursor was typed (the cursor moved back into
+		// it); text after a gap is a right-hand prompt.
+		return nil, typed(HalfTyped)
+	}
+	prompt, known := marks.prompt, sh.Live
+	if !known {
+		prompt, known = r.knownPrompt(pane, s, p)
+	}
+	switch {
+	case known && (before == strings.TrimRight(prompt, " ") || sh.Live && p.CursorX == utf8.RuneCountInString(prompt) && !s.Unsubmitted()):
+		sh.Prompt = prompt
+		return sh, nil
+	case shell.IsCorrection(before):
+		return nil, typed(Correction)
+	case kind.IsContinuation(before) && (!known || !strings.HasPrefix(before, strings.TrimRight(prompt, " "))):
+		return nil, typed(Continuation)
+	case known:
+		return nil, typed(HalfTyped)
+	case before == "":
+		// A shell that shows no prompt at all (PS1 empty): nothing typed.
+		return sh, nil
+	case shell.LooksLikePrompt(before):
+		// A shell tmuxmcp has never seen draw a prompt: a prompt ending is
+		// the best guess until it has.
+		sh.Prompt = before
+		return sh, nil
+	}
+	return nil, typed(Unconfirmed)
+}
+
+// knownPrompt is the prompt tmuxmcp last saw the pane's shell draw: in this
+// recording, or remembered by the pane (a restarted tmuxmcp).
+func (r *Runner) knownPrompt(pane int, s *stream.PaneStream, p tmux.PaneInfo) (string, bool) {
+	r.mu.Lock()
+	seen, ok := r.prompts[pane]
+	r.mu.Unlock()
+	if ok && seen.stream == s.ID() {
+		return seen.text, true
+	}
+	if p.ShellTag != "" && p.Prompt != "" {
+		return p.Prompt, true
+	}
+	return "", false
+}
+
+// rememberPrompt records the prompt line the pane's shell just drew, here
+// and in the pane (for a later tmuxmcp process).
+func (r *Runner) rememberPrompt(ctx context.Context, pane int, s *stream.PaneStream, text string, persist bool) {
+	text = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, text)
+	r.mu.Lock()
+	old, had := r.prompts[pane]
+	r.prompts[pane] = promptSeen{stream: s.ID(), text: text}
+	r.mu.Unlock()
+	if persist && (!had || old.text != text) {
+		_, _ = r.fleet.Exec(ctx, "set-option", "-p", "-t", paneName(pane), tmux.PromptOption, text)
+	}
+}
+
+// LearnPrompt is called after keys that empty a shell's command line
+// (C-u, C-c) were sent to pane: once the pane has redrawn, what the line
+// shows up to the cursor is the prompt, so a shell tmuxmcp did not start
+// can be checked exactly from then on.
+func (r *Runner) LearnPrompt(ctx context.Context, pane int) {
+	s, ok := r.hub.Live(pane)
+	if !ok {
+		return
+	}
+	if p, err := r.fleet.Pane(ctx, pane); err != nil || p.ShellTag != "" {
+		return // integrated shells show their prompt with marks
+	}
+	qctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
+	s.Quiet(qctx, 50*time.Millisecond)
+	cancel()
+	p, screen, err := r.fleet.PaneScreen(ctx, pane)
+	if err != nil || p.CursorY >= len(screen) || p.Dead || p.InMode || p.Alternate {
+		return
+	}
+	probe, err := shell.ProbePane(p.PID, p.TTY)
+	if err != nil || !probe.ReadingCommand() {
+		return
+	}
+	runes := []rune(screen[p.CursorY])
+	before := strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " ")
+	r.rememberPrompt(ctx, pane, s, before, false)
+}
+
+// markInfo is what the retained tail of a recording says about an
+// integrated shell's marks.
+type markInfo struct {
+	last     byte   // kind of the shell's last mark, or 0
+	prompted bool   // the shell has drawn a prompt (a B mark) in this recording
+	prompt   string // the last line of the prompt before the last B mark
+	errExit  bool   // the last B mark says set -e
+	promptAt int64  // the end of the last B mark
+}
+
+// lastMarks scans the last 64 KiB of s for the marks of the shell tagged
+// tag.
+func lastMarks(s *stream.PaneStream, tag string) markInfo {
+	var mi markInfo
+	if tag == "" {
+		return mi
+	}
+	start, end := s.Bounds()
+	from := max(start, end-64<<10)
+	c := s.ReadRaw(from, int(end-from), nil)
+	want := shell.MarkTag(tag)
+	var lastB shell.Mark
+	for _, m := range shell.NewMarkScanner(c.From).Feed(c.Data) {
+		if m.Tag != want {
+			continue
+		}
+		mi.last = m.Kind
+		if m.Kind == 'B' {
+			lastB, mi.prompted, mi.errExit, mi.promptAt = m, true, m.ErrExit, m.End
+		}
+	}
+	if !mi.prompted {
+		if start > 0 {
+			// The start was evicted: the shell has long since prompted.
+			mi.prompted = true
+		}
+		return mi
+	}
+	mi.prompt = promptLine(c.Data[:lastB.Start-c.From], c.From)
+	return mi
+}
+
+// promptLine is the plain text of the last line of raw (the prompt, when
+// raw ends at its end mark).
+func promptLine(raw []byte, at int64) string {
+	var line []byte
+	dec := stream.NewPlain(at)
+	dec.Feed(raw, func(t []byte, _, _ int64) {
+		if t[0] == '\n' {
+			line = line[:0]
+			return
+		}
+		line = append(line, t...)
+	})
+	return string(line)
+}
+
+// lastRows returns up to n of the last non-empty rows of a screen.
+func lastRows(screen []string, n int) []string {
+	var out []string
+	for i := len(screen) - 1; i >= 0 && len(out) < n; i-- {
+		if t := strings.TrimRight(screen[i], " "); t != "" {
+			out = append([]string{t}, out...)
+		}
+	}
+	return out
+}
+
+// Reason says in a sentence what the pane is doing, for a person or an
+// agent (the caller adds what to do about it).
+func (e *Refusal) Reason() string {
+	id := paneName(e.Pane)
+	waited := ""
+	if e.Waited >= time.Second {
+		waited = fmt.Sprintf(" (waited %.1f s)", e.Waited.Seconds())
+	}
+	shown := ""
+	if len(e.Screen) > 0 {
+		shown = fmt.Sprintf("; it shows: %q", strings.Join(e.Screen, " / "))
+	}
+	switch e.State {
+	case Dead:
+		return fmt.Sprintf("pane %s is dead: its program exited", id)
+	case CopyMode:
+		return fmt.Sprintf("pane %s is in copy mode (someone is scrolling it)", id)
+	case FullScreen:
+		return fmt.Sprintf("pane %s shows a full-screen program (%s, alternate screen), not a shell prompt", id, e.Program)
+	case InputOff:
+		return fmt.Sprintf("pane %s has input disabled (select-pane -d)", id)
+	case RunningJob:
+		return fmt.Sprintf("pane %s is still running job %s (%q)", id, e.Job.ID, truncate(e.Job.Command, 60))
+	case Busy:
+		return fmt.Sprintf("pane %s is busy: %s is running in it (it owns the terminal)", id, e.Program)
+	case Builtin:
+		return fmt.Sprintf("pane %s's shell (%s) is running a command of its own (a builtin such as read, or a shell function), not waiting at its prompt", id, e.Program)
+	case Starting:
+		what := ""
+		if e.Program != "" && e.Program != "bash" && e.Program != "zsh" && e.Program != "fish" {
+			what = fmt.Sprintf(", its startup files are running %s", e.Program)
+		}
+		return fmt.Sprintf("pane %s's shell is still starting%s and has not shown its prompt%s%s", id, what, waited, shown)
+	case Drawing:
+		return fmt.Sprintf("pane %s's shell is still drawing its prompt (its prompt hooks are running)%s%s", id, waited, shown)
+	case Continuation:
+		return fmt.Sprintf("pane %s is at a continuation prompt (%q): the shell waits for the rest of an unfinished command (an unclosed quote, a heredoc, a trailing | or \\)", id, e.Line)
+	case Correction:
+		return fmt.Sprintf("pane %s shows zsh's spelling correction prompt (%q), waiting for a key", id, e.Line)
+	case HalfTyped:
+		who := "someone may be typing there"
+		if e.TypedByUs {
+			who = "tmuxmcp typed it (type_text without submit)"
+		}
+		return fmt.Sprintf("pane %s has a half-typed command line (%q): %s", id, e.Line, who)
+	case Unconfirmed:
+		return fmt.Sprintf("pane %s's command line reads %q, and tmuxmcp has not seen this shell draw its prompt, so it cannot tell the prompt from someone's typing", id, e.Line)
+	case NotAShell:
+		return fmt.Sprintf("pane %s runs %s, not a shell tmuxmcp can run commands in", id, e.Program)
+	}
+	return fmt.Sprintf("pane %s cannot be inspected (%s)", id, e.Program)
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}

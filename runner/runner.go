@@ -1,0 +1,223 @@
+// Package runner is tmuxmcp's command engine: it decides whether a pane's
+// shell can take a command now (Ready, waiting out a shell that is still
+// starting or drawing its prompt, refusing with the real state otherwise),
+// starts integrated shells in new panes, types a command or sources it
+// from a job script, watches the shell's marks for the command's start,
+// end and exit status, waits until the next prompt is drawn and read, stops
+// a command on request (Ctrl-C, then signals), and writes each job's output.
+// It works on job records (package jobs) and knows nothing of MCP or
+// approval: tools/ decides whether a command may run, and renders the
+// Refusals and results.
+package runner
+
+import (
+	"context"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/cursor"
+	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/shell"
+	"github.com/tmuxmcp/tmuxmcp/stream"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
+)
+
+// Config is what a Runner works with.
+type Config struct {
+	Hub   *stream.Hub
+	Fleet *tmux.Fleet
+	Jobs  *jobs.Store
+	// Shell is the installed integration; nil starts shells without it
+	// (every command then runs through a job script).
+	Shell *shell.Integration
+	// Session is the session fresh panes are created in.
+	Session string
+	Log     *slog.Logger
+	// Ended is called once for every job that reaches a final status after
+	// it started (for the audit log).
+	Ended func(*jobs.Job)
+}
+
+// Runner runs commands in panes. Its methods are safe for concurrent use.
+type Runner struct {
+	cfg   Config
+	hub   *stream.Hub
+	fleet *tmux.Fleet
+	jobs  *jobs.Store
+	log   *slog.Logger
+
+	mu      sync.Mutex
+	runs    map[string]*Run     // jobs being watched (or waiting to start)
+	prompts map[int]promptSeen  // the last prompt seen per pane
+	locks   map[int]*sync.Mutex // input to a pane, judged and sent as one
+	closing chan struct{}
+	once    sync.Once
+	wg      sync.WaitGroup
+}
+
+// promptSeen is a prompt line tmuxmcp saw a pane's shell draw, with the
+// recording it saw it in.
+type promptSeen struct {
+	stream cursor.StreamID
+	text   string
+}
+
+// New returns a runner; Resume picks up jobs of an earlier process.
+func New(cfg Config) *Runner {
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
+	return &Runner{cfg: cfg, hub: cfg.Hub, fleet: cfg.Fleet, jobs: cfg.Jobs, log: cfg.Log,
+		runs: map[string]*Run{}, prompts: map[int]promptSeen{}, locks: map[int]*sync.Mutex{}, closing: make(chan struct{})}
+}
+
+// SetFleet gives the runner its tmux connections, when they are made after
+// the runner (their first pane listing already reaches Track).
+func (r *Runner) SetFleet(f *tmux.Fleet) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.fleet = f
+}
+
+// Close stops every watcher; running jobs stay running in their records
+// and are watched again by the next process's Resume.
+func (r *Runner) Close() {
+	r.once.Do(func() {
+		close(r.closing)
+		r.wg.Wait()
+	})
+}
+
+// LockPane serialises input to one pane (a launch, typed text, keys) from
+// judging to sending, so nothing can be added to a line between its
+// approval and its Enter. It returns the unlock.
+func (r *Runner) LockPane(pane int) func() {
+	r.mu.Lock()
+	l, ok := r.locks[pane]
+	if !ok {
+		l = &sync.Mutex{}
+		r.locks[pane] = l
+	}
+	r.mu.Unlock()
+	l.Lock()
+	return l.Unlock
+}
+
+// Run is a job being watched, or waiting to start: its goroutine owns the
+// stream reading and the escalation; Await waits on it.
+type Run struct {
+	ID   string
+	done chan struct{}
+	stop chan jobs.Status // interrupted or timed_out
+}
+
+// Stopped is where a stop request (cancel_command, the job's timeout)
+// arrives.
+func (run *Run) Stopped() <-chan jobs.Status { return run.stop }
+
+func (run *Run) requestStop(st jobs.Status) {
+	select {
+	case run.stop <- st:
+	default:
+	}
+}
+
+// Go registers a run for job id (Await and Cancel find it) and runs body in
+// a goroutine; the run is done when body returns. While the runner is
+// closing it does nothing: the record stays as it is, for the next process.
+func (r *Runner) Go(id string, body func(*Run)) {
+	run := &Run{ID: id, done: make(chan struct{}), stop: make(chan jobs.Status, 1)}
+	r.mu.Lock()
+	select {
+	case <-r.closing:
+		r.mu.Unlock()
+		return
+	default:
+	}
+	r.runs[id] = run
+	r.wg.Add(1)
+	r.mu.Unlock()
+	go func() {
+		defer r.wg.Done()
+		defer func() {
+			if p := recover(); p != nil {
+				r.log.Error("job watcher failed", "job", id, "panic", p)
+			}
+			r.mu.Lock()
+			delete(r.runs, id)
+			r.mu.Unlock()
+			close(run.done)
+		}()
+		body(run)
+	}()
+}
+
+// Closing is closed when the runner stops.
+func (r *Runner) Closing() <-chan struct{} { return r.closing }
+
+// Await waits up to wait (or ctx) for job id's run to end, and returns the
+// job's record as it is then.
+func (r *Runner) Await(ctx context.Context, id string, wait time.Duration) (*jobs.Job, bool) {
+	r.mu.Lock()
+	run := r.runs[id]
+	r.mu.Unlock()
+	if run != nil {
+		t := time.NewTimer(wait)
+		select {
+		case <-run.done:
+		case <-t.C:
+		case <-ctx.Done():
+		}
+		t.Stop()
+	}
+	return r.jobs.Get(id)
+}
+
+// Cancel asks job id's run to stop it (interrupt, then signals). It
+// reports whether the job had a run.
+func (r *Runner) Cancel(id string) bool {
+	r.mu.Lock()
+	run := r.runs[id]
+	r.mu.Unlock()
+	if run != nil {
+		run.requestStop(jobs.Interrupted)
+	}
+	return run != nil
+}
+
+// runningIn returns the job still running in pane, if any.
+func (r *Runner) runningIn(paneID string) (*jobs.Job, bool) {
+	r.mu.Lock()
+	ids := make([]string, 0, len(r.runs))
+	for id := range r.runs {
+		ids = append(ids, id)
+	}
+	r.mu.Unlock()
+	for _, id := range ids {
+		// A job not typed yet is the one waiting for this pane's shell.
+		if j, ok := r.jobs.Get(id); ok && j.PaneID == paneID && !j.Done() && !j.Started.IsZero() {
+			return j, true
+		}
+	}
+	return nil, false
+}
+
+// Track installs the input-region scanner (shell.InputRegions) on the
+// recordings of panes that run an integrated shell tmuxmcp started, so
+// waits never match what its line editor draws. It is cheap to call with
+// every pane listing: a recording keeps its scanner.
+func (r *Runner) Track(panes []tmux.PaneInfo) {
+	for _, p := range panes {
+		if p.ShellTag == "" || p.Dead {
+			continue
+		}
+		if s, ok := r.hub.Live(p.ID); ok && !s.HasScanner() {
+			s.SetScanner(shell.NewInputRegions(p.ShellTag, 0))
+		}
+	}
+}
+
+func paneName(n int) string { return tmux.PaneName(n) }
+
+func ptr[T any](v T) *T { return &v }

@@ -1,0 +1,527 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"strconv"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/shell"
+	"github.com/tmuxmcp/tmuxmcp/stream"
+)
+
+// escalation is the interrupt schedule: C-c at once, SIGTERM to the
+// foreground program after 1 s, SIGKILL after 2 s; given up after 4 s.
+var escalation = []time.Duration{0, time.Second, 2 * time.Second, 4 * time.Second}
+
+// idleAfter is how long a running job's pane must be quiet before tmuxmcp
+// first checks whether its shell is back at the prompt without an end mark
+// (the command was interrupted, or ended while tmuxmcp was not running);
+// the checks then back off to idleMax while the pane stays quiet.
+const (
+	idleAfter = 400 * time.Millisecond
+	idleMax   = 5 * time.Second
+)
+
+// noStartAfter is how long after typing a job may go without its start
+// mark, the pane quiet, before tmuxmcp looks at what the shell did with it.
+const noStartAfter = 3 * time.Second
+
+// noStartMax is when a job that never started is given up.
+const noStartMax = 60 * time.Second
+
+// PromptWait bounds how long a job that ended waits for its shell's next
+// prompt to be drawn and read before it is reported without it
+// (ShellReady false).
+const PromptWait = 5 * time.Second
+
+// settleQuiet is how long a shell without integration must be quiet after
+// a job's end mark for its prompt to count as drawn.
+const settleQuiet = 30 * time.Millisecond
+
+// ending is a job whose end was seen, waiting for the shell's next prompt.
+type ending struct {
+	status jobs.Status
+	code   *int
+	signal string
+	end    int64 // stream offset after the end mark
+	at     time.Time
+}
+
+// Watch follows a started job to its end in the calling goroutine (run's):
+// output into the job's files, its end mark and exit status, the shell's
+// next prompt, stop requests and the job's timeout.
+func (r *Runner) Watch(run *Run, st *Started) {
+	j, ok := r.jobs.Get(run.ID)
+	if !ok {
+		return
+	}
+	s, from, resumed := st.Stream, st.From, st.Resumed
+	pane, _ := parsePane(j.PaneID)
+	scanner := shell.NewMarkScanner(from)
+	dec := stream.NewPlain(from)
+	out := newJobOutput(r.jobs.Path(run.ID, ".out"), j.OutputLimit, resumed)
+	defer out.close()
+	started := resumed
+	var timeout <-chan time.Time
+	if j.TimeoutMs > 0 {
+		t := time.NewTimer(time.Until(j.Started.Add(time.Duration(j.TimeoutMs) * time.Millisecond)))
+		defer t.Stop()
+		timeout = t.C
+	}
+	idleGap := noStartAfter
+	idle := time.NewTimer(idleGap)
+	if resumed {
+		idle.Reset(0)
+	}
+	defer idle.Stop()
+	var (
+		stopping   jobs.Status // interrupted or timed_out once asked to stop
+		step       int
+		lastSignal string
+		pos        = from
+		buf        []byte
+		end        *ending // the job's end was seen: waiting for the prompt
+		launchErr  string  // why a job that never started did not
+		recheck    = 5 * time.Millisecond
+		stepT      = stoppedTimer()
+		promptT    = stoppedTimer()
+		recheckT   = stoppedTimer()
+		settleT    = stoppedTimer()
+	)
+	defer func() {
+		for _, t := range []*time.Timer{stepT, promptT, recheckT, settleT} {
+			t.Stop()
+		}
+	}()
+	finish := func(status jobs.Status, code *int, signal string, endAt int64, ready bool, readyWait time.Duration) {
+		if stopping != "" && status == jobs.Completed {
+			status = stopping
+		}
+		if code != nil {
+			if sig := shell.SignalName(*code); sig != "" {
+				signal = sig
+			}
+		}
+		if signal == "" && stopping != "" && code == nil {
+			// Only when nothing else says how it ended: a command that
+			// caught the signal and went on reports its own exit status.
+			signal = lastSignal
+		}
+		final, _ := r.jobs.Update(run.ID, func(x *jobs.Job) {
+			x.Ended = time.Now().UTC()
+			x.Output, x.OutputBytes = out.tail(), out.total
+			x.MissedBytes += out.missed
+			if out.cut() {
+				x.OutputFile = out.path
+			}
+			x.Status, x.ExitCode, x.EndOffset = status, code, endAt
+			x.ShellReady, x.ReadyWaitMs, x.LaunchError = ready, readyWait.Milliseconds(), launchErr
+			if signal != "" {
+				x.Signal = ptr(signal)
+			}
+		})
+		if !out.cut() {
+			out.remove()
+		}
+		for _, suffix := range []string{".sh", ".run", ".rc"} {
+			_ = os.Remove(r.jobs.Path(run.ID, suffix))
+		}
+		if final != nil && r.cfg.Ended != nil {
+			r.cfg.Ended(final)
+		}
+		r.afterJob(final)
+	}
+	// ended records the job's end; with a shell to come back to, it then
+	// waits for the prompt, else (a fresh pane about to close) it is done.
+	ended := func(status jobs.Status, code *int, endAt int64) bool {
+		end = &ending{status: status, code: code, end: endAt, at: time.Now()}
+		if j.FreshPane && !j.Keep {
+			finish(status, code, "", endAt, false, 0)
+			return true
+		}
+		promptT.Reset(PromptWait)
+		idle.Stop()
+		if j.ShellTag == "" {
+			settleT.Reset(settleQuiet)
+		}
+		return false
+	}
+	// ready reports whether the shell now reads input at its prompt.
+	ready := func() bool {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		p, err := r.fleet.Pane(ctx, pane)
+		if err != nil || p.Dead {
+			return false
+		}
+		probe, err := shell.ProbePane(p.PID, p.TTY)
+		return err == nil && probe.ReadingCommand()
+	}
+	done := func(ok bool) {
+		wait := time.Since(end.at)
+		finish(end.status, end.code, end.signal, end.end, ok, wait)
+		if ok {
+			r.learnPrompt(pane, s, j.ShellTag != "")
+		}
+	}
+	// feedTo moves the output decoder up to stream offset to.
+	feedTo := func(data []byte, base, to int64) {
+		if !started || end != nil {
+			return
+		}
+		if dec.Offset() < base {
+			dec = stream.NewPlain(base)
+		}
+		lo, hi := dec.Offset()-base, min(to, base+int64(len(data)))-base
+		if hi > lo {
+			out.feed(dec, data[lo:hi])
+		}
+	}
+	for {
+		c := s.ReadRaw(pos, 256<<10, buf)
+		buf = c.Data[:0]
+		if c.From > pos {
+			// Evicted before we read it: if the start mark was among the
+			// lost bytes, the command has started all the same.
+			if end == nil {
+				out.missed += c.From - pos
+			}
+			scanner = shell.NewMarkScanner(c.From)
+			dec = stream.NewPlain(c.From)
+			started = true
+		}
+		if len(c.Data) > 0 {
+			data, base := c.Data, c.From
+			for _, m := range scanner.Feed(data) {
+				// A job's own marks carry its id (script) or its shell's
+				// tag (typed as is); the shell's end mark also ends a
+				// script that an interrupt cut short.
+				ours := m.Tag == run.ID || j.Mode == "integrated" && m.Tag == j.ShellTag && j.ShellTag != ""
+				shells := j.ShellTag != "" && m.Tag == j.ShellTag
+				switch {
+				case end != nil:
+					if shells && m.Kind == 'B' && m.Start >= end.end {
+						// The next prompt is drawn; its line editor reads
+						// input once the terminal left canonical mode.
+						if ready() {
+							done(true)
+							return
+						}
+						recheckT.Reset(recheck)
+					}
+				case m.Kind == 'C' && !started && ours:
+					started = true
+					dec = stream.NewPlain(m.End)
+				case m.Kind == 'D' && (ours || shells && started):
+					// Ours, or an integrated shell's prompt after an
+					// interrupted script or a line that ran nothing (a
+					// comment): the command is over.
+					feedTo(data, base, m.Start)
+					var code *int
+					if m.Status >= 0 {
+						code = ptr(m.Status)
+					}
+					if ended(jobs.Completed, code, m.End) {
+						return
+					}
+				case m.Kind == 'B' && shells && started:
+					// A prompt without an end mark (the user's tools
+					// replaced PROMPT_COMMAND's first entry): over, status
+					// unknown.
+					feedTo(data, base, m.Start)
+					if ended(jobs.Completed, nil, m.Start) {
+						return
+					}
+					if ready() {
+						done(true)
+						return
+					}
+				}
+			}
+			feedTo(data, base, base+int64(len(data)))
+			pos = base + int64(len(data))
+			switch {
+			case end != nil && j.ShellTag == "" && pos > end.end:
+				settleT.Reset(settleQuiet)
+			case end == nil && started:
+				idleGap = idleAfter
+				idle.Reset(idleGap)
+			case end == nil:
+				idle.Reset(idleGap)
+			}
+			if pos < c.End {
+				continue
+			}
+		}
+		if c.Ended && pos >= c.End {
+			if end != nil {
+				finish(end.status, end.code, end.signal, end.end, false, time.Since(end.at))
+				return
+			}
+			if _, died, f := s.Ended(); !died {
+				if f == stream.HubClosed {
+					// tmuxmcp is shutting down, not the command: the record
+					// stays running and is watched again at the next start.
+					return
+				}
+				// The tmux server is gone, and the pane with it: the
+				// command was killed, its status unknown.
+				finish(jobs.PaneDied, nil, "", pos, false, 0)
+				return
+			}
+			// The shell itself may have exited (exit 3 in a fresh pane):
+			// its job script's EXIT trap recorded the status.
+			finish(jobs.PaneDied, r.statusFile(run.ID), "", pos, false, 0)
+			return
+		}
+		select {
+		case <-c.Changed:
+		case <-promptT.C:
+			done(false)
+			return
+		case <-recheckT.C:
+			if ready() {
+				done(true)
+				return
+			}
+			recheck = min(2*recheck, 100*time.Millisecond)
+			recheckT.Reset(recheck)
+		case <-settleT.C:
+			// A prompt was drawn after the end mark, and the shell is in
+			// front again (a shell with an empty prompt draws nothing).
+			if (pos > end.end || time.Since(end.at) > 200*time.Millisecond) && ready() {
+				done(true)
+				return
+			}
+			settleT.Reset(settleQuiet)
+		case <-idle.C:
+			if !started {
+				if gone, why := r.notStarted(j); gone {
+					launchErr = why
+					finish(jobs.NotStarted, nil, "", pos, true, 0)
+					return
+				}
+				if time.Since(j.Started) > noStartMax {
+					r.interrupt(j.PaneID)
+					launchErr = "the shell did not start the command within a minute of it being typed; it was cleared with Ctrl-C"
+					finish(jobs.NotStarted, nil, "", pos, false, 0)
+					return
+				}
+				idleGap = min(2*idleGap, idleMax)
+				idle.Reset(idleGap)
+				continue
+			}
+			if back, code := r.backAtPrompt(j); back {
+				finish(jobs.Completed, code, "", pos, true, 0)
+				r.learnPrompt(pane, s, j.ShellTag != "")
+				return
+			}
+			idleGap = min(2*idleGap, idleMax)
+			idle.Reset(idleGap)
+		case <-timeout:
+			timeout = nil
+			run.requestStop(jobs.TimedOut)
+		case st := <-run.stop:
+			if end != nil {
+				continue // it ended already: its own status stands
+			}
+			if stopping == "" {
+				stopping, step = st, 0
+				stepT.Reset(0)
+			}
+		case <-stepT.C:
+			if step >= len(escalation)-1 {
+				// Nothing ended it: report what was done.
+				finish(stopping, nil, "", pos, false, 0)
+				return
+			}
+			if sent := r.escalate(j.PaneID, step); sent != "" {
+				lastSignal = sent
+			}
+			step++
+			stepT.Reset(escalation[step] - escalation[step-1])
+			idleGap = idleAfter
+			idle.Reset(idleGap)
+		case <-r.closing:
+			return
+		}
+	}
+}
+
+// statusFile reads the status a job script recorded, if any.
+func (r *Runner) statusFile(id string) *int {
+	b, err := os.ReadFile(r.jobs.Path(id, ".rc"))
+	if err != nil {
+		return nil
+	}
+	n, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		return nil
+	}
+	return &n
+}
+
+// backAtPrompt reports whether a started job's shell is idle at its prompt
+// with no end mark seen (the pane's own shell in front, reading a command),
+// and the status the job script recorded, if any.
+func (r *Runner) backAtPrompt(j *jobs.Job) (bool, *int) {
+	if code := r.statusFile(j.ID); code != nil {
+		return true, code
+	}
+	pane, err := parsePane(j.PaneID)
+	if err != nil {
+		return false, nil
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	p, err := r.fleet.Pane(ctx, pane)
+	if err != nil || p.Dead {
+		return false, nil
+	}
+	probe, err := shell.ProbePane(p.PID, p.TTY)
+	if err != nil || !probe.ShellGroup || !probe.ReadingCommand() {
+		return false, nil
+	}
+	// Only a line editor proves the shell reads a new command: a shell
+	// without one keeps the terminal in line mode at its prompt, and while
+	// it runs a builtin too.
+	k, _ := shell.KindOf(probe.Leader)
+	return k.LineEditor(), nil
+}
+
+// notStarted looks at a job whose start mark has not come, its pane quiet:
+// the shell may have taken the line as unfinished (a continuation prompt:
+// cleared with Ctrl-C), or dropped it. It reports whether the job is over,
+// and why.
+func (r *Runner) notStarted(j *jobs.Job) (bool, string) {
+	pane, err := parsePane(j.PaneID)
+	if err != nil {
+		return false, ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	p, screen, err := r.fleet.PaneScreen(ctx, pane)
+	if err != nil || p.Dead || p.CursorY >= len(screen) {
+		return false, ""
+	}
+	probe, err := shell.ProbePane(p.PID, p.TTY)
+	if err != nil || !probe.ReadingCommand() {
+		return false, ""
+	}
+	k, _ := shell.KindOf(probe.Leader)
+	runes := []rune(screen[p.CursorY])
+	before := strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " ")
+	if k.IsContinuation(before) {
+		r.interrupt(j.PaneID)
+		return true, "the shell took the command as unfinished and waited for more at a continuation prompt (" + strings.TrimSpace(before) + "); it was cleared with Ctrl-C and nothing ran"
+	}
+	return false, ""
+}
+
+func (r *Runner) interrupt(paneID string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	_, _ = r.fleet.Exec(ctx, "send-keys", "-t", paneID, "C-c")
+}
+
+// learnPrompt remembers the prompt a job's shell came back to: from its
+// end-of-prompt mark (integrated), or from the screen (a shell without
+// integration, right after it drew the prompt).
+func (r *Runner) learnPrompt(pane int, s *stream.PaneStream, integrated bool) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	p, screen, err := r.fleet.PaneScreen(ctx, pane)
+	if err != nil {
+		return
+	}
+	if integrated {
+		if mi := lastMarks(s, p.ShellTag); mi.prompted && mi.last == 'B' {
+			r.rememberPrompt(ctx, pane, s, mi.prompt, true)
+		}
+		return
+	}
+	if p.CursorY < len(screen) {
+		runes := []rune(screen[p.CursorY])
+		r.rememberPrompt(ctx, pane, s, strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " "), false)
+	}
+}
+
+// afterJob restores a pane's title and closes a fresh pane.
+func (r *Runner) afterJob(final *jobs.Job) {
+	if final == nil {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if final.Description != "" && !final.FreshPane {
+		_, _ = r.fleet.Exec(ctx, "select-pane", "-t", final.PaneID, "-T", final.PaneTitle)
+	}
+	if final.FreshPane && !final.Keep {
+		_, _ = r.fleet.Exec(ctx, "kill-pane", "-t", final.PaneID)
+	}
+}
+
+// escalate performs interrupt step n on the pane and names the signal it
+// sent, or "". It never signals the shell itself: when the foreground
+// group is the shell's own (a command substitution), it signals the other
+// members one by one.
+func (r *Runner) escalate(paneID string, n int) string {
+	pane, err := parsePane(paneID)
+	if err != nil {
+		return ""
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	p, err := r.fleet.Pane(ctx, pane)
+	if err != nil {
+		return ""
+	}
+	sig, name := syscall.SIGINT, "SIGINT"
+	switch {
+	case n == 1:
+		sig, name = syscall.SIGTERM, "SIGTERM"
+	case n >= 2:
+		sig, name = syscall.SIGKILL, "SIGKILL"
+	}
+	if n == 0 && !p.InMode {
+		// Ctrl-C as a person would press it (the terminal sends SIGINT to
+		// the foreground group) — but never into copy mode, where it would
+		// throw the person out of it; then signal directly.
+		if _, err := r.fleet.Exec(ctx, "send-keys", "-t", paneID, "C-c"); err != nil {
+			return ""
+		}
+		return name
+	}
+	probe, err := shell.ProbePane(p.PID, p.TTY)
+	if err != nil || probe.AtShellPrompt() || probe.ForegroundPgrp <= 1 {
+		return ""
+	}
+	if !probe.LeaderIsShell() {
+		if syscall.Kill(-probe.ForegroundPgrp, sig) == nil {
+			return name
+		}
+		return ""
+	}
+	sent := ""
+	for _, pid := range probe.OtherPIDs {
+		if syscall.Kill(pid, sig) == nil {
+			sent = name
+		}
+	}
+	return sent
+}
+
+func parsePane(id string) (int, error) {
+	return strconv.Atoi(strings.TrimPrefix(id, "%"))
+}
+
+// stoppedTimer returns a timer that has not started.
+func stoppedTimer() *time.Timer {
+	t := time.NewTimer(time.Hour)
+	t.Stop()
+	return t
+}

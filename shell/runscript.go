@@ -1,0 +1,102 @@
+package shell
+
+import (
+	"fmt"
+	"strings"
+)
+
+// Script is a job script: what a shell sources to run one command in its
+// own context (so cd and export persist), with its own tagged marks.
+type Script struct {
+	// Kind is the shell that sources it (POSIX covers bash, zsh, sh, dash,
+	// ksh).
+	Kind Kind
+	// Tag tags the script's marks: the job's id.
+	Tag string
+	// CommandFile holds the command text, evaluated as is.
+	CommandFile string
+	// StatusFile receives the command's exit status, so a restarted tmuxmcp
+	// can still collect it.
+	StatusFile string
+	// Dir, when set, is cd'd to first.
+	Dir string
+	// TrapExit (for shells tmuxmcp owns) also records the status when the
+	// command exits the shell itself (exit 3, set -e).
+	TrapExit bool
+	// NoErrExit runs the command with errexit off (restored after), so a
+	// failing command does not end a shell whose user set -e.
+	NoErrExit bool
+}
+
+// Text returns the script. Its start mark, the command read from
+// CommandFile, its end mark with the status, and the status written to
+// StatusFile. The marks exist only once printf expands \033, so nothing a
+// shell echoes can look like one.
+func (sc Script) Text() string {
+	if sc.Kind == Fish {
+		return sc.fish()
+	}
+	run := `__tmuxmcp_c=$(cat -- ` + Quote(sc.CommandFile) + `) && eval "$__tmuxmcp_c"`
+	if sc.Dir != "" {
+		run = `cd -- ` + Quote(sc.Dir) + ` && { ` + run + `; }`
+	}
+	if sc.NoErrExit {
+		run = `__tmuxmcp_e=$-; set +e
+` + run + `
+__tmuxmcp_s=$?; case $__tmuxmcp_e in *e*) set -e ;; esac; unset __tmuxmcp_e; (exit $__tmuxmcp_s)`
+	}
+	if sc.TrapExit {
+		run = `trap 'printf "%s\n" "$?" > ` + strings.ReplaceAll(Quote(sc.StatusFile), `'`, `'\''`) + `' EXIT
+` + run + `
+__tmuxmcp_s=$?; trap - EXIT; (exit $__tmuxmcp_s)`
+	}
+	return fmt.Sprintf(`printf '\033]133;C;tmuxmcp=%%s\007' %[1]s
+%[2]s
+__tmuxmcp_s=$?
+printf '\033]133;D;%%s;tmuxmcp=%%s\007' "$__tmuxmcp_s" %[1]s
+printf '%%s\n' "$__tmuxmcp_s" > %[3]s 2>/dev/null
+unset __tmuxmcp_c __tmuxmcp_s
+`, Quote(sc.Tag), run, Quote(sc.StatusFile))
+}
+
+func (sc Script) fish() string {
+	q := Fish.Quote
+	run := `source ` + q(sc.CommandFile)
+	if sc.Dir != "" {
+		run = `cd -- ` + q(sc.Dir) + `; and ` + run
+	}
+	var b strings.Builder
+	if sc.TrapExit {
+		fmt.Fprintf(&b, "function __tmuxmcp_exit_%s --on-event fish_exit\n    printf '%%s\\n' $status > %s\nend\n", fishName(sc.Tag), q(sc.StatusFile))
+	}
+	fmt.Fprintf(&b, "printf '\\e]133;C;tmuxmcp=%%s\\a' %s\n", q(sc.Tag))
+	b.WriteString(run + "\n")
+	b.WriteString("set -g __tmuxmcp_s $status\n")
+	if sc.TrapExit {
+		fmt.Fprintf(&b, "functions -e __tmuxmcp_exit_%s\n", fishName(sc.Tag))
+	}
+	fmt.Fprintf(&b, "printf '\\e]133;D;%%s;tmuxmcp=%%s\\a' $__tmuxmcp_s %s\n", q(sc.Tag))
+	fmt.Fprintf(&b, "printf '%%s\\n' $__tmuxmcp_s > %s 2>/dev/null\n", q(sc.StatusFile))
+	b.WriteString("set -e __tmuxmcp_s\n")
+	return b.String()
+}
+
+// fishName keeps the letters and digits of a tag, for a function name.
+func fishName(tag string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' {
+			return r
+		}
+		return '_'
+	}, tag)
+}
+
+// SourceLine is the line typed to run a job script: short, so a person
+// watching sees which job runs; a leading space keeps it out of history
+// (ignorespace, HIST_IGNORE_SPACE, fish's own rule).
+func (k Kind) SourceLine(runFile string) string {
+	if k == Fish {
+		return " source " + k.Quote(runFile)
+	}
+	return " . " + Quote(runFile)
+}

@@ -1,0 +1,33 @@
+# tmuxmcp: start a pane's shell with tmuxmcp's shell integration, as a
+# login shell (as tmux starts one). Run as: sh launch.sh [SHELL]; the shell
+# defaults to $SHELL, which tmux sets to its default-shell. The shell reads
+# the user's own startup files; the integration adds invisible OSC 133
+# marks tagged with $TMUXMCP_SHELL_TAG.
+d=${0%/*}
+s=${1:-${SHELL:-/bin/sh}}
+if [ -z "${1-}" ] && [ -n "${TMUX-}" ]; then
+  # tmux runs default-command instead of a shell when one is configured.
+  c=$(tmux show-options -gv default-command 2>/dev/null)
+  if [ -n "$c" ]; then unset TMUXMCP_SHELL_TAG; exec "$s" -c "$c"; fi
+fi
+# Shells the user's files start in the pane's place (exec zsh in .bashrc)
+# find the integration through these too.
+export TMUXMCP_USER_ZDOTDIR="${ZDOTDIR-}" TMUXMCP_USER_ZDOTDIR_SET="${ZDOTDIR+1}" ZDOTDIR="$d/zsh"
+export TMUXMCP_USER_XDG_DATA_DIRS="${XDG_DATA_DIRS-}" TMUXMCP_USER_XDG_DATA_DIRS_SET="${XDG_DATA_DIRS+1}"
+export XDG_DATA_DIRS="$d/data:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}"
+case ${s##*/} in
+  bash|bash[0-9]*)
+    export TMUXMCP_USER_ENV="${ENV-}" TMUXMCP_USER_ENV_SET="${ENV+1}" ENV="$d/bash/tmuxmcp.bash"
+    exec "$s" --login --posix -i ;;
+  zsh|zsh[0-9]*) exec "$s" -l -i ;;
+  fish) exec "$s" -l -i ;;
+esac
+# Other shells run commands through tmuxmcp's wrapper: give them their
+# user's environment back untouched.
+if [ -n "$TMUXMCP_USER_ZDOTDIR_SET" ]; then ZDOTDIR=$TMUXMCP_USER_ZDOTDIR; else unset ZDOTDIR; fi
+if [ -n "$TMUXMCP_USER_XDG_DATA_DIRS_SET" ]; then XDG_DATA_DIRS=$TMUXMCP_USER_XDG_DATA_DIRS; else unset XDG_DATA_DIRS; fi
+unset TMUXMCP_SHELL_TAG TMUXMCP_USER_ZDOTDIR TMUXMCP_USER_ZDOTDIR_SET TMUXMCP_USER_XDG_DATA_DIRS TMUXMCP_USER_XDG_DATA_DIRS_SET
+case ${s##*/} in
+  sh|dash|ksh|ksh93|mksh|ash|yash|posh|lksh|oksh) exec "$s" -l ;;
+esac
+exec "$s"

@@ -1,0 +1,119 @@
+# tmuxmcp shell integration for bash.
+#
+# tmuxmcp starts bash as `bash --login --posix -i` with ENV naming this
+# file. In POSIX mode bash reads nothing but $ENV, so this file first reads
+# the user's own startup files exactly as bash would have (a login shell:
+# /etc/profile, then the first of ~/.bash_profile, ~/.bash_login and
+# ~/.profile; otherwise /etc/bash.bashrc and ~/.bashrc), at top level, then
+# adds invisible OSC 133 marks tagged with this shell's tag:
+#   D;<status>  a command ended       the first PROMPT_COMMAND entry
+#   A           the prompt starts     the same entry
+#   B           the prompt is drawn   the end of PS1 (the last entry keeps it there)
+#   C           a command starts      the start of PS0
+# The user's PROMPT_COMMAND entries run between ours as bash would run them,
+# whatever their form (a string ending in ';' or '&', an array); nothing of
+# theirs is pasted into a string of ours. Every line here works under the
+# user's set -u, set -e and pipefail.
+set +o posix
+if [ -n "${TMUXMCP_USER_ENV_SET-}" ]; then ENV=${TMUXMCP_USER_ENV-}; else unset ENV; fi
+unset TMUXMCP_USER_ENV TMUXMCP_USER_ENV_SET
+__tmuxmcp_tag=${TMUXMCP_SHELL_TAG-}
+if [ -n "${TMUXMCP_SHELL_TRACE-}" ]; then
+  # tmuxmcp doctor: trace the user's files to name the line at fault.
+  exec {__tmuxmcp_tfd}>>"$TMUXMCP_SHELL_TRACE"
+  BASH_XTRACEFD=$__tmuxmcp_tfd
+  __tmuxmcp_ps4=${PS4-}
+  PS4='+${BASH_SOURCE[0]-}:${LINENO-}: '
+  set -x
+fi
+if shopt -q login_shell; then
+  if [ -r /etc/profile ]; then . /etc/profile; fi
+  if [ -r ~/.bash_profile ]; then . ~/.bash_profile
+  elif [ -r ~/.bash_login ]; then . ~/.bash_login
+  elif [ -r ~/.profile ]; then . ~/.profile
+  fi
+else
+  if [ -r /etc/bash.bashrc ]; then . /etc/bash.bashrc; fi
+  if [ -r ~/.bashrc ]; then . ~/.bashrc; fi
+fi
+if [ -n "${TMUXMCP_SHELL_TRACE-}" ]; then
+  { set +x; } 2>/dev/null
+  unset BASH_XTRACEFD
+  PS4=$__tmuxmcp_ps4
+  exec {__tmuxmcp_tfd}>&-
+  unset __tmuxmcp_ps4 __tmuxmcp_tfd TMUXMCP_SHELL_TRACE
+fi
+# The user's files did not exec another shell: give back what the launcher
+# borrowed for that case.
+if [ -n "${TMUXMCP_USER_ZDOTDIR_SET-}" ]; then export ZDOTDIR=${TMUXMCP_USER_ZDOTDIR-}; else unset ZDOTDIR; fi
+if [ -n "${TMUXMCP_USER_XDG_DATA_DIRS_SET-}" ]; then export XDG_DATA_DIRS=${TMUXMCP_USER_XDG_DATA_DIRS-}; else unset XDG_DATA_DIRS; fi
+unset TMUXMCP_SHELL_TAG TMUXMCP_USER_ZDOTDIR TMUXMCP_USER_ZDOTDIR_SET TMUXMCP_USER_XDG_DATA_DIRS TMUXMCP_USER_XDG_DATA_DIRS_SET
+
+if [ -n "$__tmuxmcp_tag" ]; then
+  # The end-of-prompt mark, and its form for a shell under set -e (tmuxmcp
+  # then runs commands so that a failing one does not end the shell).
+  __tmuxmcp_b='\[\e]133;B;tmuxmcp=s'"$__tmuxmcp_tag"'\a\]'
+  __tmuxmcp_be='\[\e]133;B;e;tmuxmcp=s'"$__tmuxmcp_tag"'\a\]'
+  __tmuxmcp_c='\e]133;C;tmuxmcp=s'"$__tmuxmcp_tag"'\a'
+  # PROMPT_COMMAND arrays run every entry from bash 5.1 on; older bash runs
+  # one string, so our entries are joined to the user's by newlines there.
+  __tmuxmcp_pc_array=
+  if [ "${BASH_VERSINFO[0]}" -gt 5 ] || { [ "${BASH_VERSINFO[0]}" -eq 5 ] && [ "${BASH_VERSINFO[1]}" -ge 1 ]; }; then
+    __tmuxmcp_pc_array=1
+  fi
+  if [ -n "${TMUXMCP_BASH_PC_STRING-}" ]; then __tmuxmcp_pc_array=; fi
+  unset TMUXMCP_BASH_PC_STRING
+
+  __tmuxmcp_precmd() {
+    local s=$?
+    builtin printf '\033]133;D;%s;tmuxmcp=s%s\007\033]133;A;tmuxmcp=s%s\007' "$s" "$__tmuxmcp_tag" "$__tmuxmcp_tag"
+    # Under set -e a hook returning non-zero would end the shell.
+    case $- in *e*) return 0 ;; esac
+    return "$s"
+  }
+
+  # __tmuxmcp_hooks puts our entries first and last in PROMPT_COMMAND and
+  # keeps every other entry, in order, as the user (or their tools, later)
+  # set it.
+  __tmuxmcp_hooks() {
+    if [ -n "${PROMPT_COMMAND+x}" ]; then
+      case ${PROMPT_COMMAND@a} in *r*) return 0 ;; esac
+    fi
+    local e
+    if [ -n "$__tmuxmcp_pc_array" ]; then
+      local -a keep=()
+      for e in "${PROMPT_COMMAND[@]}"; do
+        case $e in __tmuxmcp_precmd | __tmuxmcp_prompt_end) ;; *) keep+=("$e") ;; esac
+      done
+      PROMPT_COMMAND=(__tmuxmcp_precmd "${keep[@]}" __tmuxmcp_prompt_end)
+    else
+      local p=${PROMPT_COMMAND-}
+      p=${p//__tmuxmcp_precmd$'\n'/}
+      p=${p//$'\n'__tmuxmcp_prompt_end/}
+      PROMPT_COMMAND=__tmuxmcp_precmd$'\n'$p$'\n'__tmuxmcp_prompt_end
+    fi
+    return 0
+  }
+
+  __tmuxmcp_prompt_end() {
+    local s=$? b=$__tmuxmcp_b
+    if [ -n "$__tmuxmcp_pc_array" ]; then
+      if [ "${PROMPT_COMMAND[0]-}" != __tmuxmcp_precmd ] || [ "${PROMPT_COMMAND[*]: -1}" != __tmuxmcp_prompt_end ]; then __tmuxmcp_hooks; fi
+    else
+      case ${PROMPT_COMMAND-} in __tmuxmcp_precmd$'\n'*$'\n'__tmuxmcp_prompt_end) ;; *) __tmuxmcp_hooks ;; esac
+    fi
+    # Last, so a PROMPT_COMMAND that rebuilds PS1 keeps the mark at its end.
+    case $- in *e*) b=$__tmuxmcp_be ;; esac
+    PS1=${PS1-}
+    PS1=${PS1//"$__tmuxmcp_b"/}
+    PS1=${PS1//"$__tmuxmcp_be"/}$b
+    case ${PS0-} in *"$__tmuxmcp_c"*) ;; *) PS0=$__tmuxmcp_c${PS0-} ;; esac
+    case $- in *e*) return 0 ;; esac
+    return "$s"
+  }
+
+  __tmuxmcp_hooks
+  PS0=$__tmuxmcp_c${PS0-}
+  # The lines that run tmuxmcp's job scripts stay out of history.
+  HISTIGNORE="${HISTIGNORE:+$HISTIGNORE:} . '*.run'"
+fi

@@ -1,0 +1,59 @@
+# tmuxmcp shell integration for fish (3.1 or later), found through
+# XDG_DATA_DIRS as a vendor configuration snippet. It adds invisible OSC 133
+# marks tagged with this shell's tag:
+#   D;<status>  a command ended      fish_postexec
+#   A           the prompt starts    fish_prompt event
+#   B           the prompt is drawn  the end of fish_prompt (wrapped once the
+#                                    user's own is known, again if it changes)
+#   C           a command starts     fish_preexec
+if set -q TMUXMCP_USER_XDG_DATA_DIRS_SET
+    if test -n "$TMUXMCP_USER_XDG_DATA_DIRS_SET"
+        set -gx XDG_DATA_DIRS $TMUXMCP_USER_XDG_DATA_DIRS
+    else
+        set -e XDG_DATA_DIRS
+    end
+    if test -n "$TMUXMCP_USER_ZDOTDIR_SET"
+        set -gx ZDOTDIR $TMUXMCP_USER_ZDOTDIR
+    else
+        set -e ZDOTDIR
+    end
+    set -e TMUXMCP_USER_XDG_DATA_DIRS TMUXMCP_USER_XDG_DATA_DIRS_SET TMUXMCP_USER_ZDOTDIR TMUXMCP_USER_ZDOTDIR_SET
+end
+if not status is-interactive; or not set -q TMUXMCP_SHELL_TAG
+    set -e TMUXMCP_SHELL_TAG
+    return
+end
+set -g __tmuxmcp_tag $TMUXMCP_SHELL_TAG
+set -e TMUXMCP_SHELL_TAG
+
+function __tmuxmcp_preexec --on-event fish_preexec
+    printf '\e]133;C;tmuxmcp=s%s\a' $__tmuxmcp_tag
+end
+
+function __tmuxmcp_postexec --on-event fish_postexec
+    set -l s $status
+    printf '\e]133;D;%s;tmuxmcp=s%s\a' $s $__tmuxmcp_tag
+    return $s
+end
+
+function __tmuxmcp_wrap_prompt
+    functions -q fish_prompt; or return
+    functions -q __tmuxmcp_user_prompt; and functions -e __tmuxmcp_user_prompt
+    functions -c fish_prompt __tmuxmcp_user_prompt
+    function fish_prompt
+        __tmuxmcp_user_prompt
+        printf '\e]133;B;tmuxmcp=s%s\a' $__tmuxmcp_tag
+    end
+end
+
+function __tmuxmcp_prompt --on-event fish_prompt
+    set -l s $status
+    printf '\e]133;A;tmuxmcp=s%s\a' $__tmuxmcp_tag
+    # The user's fish_prompt is defined after this file runs (config.fish,
+    # an autoloaded function, a theme): wrap it once it is, and again when
+    # it is replaced.
+    if not string match -q '*__tmuxmcp_user_prompt*' -- (functions fish_prompt 2>/dev/null)
+        __tmuxmcp_wrap_prompt
+    end
+    return $s
+end

@@ -1,0 +1,27 @@
+# tmuxmcp shell integration for zsh: .zshenv. tmuxmcp starts zsh with
+# ZDOTDIR pointing here; each of our startup files reads the user's file of
+# the same name from the user's own ZDOTDIR (or HOME), and the last one read
+# gives the user's ZDOTDIR back. Our .zshrc adds the marks after the user's.
+__tmuxmcp_zdir=$ZDOTDIR
+__tmuxmcp_user() {
+  if [[ -n ${TMUXMCP_USER_ZDOTDIR_SET-} ]]; then ZDOTDIR=${TMUXMCP_USER_ZDOTDIR-}; else unset ZDOTDIR; fi
+}
+__tmuxmcp_ours() {
+  # remember where the user's files are, as their last file left it
+  if [[ -n ${ZDOTDIR+x} ]]; then TMUXMCP_USER_ZDOTDIR=$ZDOTDIR TMUXMCP_USER_ZDOTDIR_SET=1; else TMUXMCP_USER_ZDOTDIR= TMUXMCP_USER_ZDOTDIR_SET=; fi
+  ZDOTDIR=$__tmuxmcp_zdir
+}
+__tmuxmcp_done() {
+  __tmuxmcp_user
+  if [[ -n ${TMUXMCP_USER_XDG_DATA_DIRS_SET-} ]]; then export XDG_DATA_DIRS=${TMUXMCP_USER_XDG_DATA_DIRS-}; else unset XDG_DATA_DIRS; fi
+  unset TMUXMCP_SHELL_TAG TMUXMCP_USER_ZDOTDIR TMUXMCP_USER_ZDOTDIR_SET TMUXMCP_USER_XDG_DATA_DIRS TMUXMCP_USER_XDG_DATA_DIRS_SET
+  unset __tmuxmcp_zdir
+  unfunction __tmuxmcp_user __tmuxmcp_ours __tmuxmcp_done 2>/dev/null
+}
+__tmuxmcp_user
+if [[ -r ${ZDOTDIR:-$HOME}/.zshenv ]]; then source "${ZDOTDIR:-$HOME}/.zshenv"; fi
+if [[ -o interactive && -n ${TMUXMCP_SHELL_TAG-} ]]; then
+  __tmuxmcp_ours
+else
+  __tmuxmcp_done
+fi

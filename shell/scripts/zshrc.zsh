@@ -1,0 +1,67 @@
+# tmuxmcp shell integration for zsh: .zshrc. After the user's .zshrc it adds
+# invisible OSC 133 marks tagged with this shell's tag:
+#   D;<status>  a command ended      PROMPT_EOL_MARK, which zsh prints before
+#                                    precmd (so its PROMPT_SP padding stays out
+#                                    of the command's output), or our first
+#                                    precmd hook when PROMPT_SP is off
+#   A           the prompt starts    our first precmd hook
+#   B           the prompt is drawn  the end of PS1 (our last precmd hook)
+#   C           a command starts     our last preexec hook
+# The user's hooks, themes and options are left as they are.
+__tmuxmcp_user
+if [[ -r ${ZDOTDIR:-$HOME}/.zshrc ]]; then source "${ZDOTDIR:-$HOME}/.zshrc"; fi
+if [[ -n ${TMUXMCP_SHELL_TAG-} ]]; then
+  typeset -g __tmuxmcp_tag=$TMUXMCP_SHELL_TAG
+  typeset -g __tmuxmcp_b=$'%{\e]133;B;tmuxmcp=s'$__tmuxmcp_tag$'\a%}'
+  typeset -g __tmuxmcp_be=$'%{\e]133;B;e;tmuxmcp=s'$__tmuxmcp_tag$'\a%}'
+  typeset -g __tmuxmcp_eol=$'%{\e]133;D;%?;tmuxmcp=s'$__tmuxmcp_tag$'\a%}'
+
+  __tmuxmcp_precmd() {
+    local s=$? sp= e=
+    [[ -o promptsp && -o promptcr ]] && sp=1
+    [[ -o errexit ]] && e=1
+    emulate -L zsh
+    [[ -n $sp ]] || builtin printf '\e]133;D;%s;tmuxmcp=s%s\a' $s $__tmuxmcp_tag
+    builtin printf '\e]133;A;tmuxmcp=s%s\a' $__tmuxmcp_tag
+    [[ -n $e ]] && return 0
+    return s
+  }
+
+  __tmuxmcp_preexec() {
+    emulate -L zsh
+    builtin printf '\e]133;C;tmuxmcp=s%s\a' $__tmuxmcp_tag
+  }
+
+  # Ours first and last among precmd hooks, ours last among preexec hooks;
+  # every other hook stays, in order.
+  __tmuxmcp_hooks() {
+    emulate -L zsh
+    precmd_functions=(__tmuxmcp_precmd ${precmd_functions:#(__tmuxmcp_precmd|__tmuxmcp_prompt_end)} __tmuxmcp_prompt_end)
+    preexec_functions=(${preexec_functions:#__tmuxmcp_preexec} __tmuxmcp_preexec)
+  }
+
+  __tmuxmcp_prompt_end() {
+    local s=$? e=
+    [[ -o errexit ]] && e=1
+    emulate -L zsh
+    if [[ ${precmd_functions[1]-} != __tmuxmcp_precmd || ${precmd_functions[-1]-} != __tmuxmcp_prompt_end || ${preexec_functions[-1]-} != __tmuxmcp_preexec ]]; then
+      __tmuxmcp_hooks
+    fi
+    # Last, so a theme that rebuilds PROMPT keeps the mark at its end.
+    local b=$__tmuxmcp_b
+    [[ -n $e ]] && b=$__tmuxmcp_be
+    PS1=${PS1//$__tmuxmcp_b/}
+    PS1=${PS1//$__tmuxmcp_be/}$b
+    local eol=${PROMPT_EOL_MARK-%B%S%#%s%b}
+    [[ $eol == $__tmuxmcp_eol* ]] || PROMPT_EOL_MARK=$__tmuxmcp_eol$eol
+    [[ -n $e ]] && return 0
+    return s
+  }
+
+  __tmuxmcp_hooks
+  PROMPT_EOL_MARK=$__tmuxmcp_eol${PROMPT_EOL_MARK-%B%S%#%s%b}
+  # The lines that run tmuxmcp's job scripts start with a space and stay
+  # out of history.
+  setopt HIST_IGNORE_SPACE
+fi
+if [[ -o login ]]; then __tmuxmcp_ours; else __tmuxmcp_done; fi

@@ -1,0 +1,84 @@
+// Package shell knows the shells tmuxmcp runs commands in: which shells
+// they are (Kind), the integration scripts tmuxmcp installs in the shells it
+// starts (OSC 133 marks tagged with each shell's own tag, composed with the
+// user's own startup files, hooks and themes), how a command may reach a
+// shell (typed as is, or sourced from a job script), the marks in a pane's
+// raw output and the line editor's input regions between them, how a prompt
+// that is not a command prompt looks (continuation, correction), and what
+// the kernel says about a pane's terminal (Probe). It knows nothing of MCP,
+// tmux's protocol or the stream hub.
+package shell
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+)
+
+// Kind is a family of shells that tmuxmcp runs commands in the same way.
+type Kind string
+
+// The shell kinds.
+const (
+	Bash  Kind = "bash"
+	Zsh   Kind = "zsh"
+	Fish  Kind = "fish"
+	POSIX Kind = "sh" // sh, dash, ksh, mksh, ash, yash, posh: run through the wrapper
+)
+
+// KindOf names the kind of a shell by its program name ("bash", "-zsh",
+// "/usr/bin/fish"), or ok false for a program that is not a known shell.
+func KindOf(program string) (Kind, bool) {
+	name := strings.TrimPrefix(filepath.Base(program), "-")
+	switch {
+	case name == "bash" || strings.HasPrefix(name, "bash5") || strings.HasPrefix(name, "bash4"):
+		return Bash, true
+	case name == "zsh" || strings.HasPrefix(name, "zsh5"):
+		return Zsh, true
+	case name == "fish":
+		return Fish, true
+	}
+	switch name {
+	case "sh", "dash", "ksh", "ksh93", "mksh", "lksh", "oksh", "ash", "yash", "posh":
+		return POSIX, true
+	}
+	return "", false
+}
+
+// Integrated reports whether tmuxmcp has an integration for the kind: its
+// shells print their own marks, so tmuxmcp knows exactly when a command
+// starts and ends and when the next prompt is drawn.
+func (k Kind) Integrated() bool { return k == Bash || k == Zsh || k == Fish }
+
+// LineEditor reports whether the kind's shells read commands with a line
+// editor (readline, zle, fish's reader), which turns the terminal's
+// canonical mode off while it waits: then canonical mode at the prompt means
+// the shell is doing something else (a builtin such as read, its startup).
+func (k Kind) LineEditor() bool { return k == Bash || k == Zsh || k == Fish }
+
+// Quote quotes s as one word for a shell of kind k.
+func (k Kind) Quote(s string) string {
+	if k == Fish {
+		// In fish single quotes, \\ and \' are escapes.
+		return "'" + strings.NewReplacer(`\`, `\\`, `'`, `\'`).Replace(s) + "'"
+	}
+	return Quote(s)
+}
+
+// Quote quotes s for a POSIX shell (and bash, zsh).
+func Quote(s string) string {
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// SignalName names the signal of a shell exit status above 128, or "".
+func SignalName(status int) string {
+	if status <= 128 || status > 128+64 {
+		return ""
+	}
+	names := map[int]string{1: "SIGHUP", 2: "SIGINT", 3: "SIGQUIT", 4: "SIGILL", 6: "SIGABRT", 8: "SIGFPE", 9: "SIGKILL",
+		10: "SIGUSR1", 11: "SIGSEGV", 12: "SIGUSR2", 13: "SIGPIPE", 14: "SIGALRM", 15: "SIGTERM"}
+	if n, ok := names[status-128]; ok {
+		return n
+	}
+	return fmt.Sprintf("SIG%d", status-128)
+}
