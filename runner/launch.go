@@ -133,13 +133,17 @@ func (r *Runner) launch(ctx context.Context) (shell.Launch, bool) {
 
 // SessionLaunch is how a session's first pane starts its shell: the
 // launcher picks the shell tmux would start (its default-shell, or its
-// default-command) inside the pane, so it works before the server runs.
+// default-command) inside the pane, so it works before the server runs;
+// and it waits until tmuxmcp records the pane (Track signals it), so its
+// first prompt is seen.
 func SessionLaunch(in *shell.Integration) (argv []string, env map[string]string, options map[string]string) {
 	if in == nil {
 		return nil, nil, nil
 	}
 	l := in.Launch("")
-	return l.Argv, l.Env, map[string]string{tmux.ShellOption: l.Tag}
+	ch := "tmuxmcp-start-" + l.Tag
+	l.Env["TMUXMCP_START_AFTER"] = ch
+	return l.Argv, l.Env, map[string]string{tmux.ShellOption: l.Tag, tmux.StartOption: ch}
 }
 
 // Started is a job whose command was typed: where its watcher reads from.
@@ -158,7 +162,7 @@ type Started struct {
 func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) (*Started, error) {
 	id := paneName(sh.Pane)
 	s := sh.Stream
-	direct := sh.Live && sh.Tag != "" && !j.FreshPane && cwd == "" && !sh.ErrExit && sh.Kind.TypedDirectly(ctx, j.Command)
+	direct := sh.Live && sh.Tag != "" && !j.FreshPane && cwd == "" && !sh.ErrExit && !sh.Wrap && sh.Kind.TypedDirectly(ctx, j.Command)
 	typed, mode := j.Command, "integrated"
 	if !direct {
 		mode = "wrapper"

@@ -66,7 +66,15 @@ type Refusal struct {
 	// Screen holds the pane's last non-empty rows (Starting, Drawing), to
 	// show what the shell is doing.
 	Screen []string
+	// ending: the integrated shell's command is running (Busy, Builtin),
+	// and may be about to end: it is given a moment before it is refused.
+	ending bool
 }
+
+// endingGrace is how long Ready gives a running command of an integrated
+// shell to end (a command typed with type_text whose output was just
+// waited for is usually a moment from its end mark).
+const endingGrace = 500 * time.Millisecond
 
 func (e *Refusal) Error() string {
 	return fmt.Sprintf("pane %s cannot take a command: %s", paneName(e.Pane), e.State)
@@ -87,6 +95,9 @@ type Shell struct {
 	Live bool
 	// ErrExit says the shell runs under set -e.
 	ErrExit bool
+	// Wrap says the shell asks for its commands in job scripts (zsh with
+	// spelling correction, which may stop a typed line to ask about a word).
+	Wrap bool
 	// Prompt is the last line of the prompt, as the screen shows it.
 	Prompt string
 	Stream *stream.PaneStream
@@ -117,7 +128,10 @@ func (r *Runner) Ready(ctx context.Context, pane int, wait time.Duration) (*Shel
 			continue
 		}
 		left := time.Until(deadline)
-		if !ref.State.transient() || left <= 0 {
+		if ref.ending {
+			left = min(left, time.Until(start.Add(endingGrace)))
+		}
+		if !ref.State.transient() && !ref.ending || left <= 0 {
 			ref.Waited = time.Since(start)
 			return nil, ref
 		}
@@ -190,28 +204,41 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 	}
 	marks := lastMarks(s, p.ShellTag)
 	kind, _ := shell.KindOf(probe.Leader)
-	// own: the integrated shell tmuxmcp started is the one in front (not a
-	// shell it started, not a shell its startup files exec'd in its place
-	// that has no integration).
-	own := p.ShellTag != "" && probe.ShellGroup && kind.Integrated()
-	if own && !marks.prompted && probe.ReadingCommand() && s.End() > 0 && time.Since(s.LastAppend()) > brokenAfter {
+	firstKind, _ := shell.KindOf(probe.First)
+	if strings.HasPrefix(probe.First, "tmux") || p.ShellTag != "" && (probe.FirstArgs[0] == "" || r.cfg.Shell != nil && r.cfg.Shell.Launching(probe.FirstArgs)) {
+		// tmux's child before its exec, or the launcher before the shell's
+		// (a process in the middle of an exec shows no command line).
+		return nil, refuse(Starting)
+	}
+	// tagged: the pane's first process is the integrated shell tmuxmcp
+	// started (not what its startup files exec'd in its place without an
+	// integration, such as dash).
+	tagged := p.ShellTag != "" && firstKind.Integrated()
+	if tagged && !marks.prompted && probe.ShellGroup && probe.ReadingCommand() && s.End() > 0 && time.Since(s.LastAppend()) > brokenAfter {
 		// Its line editor has waited quietly for input, but its prompt
 		// never carried the mark: the integration is not working (the
-		// user's files replaced PROMPT_COMMAND or exec'd a plain shell).
-		// Run commands through job scripts, which bring their own marks.
-		own = false
+		// user's files replaced PROMPT_COMMAND, or exec'd a plain shell).
+		// Commands then run through job scripts, which bring their own.
+		tagged = false
 	}
+	// late: this recording began after the shell had started (tmuxmcp
+	// restarted, or reconnected): the prompts it drew before are not in
+	// it, so a missing mark says nothing about its start.
+	late := probe.Age > time.Since(s.Born())+2*time.Second // Age is exact to about 1 s
+	if tagged && late && !marks.prompted {
+		marks.prompted = true
+	}
+	// own: that shell is the one in front, at its prompt or about to be.
+	own := tagged && probe.ShellGroup && kind.Integrated()
 	// Until the shell has drawn its first prompt, whatever runs in front
-	// (its startup files' programs, canonical mode) is its start. For a
-	// shell tmuxmcp did not start there are no marks: a young one counts.
-	firstKind, _ := shell.KindOf(probe.First)
-	starting := own && !marks.prompted || !own && p.ShellTag == "" && firstKind.LineEditor() && probe.Age < youngFor
-	if r.cfg.Shell != nil && probe.ShellGroup && r.cfg.Shell.Launching(probe.FirstArgs) {
-		ref := refuse(Starting)
-		ref.Program = "the launcher"
-		return nil, ref
-	}
-	if _, isShell := shell.KindOf(probe.Leader); p.ShellTag != "" && probe.ShellGroup && !isShell && len(probe.Others) == 0 {
+	// (its startup files' programs, canonical mode) is its start; between
+	// its end mark and the end of its next prompt, whatever runs (prompt
+	// hooks, command substitutions in PS1, a slow git status) draws the
+	// prompt. For a shell tmuxmcp did not start there are no marks: a young
+	// one counts as starting.
+	starting := tagged && !marks.prompted || !tagged && (p.ShellTag != "" || firstKind.LineEditor()) && probe.Age < youngFor
+	drawing := tagged && (marks.last == 'D' || marks.last == 'A')
+	if _, isShell := shell.KindOf(probe.Leader); p.ShellTag != "" && !tagged && probe.ShellGroup && !isShell && len(probe.Others) == 0 {
 		// The pane was started with a shell, and what is in front in its
 		// place is not one tmuxmcp knows (the default shell, or what its
 		// startup files exec'd).
@@ -221,11 +248,17 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 	}
 	if !probe.AtShellPrompt() {
 		ref := refuse(Busy)
-		if starting {
+		switch {
+		case starting:
 			ref.State = Starting
+		case drawing:
+			ref.State = Drawing
+		}
+		if ref.State != Busy {
 			ref.Screen = lastRows(screen, 5)
 		}
 		ref.Program = probe.Busy()
+		ref.ending = tagged && marks.last == 'C'
 		return nil, ref
 	}
 	sh := &Shell{Pane: pane, PID: p.PID, TTY: p.TTY, Kind: kind, Program: probe.Leader, Stream: s}
@@ -240,22 +273,29 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 		switch {
 		case starting:
 			ref.State = Starting
-		case own && (marks.last == 'D' || marks.last == 'A' || marks.last == 'B'):
+		case drawing || own && marks.last == 'B':
 			ref.State = Drawing
 		}
 		if ref.State != Builtin {
 			ref.Screen = lastRows(screen, 5)
 		}
+		ref.ending = own && marks.last == 'C'
 		return nil, ref
 	}
-	if own && (marks.last == 'D' || marks.last == 'A') {
+	if own && (drawing || !marks.prompted) {
 		// The line editor runs, but its prompt is not drawn yet.
 		ref := refuse(Drawing)
+		if !marks.prompted {
+			ref.State = Starting
+		}
 		ref.Screen = lastRows(screen, 5)
 		return nil, ref
 	}
 	if own && marks.last == 'B' {
-		sh.Live, sh.ErrExit = true, marks.errExit
+		sh.Live, sh.ErrExit, sh.Wrap = true, marks.errExit, marks.wrap
+		// Remembered, here and in the pane, so a later tmuxmcp (whose
+		// recording begins after this prompt) still knows it.
+		r.rememberPrompt(ctx, pane, s, probe.ForegroundPgrp, marks.prompt, true)
 	}
 	// What the command line holds: the text before the cursor must be the
 	// prompt, and nothing must be at or right after the cursor.
@@ -279,7 +319,7 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 	}
 	prompt, known := marks.prompt, sh.Live
 	if !known {
-		prompt, known = r.knownPrompt(pane, s, p)
+		prompt, known = r.knownPrompt(pane, s, p, probe)
 	}
 	switch {
 	case known && (before == strings.TrimRight(prompt, " ") || sh.Live && p.CursorX == utf8.RuneCountInString(prompt) && !s.Unsubmitted()):
@@ -303,24 +343,26 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 	return nil, typed(Unconfirmed)
 }
 
-// knownPrompt is the prompt tmuxmcp last saw the pane's shell draw: in this
-// recording, or remembered by the pane (a restarted tmuxmcp).
-func (r *Runner) knownPrompt(pane int, s *stream.PaneStream, p tmux.PaneInfo) (string, bool) {
+// knownPrompt is the prompt tmuxmcp last saw the shell in front draw: in
+// this recording, or remembered by the pane for its own integrated shell
+// (a restarted tmuxmcp).
+func (r *Runner) knownPrompt(pane int, s *stream.PaneStream, p tmux.PaneInfo, probe shell.Probe) (string, bool) {
 	r.mu.Lock()
 	seen, ok := r.prompts[pane]
 	r.mu.Unlock()
-	if ok && seen.stream == s.ID() {
+	if ok && seen.stream == s.ID() && seen.shell == probe.ForegroundPgrp {
 		return seen.text, true
 	}
-	if p.ShellTag != "" && p.Prompt != "" {
+	if p.ShellTag != "" && p.Prompt != "" && probe.ShellGroup {
 		return p.Prompt, true
 	}
 	return "", false
 }
 
-// rememberPrompt records the prompt line the pane's shell just drew, here
-// and in the pane (for a later tmuxmcp process).
-func (r *Runner) rememberPrompt(ctx context.Context, pane int, s *stream.PaneStream, text string, persist bool) {
+// rememberPrompt records the prompt line the shell in front (its process
+// group) just drew, here and, for the pane's own shell, in the pane (for a
+// later tmuxmcp process).
+func (r *Runner) rememberPrompt(ctx context.Context, pane int, s *stream.PaneStream, shellGroup int, text string, persist bool) {
 	text = strings.Map(func(r rune) rune {
 		if r < 0x20 || r == 0x7f {
 			return -1
@@ -329,7 +371,7 @@ func (r *Runner) rememberPrompt(ctx context.Context, pane int, s *stream.PaneStr
 	}, text)
 	r.mu.Lock()
 	old, had := r.prompts[pane]
-	r.prompts[pane] = promptSeen{stream: s.ID(), text: text}
+	r.prompts[pane] = promptSeen{stream: s.ID(), shell: shellGroup, text: text}
 	r.mu.Unlock()
 	if persist && (!had || old.text != text) {
 		_, _ = r.fleet.Exec(ctx, "set-option", "-p", "-t", paneName(pane), tmux.PromptOption, text)
@@ -361,7 +403,7 @@ func (r *Runner) LearnPrompt(ctx context.Context, pane int) {
 	}
 	runes := []rune(screen[p.CursorY])
 	before := strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " ")
-	r.rememberPrompt(ctx, pane, s, before, false)
+	r.rememberPrompt(ctx, pane, s, probe.ForegroundPgrp, before, false)
 }
 
 // markInfo is what the retained tail of a recording says about an
@@ -371,6 +413,7 @@ type markInfo struct {
 	prompted bool   // the shell has drawn a prompt (a B mark) in this recording
 	prompt   string // the last line of the prompt before the last B mark
 	errExit  bool   // the last B mark says set -e
+	wrap     bool   // the last B mark asks for job scripts
 	promptAt int64  // the end of the last B mark
 }
 
@@ -386,13 +429,18 @@ func lastMarks(s *stream.PaneStream, tag string) markInfo {
 	c := s.ReadRaw(from, int(end-from), nil)
 	want := shell.MarkTag(tag)
 	var lastB shell.Mark
+	clean := c.From // where decoding can start: after a mark, or at the stream's start
+	found := start == 0
 	for _, m := range shell.NewMarkScanner(c.From).Feed(c.Data) {
+		if !found {
+			clean, found = m.End, true
+		}
 		if m.Tag != want {
 			continue
 		}
 		mi.last = m.Kind
 		if m.Kind == 'B' {
-			lastB, mi.prompted, mi.errExit, mi.promptAt = m, true, m.ErrExit, m.End
+			lastB, mi.prompted, mi.errExit, mi.wrap, mi.promptAt = m, true, m.ErrExit, m.Wrap, m.End
 		}
 	}
 	if !mi.prompted {
@@ -402,7 +450,9 @@ func lastMarks(s *stream.PaneStream, tag string) markInfo {
 		}
 		return mi
 	}
-	mi.prompt = promptLine(c.Data[:lastB.Start-c.From], c.From)
+	if lastB.Start >= clean {
+		mi.prompt = promptLine(c.Data[clean-c.From:lastB.Start-c.From], clean)
+	}
 	return mi
 }
 

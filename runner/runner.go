@@ -57,9 +57,11 @@ type Runner struct {
 }
 
 // promptSeen is a prompt line tmuxmcp saw a pane's shell draw, with the
-// recording it saw it in.
+// recording it saw it in and the shell (its process group: the pane's own
+// shell, or one it started).
 type promptSeen struct {
 	stream cursor.StreamID
+	shell  int
 	text   string
 }
 
@@ -207,6 +209,9 @@ func (r *Runner) runningIn(paneID string) (*jobs.Job, bool) {
 // recordings of panes that run an integrated shell tmuxmcp started, so
 // waits never match what its line editor draws. It is cheap to call with
 // every pane listing: a recording keeps its scanner.
+//
+// A pane whose shell waits to start until it is recorded (a session's
+// first pane, SessionLaunch) is told to go on.
 func (r *Runner) Track(panes []tmux.PaneInfo) {
 	for _, p := range panes {
 		if p.ShellTag == "" || p.Dead {
@@ -214,6 +219,30 @@ func (r *Runner) Track(panes []tmux.PaneInfo) {
 		}
 		if s, ok := r.hub.Live(p.ID); ok && !s.HasScanner() {
 			s.SetScanner(shell.NewInputRegions(p.ShellTag, 0))
+		}
+		r.mu.Lock()
+		fleet := r.fleet
+		r.mu.Unlock()
+		if p.StartAfter != "" && fleet != nil {
+			// Track runs on the fleet's own goroutine: the commands go from
+			// another one.
+			id, ch := paneName(p.ID), p.StartAfter
+			r.mu.Lock()
+			select {
+			case <-r.closing:
+				r.mu.Unlock()
+				continue
+			default:
+			}
+			r.wg.Add(1)
+			r.mu.Unlock()
+			go func() {
+				defer r.wg.Done()
+				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+				defer cancel()
+				_, _ = fleet.Exec(ctx, "set-option", "-p", "-u", "-t", id, tmux.StartOption)
+				_, _ = fleet.Exec(ctx, "wait-for", "-S", ch)
+			}()
 		}
 	}
 }

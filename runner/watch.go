@@ -415,6 +415,14 @@ func (r *Runner) notStarted(j *jobs.Job) (bool, string) {
 	k, _ := shell.KindOf(probe.Leader)
 	runes := []rune(screen[p.CursorY])
 	before := strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " ")
+	if shell.IsCorrection(before) {
+		// zsh asks whether to correct a word of the line tmuxmcp typed:
+		// the command runs as it was written.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, _ = r.fleet.Exec(ctx, "send-keys", "-t", j.PaneID, "n")
+		return false, ""
+	}
 	if k.IsContinuation(before) {
 		r.interrupt(j.PaneID)
 		return true, "the shell took the command as unfinished and waited for more at a continuation prompt (" + strings.TrimSpace(before) + "); it was cleared with Ctrl-C and nothing ran"
@@ -438,15 +446,19 @@ func (r *Runner) learnPrompt(pane int, s *stream.PaneStream, integrated bool) {
 	if err != nil {
 		return
 	}
+	probe, err := shell.ProbePane(p.PID, p.TTY)
+	if err != nil || !probe.ReadingCommand() {
+		return
+	}
 	if integrated {
-		if mi := lastMarks(s, p.ShellTag); mi.prompted && mi.last == 'B' {
-			r.rememberPrompt(ctx, pane, s, mi.prompt, true)
+		if mi := lastMarks(s, p.ShellTag); mi.prompted && mi.last == 'B' && probe.ShellGroup {
+			r.rememberPrompt(ctx, pane, s, probe.ForegroundPgrp, mi.prompt, true)
 		}
 		return
 	}
 	if p.CursorY < len(screen) {
 		runes := []rune(screen[p.CursorY])
-		r.rememberPrompt(ctx, pane, s, strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " "), false)
+		r.rememberPrompt(ctx, pane, s, probe.ForegroundPgrp, strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " "), false)
 	}
 }
 

@@ -17,8 +17,11 @@ type Mark struct {
 	// shell's marks, the job id for a job script's, or "" for marks that are
 	// not tmuxmcp's (a terminal's own integration).
 	Tag string
-	// ErrExit is set on a B mark of a shell running under set -e.
-	ErrExit bool
+	// ErrExit is set on a B mark of a shell running under set -e; Wrap on
+	// a B mark of a shell that should get its commands from job scripts
+	// rather than typed (zsh with spelling correction on). Both run
+	// commands through job scripts.
+	ErrExit, Wrap bool
 	// Start and End are the raw stream offsets of the sequence.
 	Start, End int64
 }
@@ -124,6 +127,10 @@ func parseMark(body string) (Mark, bool) {
 		}
 		if p == "e" && m.Kind == 'B' {
 			m.ErrExit = true
+			continue
+		}
+		if p == "w" && m.Kind == 'B' {
+			m.Wrap = true
 			continue
 		}
 		if m.Kind == 'D' && m.Status < 0 {

@@ -37,9 +37,22 @@ type Probe struct {
 	Age time.Duration
 }
 
-// AtShellPrompt reports whether the terminal belongs to a lone shell (not
-// to a program it runs) — the shell is between commands.
-func (p Probe) AtShellPrompt() bool { return isShell(p.Leader) && len(p.Others) == 0 }
+// AtShellPrompt reports whether the terminal belongs to a shell, not to a
+// program it runs — the shell is between commands. Other processes in the
+// shell's own group count as a program it runs (a shell without job
+// control runs its commands there), unless the shell's line editor is
+// reading: then they are its background work (fish updating completions,
+// a prompt's asynchronous job).
+func (p Probe) AtShellPrompt() bool {
+	if !isShell(p.Leader) {
+		return false
+	}
+	if len(p.Others) == 0 {
+		return true
+	}
+	k, _ := KindOf(p.Leader)
+	return k.LineEditor() && !p.Canonical
+}
 
 // LeaderIsShell reports whether the foreground group is led by a shell:
 // its own group, which must never be signalled as a whole.
@@ -61,6 +74,8 @@ func (p Probe) ReadingCommand() bool {
 // waiting for input, or "".
 func (p Probe) Busy() string {
 	switch {
+	case p.AtShellPrompt():
+		return ""
 	case len(p.Others) > 0:
 		return p.Others[0]
 	case !isShell(p.Leader):

@@ -36,27 +36,34 @@ func (sc Script) Text() string {
 	if sc.Kind == Fish {
 		return sc.fish()
 	}
-	run := `__tmuxmcp_c=$(cat -- ` + Quote(sc.CommandFile) + `) && eval "$__tmuxmcp_c"`
+	var b strings.Builder
+	fmt.Fprintf(&b, "printf '\\033]133;C;tmuxmcp=%%s\\007' %s\n", Quote(sc.Tag))
+	if sc.TrapExit {
+		fmt.Fprintf(&b, "trap 'printf \"%%s\\n\" \"$?\" > %s' EXIT\n", strings.ReplaceAll(Quote(sc.StatusFile), `'`, `'\''`))
+	}
+	if sc.NoErrExit {
+		b.WriteString("__tmuxmcp_job_e=$-; set +e\n")
+	}
+	run := `__tmuxmcp_job_cmd=$(cat -- ` + Quote(sc.CommandFile) + `) && eval "$__tmuxmcp_job_cmd"`
 	if sc.Dir != "" {
 		run = `cd -- ` + Quote(sc.Dir) + ` && { ` + run + `; }`
 	}
-	if sc.NoErrExit {
-		run = `__tmuxmcp_e=$-; set +e
-` + run + `
-__tmuxmcp_s=$?; case $__tmuxmcp_e in *e*) set -e ;; esac; unset __tmuxmcp_e; (exit $__tmuxmcp_s)`
-	}
+	b.WriteString(run + "\n__tmuxmcp_job_s=$?\n")
 	if sc.TrapExit {
-		run = `trap 'printf "%s\n" "$?" > ` + strings.ReplaceAll(Quote(sc.StatusFile), `'`, `'\''`) + `' EXIT
-` + run + `
-__tmuxmcp_s=$?; trap - EXIT; (exit $__tmuxmcp_s)`
+		b.WriteString("trap - EXIT\n")
 	}
-	return fmt.Sprintf(`printf '\033]133;C;tmuxmcp=%%s\007' %[1]s
-%[2]s
-__tmuxmcp_s=$?
-printf '\033]133;D;%%s;tmuxmcp=%%s\007' "$__tmuxmcp_s" %[1]s
-printf '%%s\n' "$__tmuxmcp_s" > %[3]s 2>/dev/null
-unset __tmuxmcp_c __tmuxmcp_s
-`, Quote(sc.Tag), run, Quote(sc.StatusFile))
+	fmt.Fprintf(&b, "printf '\\033]133;D;%%s;tmuxmcp=%%s\\007' \"$__tmuxmcp_job_s\" %s\n", Quote(sc.Tag))
+	fmt.Fprintf(&b, "printf '%%s\\n' \"$__tmuxmcp_job_s\" > %s 2>/dev/null\n", Quote(sc.StatusFile))
+	b.WriteString("unset __tmuxmcp_job_cmd\n")
+	if sc.NoErrExit {
+		// set -e again only now: nothing after it can fail, and the script
+		// ends with status 0, so the shell survives a failing command.
+		b.WriteString("unset __tmuxmcp_job_s\ncase $__tmuxmcp_job_e in *e*) unset __tmuxmcp_job_e; set -e ;; *) unset __tmuxmcp_job_e ;; esac\n")
+	} else {
+		// The script's status is the command's, for the user's prompt.
+		b.WriteString("eval \"unset __tmuxmcp_job_s; return $__tmuxmcp_job_s\"\n")
+	}
+	return b.String()
 }
 
 func (sc Script) fish() string {
@@ -71,13 +78,13 @@ func (sc Script) fish() string {
 	}
 	fmt.Fprintf(&b, "printf '\\e]133;C;tmuxmcp=%%s\\a' %s\n", q(sc.Tag))
 	b.WriteString(run + "\n")
-	b.WriteString("set -g __tmuxmcp_s $status\n")
+	b.WriteString("set -g __tmuxmcp_job_s $status\n")
 	if sc.TrapExit {
 		fmt.Fprintf(&b, "functions -e __tmuxmcp_exit_%s\n", fishName(sc.Tag))
 	}
-	fmt.Fprintf(&b, "printf '\\e]133;D;%%s;tmuxmcp=%%s\\a' $__tmuxmcp_s %s\n", q(sc.Tag))
-	fmt.Fprintf(&b, "printf '%%s\\n' $__tmuxmcp_s > %s 2>/dev/null\n", q(sc.StatusFile))
-	b.WriteString("set -e __tmuxmcp_s\n")
+	fmt.Fprintf(&b, "printf '\\e]133;D;%%s;tmuxmcp=%%s\\a' $__tmuxmcp_job_s %s\n", q(sc.Tag))
+	fmt.Fprintf(&b, "printf '%%s\\n' $__tmuxmcp_job_s > %s 2>/dev/null\n", q(sc.StatusFile))
+	b.WriteString("set -e __tmuxmcp_job_s\n")
 	return b.String()
 }
 

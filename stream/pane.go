@@ -3,6 +3,7 @@ package stream
 import (
 	"context"
 	"runtime"
+	"slices"
 	"sort"
 	"sync"
 	"time"
@@ -54,6 +55,9 @@ func newPaneStream(pane int, id cursor.StreamID, retain int, born time.Time) *Pa
 }
 
 func (s *PaneStream) adoptedBefore(t time.Time) bool { return s.born.Before(t) }
+
+// Born is when this recording began.
+func (s *PaneStream) Born() time.Time { return s.born }
 
 // Pane returns the tmux pane number (the N of %N).
 func (s *PaneStream) Pane() int { return s.pane }
@@ -121,13 +125,19 @@ func (s *PaneStream) addMask(start, end int64) {
 	if start >= end {
 		return
 	}
-	i := len(s.masks)
-	for i > 0 && s.masks[i-1].end >= start {
-		i--
-		start, end = min(start, s.masks[i].start), max(end, s.masks[i].end)
+	// hi: the first range that starts after [start, end) ends (it stays
+	// after the new one); lo: the first range that reaches it.
+	hi := len(s.masks)
+	for hi > 0 && s.masks[hi-1].start > end {
+		hi--
 	}
-	// s.masks[i:] all overlap or touch [start, end): replace them with it.
-	s.masks = append(s.masks[:i], span{start, end})
+	lo := hi
+	for lo > 0 && s.masks[lo-1].end >= start {
+		lo--
+		start, end = min(start, s.masks[lo].start), max(end, s.masks[lo].end)
+	}
+	// s.masks[lo:hi] overlap or touch [start, end): replace them with it.
+	s.masks = slices.Replace(s.masks, lo, hi, span{start, end})
 }
 
 // Scanner finds ranges of a pane's output that waits must not match (what

@@ -70,6 +70,9 @@ type PaneInfo struct {
 	// Prompt is the pane option PromptOption: the last line of the prompt
 	// the pane's integrated shell last drew while tmuxmcp watched, or "".
 	Prompt string
+	// StartAfter is the pane option StartOption: the wait-for channel its
+	// shell waits on before it starts, or "".
+	StartAfter string
 }
 
 // ProgramOption is the pane option that names the program a pane was
@@ -85,6 +88,11 @@ const ShellOption = "@tmuxmcp-shell"
 // line (PaneInfo.Prompt), so a restarted tmuxmcp still knows it.
 const PromptOption = "@tmuxmcp-prompt"
 
+// StartOption is the pane option naming the wait-for channel the pane's
+// shell waits on before it starts (PaneInfo.StartAfter): a session's first
+// pane, created before tmuxmcp records it.
+const StartOption = "@tmuxmcp-start"
+
 // paneFields are the list-panes fields PaneInfo is parsed from, separated
 // by \x1f: ids and numbers first, then free text, the current path last so
 // that a stray separator in it cannot shift the other fields.
@@ -92,7 +100,7 @@ var paneFields = []string{
 	"pane_id", "session_id", "window_id", "window_index", "window_active", "pane_index", "pane_pid",
 	"pane_width", "pane_height", "pane_active", "pane_dead", "pane_dead_status", "pane_dead_signal",
 	"pane_in_mode", "alternate_on", "pane_input_off", "cursor_x", "cursor_y", "history_size", "pane_tty",
-	ShellOption, ProgramOption, "session_name", "window_name", "pane_current_command", PromptOption, "pane_title", "pane_current_path",
+	ShellOption, StartOption, ProgramOption, "session_name", "window_name", "pane_current_command", PromptOption, "pane_title", "pane_current_path",
 }
 
 // PaneFormat is the -F format for list-panes that ParsePane reads.
@@ -142,8 +150,8 @@ func ParsePane(line string) (PaneInfo, error) {
 		PaneIndex: atoi(f[5]), PID: atoi(f[6]), Width: atoi(f[7]), Height: atoi(f[8]), Active: f[9] == "1",
 		Dead: f[10] == "1", DeadStatus: optInt(f[11]), DeadSignal: optInt(f[12]), InMode: f[13] == "1", Alternate: f[14] == "1",
 		InputOff: f[15] == "1", CursorX: atoi(f[16]), CursorY: atoi(f[17]), HistorySize: atoi(f[18]), TTY: f[19],
-		ShellTag: f[20], Program: f[21], SessionName: f[22], WindowName: f[23], CurrentCommand: f[24], Prompt: f[25],
-		Title: f[26], CWD: f[27],
+		ShellTag: f[20], StartAfter: f[21], Program: f[22], SessionName: f[23], WindowName: f[24], CurrentCommand: f[25], Prompt: f[26],
+		Title: f[27], CWD: f[28],
 	}, nil
 }
 

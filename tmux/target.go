@@ -111,7 +111,8 @@ type SessionSpec struct {
 	// Command is the first pane's program (argv); empty runs tmux's default
 	// command (a login shell).
 	Command []string
-	// Env is extra environment for the first pane's program.
+	// Env is extra environment for the first pane's program (only: later
+	// windows of the session do not inherit it).
 	Env map[string]string
 	// PaneOptions are set on the first pane as it is created.
 	PaneOptions map[string]string
@@ -130,6 +131,11 @@ func (t Target) EnsureSession(ctx context.Context, spec SessionSpec) (created bo
 	args = append(args, spec.Command...)
 	for _, k := range slices.Sorted(maps.Keys(spec.PaneOptions)) {
 		args = append(args, ";", "set-option", "-p", "-t", "="+spec.Name+":", k, spec.PaneOptions[k])
+	}
+	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
+		// new-session -e sets the session's environment: the first pane
+		// has the variables; windows made later must not inherit them.
+		args = append(args, ";", "set-environment", "-t", "="+spec.Name, "-u", k)
 	}
 	if _, err := t.Run(ctx, args...); err != nil {
 		// Another process may have created it meanwhile.

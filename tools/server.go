@@ -127,6 +127,13 @@ func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Option
 	}
 	h.fleet = fleet
 	h.run.SetFleet(fleet)
+	h.mu.Lock()
+	listed := make([]tmux.PaneInfo, 0, len(h.panes))
+	for _, p := range h.panes {
+		listed = append(listed, p)
+	}
+	h.mu.Unlock()
+	h.run.Track(listed) // the first listing came before the runner had the fleet
 	h.selfPane = h.findSelfPane(ctx)
 	h.resumePending()
 	h.run.Resume(ctx)

@@ -44,6 +44,10 @@ func newWorld(ctx context.Context, cfg config) (*world, error) {
 		_ = os.RemoveAll(tmp)
 		return nil, err
 	}
+	if err := tmuxtest.DefaultRC(home); err != nil {
+		_ = os.RemoveAll(tmp)
+		return nil, err
+	}
 	target, stop, err := tmuxtest.Start(ctx, "tmuxmcp-bench", tmux.SessionSpec{Name: "bench", Width: 120, Height: 40}, home)
 	if err != nil {
 		_ = os.RemoveAll(tmp)

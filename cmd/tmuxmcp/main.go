@@ -264,7 +264,18 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 		<-ctx.Done()
 		out.giveUp(6 * time.Second)
 	}()
-	err = server.Run(h.Draining(ctx), &mcp.IOTransport{Reader: io.NopCloser(in), Writer: out})
+	// The handlers return before the SDK writes their answers: once every
+	// call has returned, the transport stays up until stdout has been
+	// quiet for a moment, so no answer is cut off by the exit.
+	drained := h.Draining(ctx)
+	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
+	defer stopRun()
+	go func() {
+		<-drained.Done()
+		out.quiet(100*time.Millisecond, time.Second)
+		stopRun()
+	}()
+	err = server.Run(runCtx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: out})
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return err
 	}
@@ -363,10 +374,11 @@ type output struct {
 	mu       sync.Mutex
 	deadline time.Time // the earliest giveUp so far
 	timer    *time.Timer
+	wrote    chan struct{} // signalled after each write, for quiet
 }
 
 func newOutput(stdout io.Writer) *output {
-	o := &output{w: stdout}
+	o := &output{w: stdout, wrote: make(chan struct{}, 1)}
 	f, ok := stdout.(*os.File)
 	if !ok {
 		return o
@@ -411,7 +423,32 @@ func newOutput(stdout io.Writer) *output {
 	return o
 }
 
-func (o *output) Write(p []byte) (int, error) { return o.w.Write(p) }
+func (o *output) Write(p []byte) (int, error) {
+	n, err := o.w.Write(p)
+	select {
+	case o.wrote <- struct{}{}:
+	default:
+	}
+	return n, err
+}
+
+// quiet returns once nothing has been written for d, or after max.
+func (o *output) quiet(d, max time.Duration) {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	limit := time.NewTimer(max)
+	defer limit.Stop()
+	for {
+		select {
+		case <-o.wrote:
+			t.Reset(d)
+		case <-t.C:
+			return
+		case <-limit.C:
+			return
+		}
+	}
+}
 
 // Close does nothing: the transport's end is not the process's end.
 func (o *output) Close() error { return nil }

@@ -29,19 +29,25 @@ import (
 // not installed.
 func Server(t testing.TB, session string, width, height int) tmux.Target {
 	t.Helper()
-	return ServerWith(t, tmux.SessionSpec{Name: session, Width: width, Height: height}, t.TempDir())
+	home := t.TempDir()
+	if err := DefaultRC(home); err != nil {
+		t.Fatal(err)
+	}
+	return ServerWith(t, tmux.SessionSpec{Name: session, Width: width, Height: height}, home)
 }
 
 // ServerWith is Server with the session spec given (its first pane's
-// program, say) and home as every pane's HOME.
-func ServerWith(t testing.TB, spec tmux.SessionSpec, home string) tmux.Target {
+// program, say), home as every pane's HOME with the startup files the test
+// put there, and env added to the hermetic environment (SHELL=/usr/bin/zsh
+// makes zsh tmux's default shell).
+func ServerWith(t testing.TB, spec tmux.SessionSpec, home string, env ...string) tmux.Target {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("tmux is not installed")
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	target, stop, err := Start(ctx, "tmuxmcp-test", spec, home)
+	target, stop, err := Start(ctx, "tmuxmcp-test", spec, home, env...)
 	if err != nil {
 		t.Fatalf("start tmux: %v", err)
 	}
@@ -87,16 +93,13 @@ func DefaultRC(home string) error {
 
 // Start starts a tmux server on a unique socket (-L prefix-<random>, no
 // config file) with a detached session as spec says, in the hermetic
-// environment Env(home), configured by Configure, and returns it with
+// environment Env(home) plus env, configured by Configure, and returns it with
 // stop, which kills exactly that server and removes its socket file. On
 // error nothing is left running.
-func Start(ctx context.Context, prefix string, spec tmux.SessionSpec, home string) (target tmux.Target, stop func(), err error) {
+func Start(ctx context.Context, prefix string, spec tmux.SessionSpec, home string, env ...string) (target tmux.Target, stop func(), err error) {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
-	target = tmux.Target{SocketName: prefix + "-" + hex.EncodeToString(b), ConfigFile: "/dev/null", Env: Env(home)}
-	if err := DefaultRC(home); err != nil {
-		return target, nil, err
-	}
+	target = tmux.Target{SocketName: prefix + "-" + hex.EncodeToString(b), ConfigFile: "/dev/null", Env: append(Env(home), env...)}
 	var socketPath string
 	stop = func() {
 		Kill(target)
@@ -117,11 +120,18 @@ func Start(ctx context.Context, prefix string, spec tmux.SessionSpec, home strin
 	return target, stop, nil
 }
 
-// Configure makes new panes run bash with home as HOME, so the machine's
-// own rc files and history never affect (or record) a test.
+// Configure makes new panes run the target's SHELL (bash unless its Env
+// says otherwise) with home as HOME, so the machine's own rc files and
+// history never affect (or record) a test.
 func Configure(ctx context.Context, target tmux.Target, home string) error {
+	sh := "/bin/bash"
+	for _, kv := range target.Env {
+		if v, ok := strings.CutPrefix(kv, "SHELL="); ok {
+			sh = v
+		}
+	}
 	for _, args := range [][]string{
-		{"set-option", "-g", "default-shell", "/bin/bash"},
+		{"set-option", "-g", "default-shell", sh},
 		{"set-environment", "-g", "HOME", home},
 		{"set-environment", "-g", "PATH", "/usr/local/bin:/usr/bin:/bin"},
 		{"set-environment", "-g", "PS1", "$ "},

@@ -5,6 +5,15 @@
 # marks tagged with $TMUXMCP_SHELL_TAG.
 d=${0%/*}
 s=${1:-${SHELL:-/bin/sh}}
+if [ -n "${TMUXMCP_START_AFTER-}" ] && [ -n "${TMUX-}" ]; then
+  # A session's first pane: tmuxmcp starts recording it only once its
+  # control client is attached, so the shell waits for that (10 s at most)
+  # and tmuxmcp sees its first prompt.
+  if command -v timeout >/dev/null 2>&1; then
+    timeout 10 tmux wait-for "$TMUXMCP_START_AFTER" 2>/dev/null
+  fi
+fi
+unset TMUXMCP_START_AFTER
 if [ -z "${1-}" ] && [ -n "${TMUX-}" ]; then
   # tmux runs default-command instead of a shell when one is configured.
   c=$(tmux show-options -gv default-command 2>/dev/null)

@@ -9,7 +9,8 @@
 #   D;<status>  a command ended       the first PROMPT_COMMAND entry
 #   A           the prompt starts     the same entry
 #   B           the prompt is drawn   the end of PS1 (the last entry keeps it there)
-#   C           a command starts      the start of PS0
+#   C           a command starts      the end of PS0 (what the user's PS0 prints is
+#                                     not the command's output)
 # The user's PROMPT_COMMAND entries run between ours as bash would run them,
 # whatever their form (a string ending in ';' or '&', an array); nothing of
 # theirs is pasted into a string of ours. Every line here works under the
@@ -55,14 +56,11 @@ if [ -n "$__tmuxmcp_tag" ]; then
   __tmuxmcp_b='\[\e]133;B;tmuxmcp=s'"$__tmuxmcp_tag"'\a\]'
   __tmuxmcp_be='\[\e]133;B;e;tmuxmcp=s'"$__tmuxmcp_tag"'\a\]'
   __tmuxmcp_c='\e]133;C;tmuxmcp=s'"$__tmuxmcp_tag"'\a'
-  # PROMPT_COMMAND arrays run every entry from bash 5.1 on; older bash runs
-  # one string, so our entries are joined to the user's by newlines there.
-  __tmuxmcp_pc_array=
+  # PROMPT_COMMAND arrays run every entry from bash 5.1 on.
+  __tmuxmcp_arrays=
   if [ "${BASH_VERSINFO[0]}" -gt 5 ] || { [ "${BASH_VERSINFO[0]}" -eq 5 ] && [ "${BASH_VERSINFO[1]}" -ge 1 ]; }; then
-    __tmuxmcp_pc_array=1
+    __tmuxmcp_arrays=1
   fi
-  if [ -n "${TMUXMCP_BASH_PC_STRING-}" ]; then __tmuxmcp_pc_array=; fi
-  unset TMUXMCP_BASH_PC_STRING
 
   __tmuxmcp_precmd() {
     local s=$?
@@ -73,14 +71,18 @@ if [ -n "$__tmuxmcp_tag" ]; then
   }
 
   # __tmuxmcp_hooks puts our entries first and last in PROMPT_COMMAND and
-  # keeps every other entry, in order, as the user (or their tools, later)
-  # set it.
+  # keeps everything else as the user (or their tools, later) set it, in
+  # its own form: an array stays an array (ours are entries of it), a
+  # string stays a string (ours are lines of it, so whatever the user's
+  # text ends with, a ';', a '&' or a comment, it runs as it did; and tools
+  # that edit $PROMPT_COMMAND as a string later, bash-preexec among them,
+  # still see all of it).
   __tmuxmcp_hooks() {
     if [ -n "${PROMPT_COMMAND+x}" ]; then
       case ${PROMPT_COMMAND@a} in *r*) return 0 ;; esac
     fi
-    local e
-    if [ -n "$__tmuxmcp_pc_array" ]; then
+    if [ -n "$__tmuxmcp_arrays" ] && [ -n "${PROMPT_COMMAND+x}" ] && [[ ${PROMPT_COMMAND@a} == *a* ]]; then
+      local e
       local -a keep=()
       for e in "${PROMPT_COMMAND[@]}"; do
         case $e in __tmuxmcp_precmd | __tmuxmcp_prompt_end) ;; *) keep+=("$e") ;; esac
@@ -95,25 +97,31 @@ if [ -n "$__tmuxmcp_tag" ]; then
     return 0
   }
 
+  # __tmuxmcp_hooked reports whether ours are still first and last.
+  __tmuxmcp_hooked() {
+    if [ -n "$__tmuxmcp_arrays" ] && [ -n "${PROMPT_COMMAND+x}" ] && [[ ${PROMPT_COMMAND@a} == *a* ]]; then
+      [ "${PROMPT_COMMAND[0]-}" = __tmuxmcp_precmd ] && [ "${PROMPT_COMMAND[*]: -1}" = __tmuxmcp_prompt_end ]
+      return
+    fi
+    case ${PROMPT_COMMAND-} in __tmuxmcp_precmd$'\n'*$'\n'__tmuxmcp_prompt_end) return 0 ;; esac
+    return 1
+  }
+
   __tmuxmcp_prompt_end() {
     local s=$? b=$__tmuxmcp_b
-    if [ -n "$__tmuxmcp_pc_array" ]; then
-      if [ "${PROMPT_COMMAND[0]-}" != __tmuxmcp_precmd ] || [ "${PROMPT_COMMAND[*]: -1}" != __tmuxmcp_prompt_end ]; then __tmuxmcp_hooks; fi
-    else
-      case ${PROMPT_COMMAND-} in __tmuxmcp_precmd$'\n'*$'\n'__tmuxmcp_prompt_end) ;; *) __tmuxmcp_hooks ;; esac
-    fi
+    __tmuxmcp_hooked || __tmuxmcp_hooks
     # Last, so a PROMPT_COMMAND that rebuilds PS1 keeps the mark at its end.
     case $- in *e*) b=$__tmuxmcp_be ;; esac
     PS1=${PS1-}
     PS1=${PS1//"$__tmuxmcp_b"/}
     PS1=${PS1//"$__tmuxmcp_be"/}$b
-    case ${PS0-} in *"$__tmuxmcp_c"*) ;; *) PS0=$__tmuxmcp_c${PS0-} ;; esac
+    case ${PS0-} in *"$__tmuxmcp_c") ;; *) PS0=${PS0-}; PS0=${PS0//"$__tmuxmcp_c"/}$__tmuxmcp_c ;; esac
     case $- in *e*) return 0 ;; esac
     return "$s"
   }
 
   __tmuxmcp_hooks
-  PS0=$__tmuxmcp_c${PS0-}
+  PS0=${PS0-}$__tmuxmcp_c
   # The lines that run tmuxmcp's job scripts stay out of history.
   HISTIGNORE="${HISTIGNORE:+$HISTIGNORE:} . '*.run'"
 fi

@@ -14,6 +14,9 @@ if [[ -n ${TMUXMCP_SHELL_TAG-} ]]; then
   typeset -g __tmuxmcp_tag=$TMUXMCP_SHELL_TAG
   typeset -g __tmuxmcp_b=$'%{\e]133;B;tmuxmcp=s'$__tmuxmcp_tag$'\a%}'
   typeset -g __tmuxmcp_be=$'%{\e]133;B;e;tmuxmcp=s'$__tmuxmcp_tag$'\a%}'
+  # With spelling correction on, zsh may stop a typed command line to ask
+  # about a word: such a shell gets its commands from job scripts (w).
+  typeset -g __tmuxmcp_bw=$'%{\e]133;B;w;tmuxmcp=s'$__tmuxmcp_tag$'\a%}'
   typeset -g __tmuxmcp_eol=$'%{\e]133;D;%?;tmuxmcp=s'$__tmuxmcp_tag$'\a%}'
 
   __tmuxmcp_precmd() {
@@ -41,16 +44,19 @@ if [[ -n ${TMUXMCP_SHELL_TAG-} ]]; then
   }
 
   __tmuxmcp_prompt_end() {
-    local s=$? e=
+    local s=$? e= w=
     [[ -o errexit ]] && e=1
+    [[ -o correct || -o correctall ]] && w=1
     emulate -L zsh
     if [[ ${precmd_functions[1]-} != __tmuxmcp_precmd || ${precmd_functions[-1]-} != __tmuxmcp_prompt_end || ${preexec_functions[-1]-} != __tmuxmcp_preexec ]]; then
       __tmuxmcp_hooks
     fi
     # Last, so a theme that rebuilds PROMPT keeps the mark at its end.
     local b=$__tmuxmcp_b
+    [[ -n $w ]] && b=$__tmuxmcp_bw
     [[ -n $e ]] && b=$__tmuxmcp_be
     PS1=${PS1//$__tmuxmcp_b/}
+    PS1=${PS1//$__tmuxmcp_bw/}
     PS1=${PS1//$__tmuxmcp_be/}$b
     local eol=${PROMPT_EOL_MARK-%B%S%#%s%b}
     [[ $eol == $__tmuxmcp_eol* ]] || PROMPT_EOL_MARK=$__tmuxmcp_eol$eol

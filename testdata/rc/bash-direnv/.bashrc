@@ -1,0 +1,2 @@
+eval "$(direnv hook bash)"
+PS1='direnv:\W\$ '

@@ -1,0 +1,2 @@
+PS1='zsh-after-bash %# '
+setopt interactive_comments

@@ -1,0 +1,5 @@
+set -g fish_greeting
+fish_vi_key_bindings
+function fish_prompt
+    echo -n (prompt_pwd)' > '
+end

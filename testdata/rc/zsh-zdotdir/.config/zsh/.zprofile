@@ -1,0 +1,1 @@
+export FROM_ZPROFILE=yes

@@ -1,0 +1,3 @@
+export FROM_ZSHRC=yes
+precmd() { print -n '' }
+PS1='zd %1~ %# '

@@ -1,0 +1,2 @@
+# Everything else lives under ~/.config/zsh.
+export ZDOTDIR=$HOME/.config/zsh

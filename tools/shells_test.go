@@ -1,0 +1,373 @@
+package tools
+
+import (
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
+	"github.com/tmuxmcp/tmuxmcp/runner"
+	"github.com/tmuxmcp/tmuxmcp/shell"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
+)
+
+// rcCase is one user's shell configuration: a home directory from
+// testdata/rc/<name> and the login shell that reads it.
+type rcCase struct {
+	name  string
+	shell string
+	// kind is the shell the panes end up in (bash, zsh, fish or sh).
+	kind string
+	// needs are programs or files the configuration uses (plugins,
+	// direnv): without them the case is skipped, unless
+	// TMUXMCP_REQUIRE_SHELLS=1 (CI), where it fails.
+	needs []string
+	// extra checks of what the configuration itself does.
+	extra func(t *testing.T, m *matrix, pane string)
+}
+
+var (
+	zshPlugins = []string{"/usr/bin/zsh", "/usr/share/zsh-autosuggestions/zsh-autosuggestions.zsh", "/usr/share/zsh-syntax-highlighting/zsh-syntax-highlighting.zsh"}
+	rcCases    = []rcCase{
+		{name: "bash-debian-skel", shell: "/bin/bash", kind: "bash"},
+		{name: "bash-pyenv", shell: "/bin/bash", kind: "bash", extra: func(t *testing.T, m *matrix, pane string) {
+			// The user's own PROMPT_COMMAND hook still runs at every prompt.
+			a := m.ok(t, pane, "echo $PYENV_HOOK_RAN")
+			b := m.ok(t, pane, "echo $PYENV_HOOK_RAN")
+			if a.str("output") == b.str("output") || strings.TrimSpace(a.str("output")) == "" {
+				t.Fatalf("the pyenv hook did not run between prompts: %q then %q", a.str("output"), b.str("output"))
+			}
+		}},
+		{name: "bash-history-sync", shell: "/bin/bash", kind: "bash"},
+		{name: "bash-prompt-array", shell: "/bin/bash", kind: "bash"},
+		{name: "bash-strict", shell: "/bin/bash", kind: "bash"},
+		{name: "bash-errexit", shell: "/bin/bash", kind: "bash"},
+		{name: "bash-preexec-hooks", shell: "/bin/bash", kind: "bash", extra: func(t *testing.T, m *matrix, pane string) {
+			m.ok(t, pane, "echo hooked")
+			log, _ := os.ReadFile(filepath.Join(m.home, ".command-log"))
+			if !strings.Contains(string(log), "start echo hooked") || !strings.Contains(string(log), "end 0") {
+				t.Fatalf("the user's preexec/precmd hooks did not run: %q", log)
+			}
+		}},
+		{name: "bash-vi-mode", shell: "/bin/bash", kind: "bash"},
+		{name: "bash-two-line-git", shell: "/bin/bash", kind: "bash", needs: []string{"git"}},
+		{name: "bash-direnv", shell: "/bin/bash", kind: "bash", needs: []string{"direnv"}, extra: func(t *testing.T, m *matrix, pane string) {
+			m.ok(t, pane, "cd "+filepath.Join(m.home, "project"))
+			if r := m.ok(t, pane, "echo $DIRENV_LOADED"); r.str("output") != "from-envrc\n" {
+				t.Fatalf("direnv's hook did not load .envrc: %v", r)
+			}
+		}},
+		{name: "bash-arrow-prompt", shell: "/bin/bash", kind: "bash"},
+		{name: "bash-slow-rc", shell: "/bin/bash", kind: "bash"},
+		{name: "bash-banner", shell: "/bin/bash", kind: "bash"},
+		{name: "bash-no-bracketed-paste", shell: "/bin/bash", kind: "bash"},
+		{name: "bash-terminal-osc133", shell: "/bin/bash", kind: "bash"},
+		{name: "bash-exec-zsh", shell: "/bin/bash", kind: "zsh", needs: []string{"/usr/bin/zsh"}},
+		{name: "bash-starship-like", shell: "/bin/bash", kind: "bash", extra: func(t *testing.T, m *matrix, pane string) {
+			// PS0's own output is not the command's.
+			if r := m.ok(t, pane, "echo only-this"); r.str("output") != "only-this\n" {
+				t.Fatalf("PS0's text leaked into the output: %v", r)
+			}
+		}},
+		{name: "bash-slow-prompt", shell: "/bin/bash", kind: "bash"},
+		{name: "zsh-ohmyzsh-like", shell: "/usr/bin/zsh", kind: "zsh", needs: zshPlugins},
+		{name: "zsh-powerlevel9k", shell: "/usr/bin/zsh", kind: "zsh", needs: []string{"/usr/bin/zsh", "/usr/share/powerlevel9k/powerlevel9k.zsh-theme"}},
+		{name: "zsh-correct", shell: "/usr/bin/zsh", kind: "zsh", needs: []string{"/usr/bin/zsh"}},
+		{name: "zsh-vi-mode", shell: "/usr/bin/zsh", kind: "zsh", needs: []string{"/usr/bin/zsh"}},
+		{name: "zsh-two-line-rprompt", shell: "/usr/bin/zsh", kind: "zsh", needs: []string{"/usr/bin/zsh"}},
+		{name: "zsh-zdotdir", shell: "/usr/bin/zsh", kind: "zsh", needs: []string{"/usr/bin/zsh"}, extra: func(t *testing.T, m *matrix, pane string) {
+			if r := m.ok(t, pane, "echo $FROM_ZPROFILE $FROM_ZSHRC ${ZDOTDIR#$HOME}"); r.str("output") != "yes yes /.config/zsh\n" {
+				t.Fatalf("the user's files under ZDOTDIR were not read as zsh reads them: %v", r)
+			}
+		}},
+		{name: "fish-default", shell: "/usr/bin/fish", kind: "fish", needs: []string{"/usr/bin/fish"}},
+		{name: "fish-custom", shell: "/usr/bin/fish", kind: "fish", needs: []string{"/usr/bin/fish"}, extra: func(t *testing.T, m *matrix, pane string) {
+			if r := m.ok(t, pane, "echo $__plugin_prompts"); strings.TrimSpace(r.str("output")) == "" {
+				t.Fatalf("the user's fish_prompt event handler did not run: %v", r)
+			}
+		}},
+		{name: "fish-vi-mode", shell: "/usr/bin/fish", kind: "fish", needs: []string{"/usr/bin/fish"}},
+		{name: "dash-env", shell: "/bin/dash", kind: "sh"},
+		{name: "sh-plain", shell: "/bin/sh", kind: "sh"},
+		{name: "mksh-plain", shell: "/usr/bin/mksh", kind: "sh", needs: []string{"/usr/bin/mksh"}},
+	}
+)
+
+// matrix is one configuration's world: its home, a private tmux server
+// started the way tmuxmcp starts its own (the session's first pane runs
+// the integrated shell), and tmuxmcp's handlers on it.
+type matrix struct {
+	e    *env
+	c    rcCase
+	home string
+	// readyWaits collects how long jobs waited for their next prompt.
+	mu         sync.Mutex
+	readyWaits []time.Duration
+}
+
+func (m *matrix) fish() bool { return m.c.kind == "fish" }
+
+// ok runs command in pane (or a fresh pane when pane is "") and fails on a
+// tool error or a status other than completed.
+func (m *matrix) ok(t *testing.T, pane, command string, extra ...any) result {
+	t.Helper()
+	args := map[string]any{"command": command, "waitMs": 60000, "outputLimit": 65536}
+	if pane != "" {
+		args["paneId"] = pane
+	}
+	for i := 0; i+1 < len(extra); i += 2 {
+		args[extra[i].(string)] = extra[i+1]
+	}
+	r := m.e.call(t, "run_shell_command", args)
+	if r.isError {
+		t.Fatalf("%q: refused: %s%s", short(command), r.text, m.screen(t, pane))
+	}
+	if r.str("status") != "completed" {
+		t.Fatalf("%q: %v%s", short(command), r, m.screen(t, r.str("paneId")))
+	}
+	if j, ok := m.e.h.jobs.Get(r.str("jobId")); ok {
+		m.mu.Lock()
+		m.readyWaits = append(m.readyWaits, time.Duration(j.ReadyWaitMs)*time.Millisecond)
+		m.mu.Unlock()
+	}
+	return r
+}
+
+func (m *matrix) want(t *testing.T, pane, command, output string) result {
+	t.Helper()
+	r := m.ok(t, pane, command)
+	if r.str("output") != output {
+		t.Fatalf("%q: output %q, want %q (%v)%s", short(command), short(r.str("output")), short(output), r, m.screen(t, r.str("paneId")))
+	}
+	return r
+}
+
+// screen shows the last rows of a pane, for a failure message.
+func (m *matrix) screen(t *testing.T, pane string) string {
+	if pane == "" {
+		return ""
+	}
+	c := m.e.call(t, "capture_pane", map[string]any{"paneId": pane})
+	if c.isError {
+		return ""
+	}
+	rows := strings.Split(strings.TrimRight(c.str("screen"), "\n"), "\n")
+	return "\npane " + pane + " shows:\n  " + strings.Join(rows[max(0, len(rows)-8):], "\n  ")
+}
+
+func short(s string) string {
+	if len(s) > 300 {
+		return s[:150] + fmt.Sprintf("…(%d bytes)…", len(s)-300) + s[len(s)-150:]
+	}
+	return s
+}
+
+// matrixStats gathers what the closing note reports across configurations.
+type matrixStats struct {
+	mu        sync.Mutex
+	cases     int
+	maxReady  time.Duration
+	maxConfig string
+}
+
+// TestEveryShellConfiguration runs the same checks through the MCP tools
+// against real users' kinds of shell configuration (testdata/rc): bash
+// (Debian's skeleton, pyenv, history sync, PROMPT_COMMAND arrays, set -u,
+// set -e, preexec hooks, vi mode, a two-line git prompt, direnv, an arrow
+// prompt, a slow rc, a banner, no bracketed paste, a terminal's own OSC
+// 133 marks, a .bashrc that execs zsh, a starship-like prompt, a slow
+// prompt), zsh (an oh-my-zsh-like setup with autosuggestions and syntax
+// highlighting, powerlevel9k, setopt correct, vi mode, two lines with a
+// right prompt, ZDOTDIR), fish (default, customised, vi mode), and dash,
+// sh and mksh.
+func TestEveryShellConfiguration(t *testing.T) {
+	stats := &matrixStats{}
+	t.Cleanup(func() {
+		t.Logf("configurations run: %d; largest wait for the next prompt after a command's end: %v (%s)", stats.cases, stats.maxReady, stats.maxConfig)
+	})
+	for _, c := range rcCases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			m := newMatrix(t, c)
+			runChecks(t, m)
+			stats.mu.Lock()
+			defer stats.mu.Unlock()
+			stats.cases++
+			for _, w := range m.readyWaits {
+				if w > stats.maxReady {
+					stats.maxReady, stats.maxConfig = w, c.name
+				}
+			}
+		})
+	}
+}
+
+func newMatrix(t *testing.T, c rcCase) *matrix {
+	t.Helper()
+	for _, need := range append([]string{c.shell}, c.needs...) {
+		if _, err := os.Stat(need); err == nil {
+			continue
+		}
+		if _, err := exec.LookPath(need); err == nil {
+			continue
+		}
+		if os.Getenv("TMUXMCP_REQUIRE_SHELLS") != "" {
+			t.Fatalf("%s is not installed (TMUXMCP_REQUIRE_SHELLS is set)", need)
+		}
+		t.Skipf("%s is not installed", need)
+	}
+	home := t.TempDir()
+	if err := copyTree(filepath.Join("..", "testdata", "rc", c.name), home); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(filepath.Join(home, "work"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if c.name == "bash-direnv" {
+		cmd := exec.Command("direnv", "allow", filepath.Join(home, "project"))
+		cmd.Env = append(tmuxtest.Env(home), "XDG_DATA_HOME="+filepath.Join(home, ".local", "share"))
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("direnv allow: %v: %s", err, out)
+		}
+	}
+	state := t.TempDir()
+	integ, err := shell.Install(filepath.Join(state, "shell"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	argv, env, options := runner.SessionLaunch(integ)
+	spec := tmux.SessionSpec{Name: "agent", Width: 120, Height: 40, Command: argv, Env: env, PaneOptions: options}
+	target := tmuxtest.ServerWith(t, spec, home, "SHELL="+c.shell)
+	return &matrix{e: newEnv(t, envOptions{target: &target, stateDir: state}), c: c, home: home}
+}
+
+func copyTree(src, dst string) error {
+	return filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		to := filepath.Join(dst, rel)
+		if d.IsDir() {
+			return os.MkdirAll(to, 0o700)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(to, b, 0o600)
+	})
+}
+
+// runChecks is the same list of checks for every configuration; each
+// subtest is one check, run in order on the same panes, with no retry.
+func runChecks(t *testing.T, m *matrix) {
+	e := m.e
+	var first string
+	for _, p := range e.ok(t, "list_panes", map[string]any{}).m["panes"].([]any) {
+		if pm := p.(map[string]any); pm["windowIndex"] == float64(0) {
+			first = pm["paneId"].(string)
+		}
+	}
+	if first == "" {
+		t.Fatal("no first pane")
+	}
+	t.Run("the session's first pane runs the integrated shell", func(t *testing.T) {
+		r := m.want(t, first, "echo first-pane", "first-pane\n")
+		if r.str("shell") != m.c.kind {
+			t.Fatalf("shell %q, want %q: %v", r.str("shell"), m.c.kind, r)
+		}
+	})
+	cr := e.ok(t, "create_pane", map[string]any{})
+	pane := cr.str("paneId")
+	t.Run("create_pane returns a ready shell", func(t *testing.T) {
+		if cr.m["ready"] != true || cr.str("shell") == "" {
+			t.Fatalf("create_pane: %v", cr)
+		}
+		if integrated := m.c.kind != "sh"; cr.m["integrated"] != integrated {
+			t.Fatalf("integrated %v, want %v: %v", cr.m["integrated"], integrated, cr)
+		}
+	})
+	t.Run("exit codes 0 1 3", func(t *testing.T) {
+		for cmd, code := range map[string]int64{"true": 0, "false": 1, "sh -c 'exit 3'": 3} {
+			if r := m.ok(t, pane, cmd); r.m["exitCode"] == nil || r.num("exitCode") != code {
+				t.Fatalf("%s: %v", cmd, r)
+			}
+		}
+	})
+	t.Run("cd and export persist", func(t *testing.T) {
+		work := filepath.Join(m.home, "work")
+		m.want(t, pane, "cd "+work+" && export TMUXMCP_T=42", "")
+		m.want(t, pane, "pwd; echo $TMUXMCP_T", work+"\n42\n")
+	})
+	t.Run("quotes dollars backslashes and bangs arrive intact", func(t *testing.T) {
+		m.want(t, pane, `printf '%s\n' 'a"b$c\d!e' "it's"`, "a\"b$c\\d!e\nit's\n")
+	})
+	t.Run("a multi-line script", func(t *testing.T) {
+		script := "x=1\nfor i in 1 2; do\n  echo \"$i$x\"\ndone"
+		if m.fish() {
+			script = "set x 1\nfor i in 1 2\n  echo $i$x\nend"
+		}
+		m.want(t, pane, script, "11\n21\n")
+	})
+	t.Run("a 20000-character line", func(t *testing.T) {
+		long := strings.Repeat("y", 20000)
+		r := m.want(t, pane, "echo "+long, long+"\n")
+		if r.num("outputBytes") != 20001 {
+			t.Fatalf("outputBytes %d", r.num("outputBytes"))
+		}
+	})
+	t.Run("output without a trailing newline", func(t *testing.T) {
+		m.want(t, pane, "printf abc", "abc")
+	})
+	t.Run("stderr", func(t *testing.T) {
+		m.want(t, pane, "echo err-line 1>&2", "err-line\n")
+	})
+	t.Run("ten back-to-back calls", func(t *testing.T) {
+		for i := range 10 {
+			m.want(t, pane, fmt.Sprintf("echo bb%d", i), fmt.Sprintf("bb%d\n", i))
+		}
+	})
+	t.Run("type_text and wait_for_text straight after a command match the printed line", func(t *testing.T) {
+		m.ok(t, pane, "true")
+		mark := fmt.Sprintf("typed-MARK-%d", time.Now().UnixNano()%100000)
+		c := e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo " + mark, "submit": true}).str("cursor")
+		w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{mark}, "timeoutMs": 20000})
+		if w.str("outcome") != "matched" {
+			t.Fatalf("wait: %v%s", w, m.screen(t, pane))
+		}
+		after := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": w.str("cursor")})
+		if strings.Contains(after.str("output"), mark) {
+			t.Fatalf("the wait matched the echo of the typed line, not the printed line: after it came %q", short(after.str("output")))
+		}
+		// The typed command ran outside a job: the pane is usable at once.
+		m.want(t, pane, "echo after-typed", "after-typed\n")
+	})
+	t.Run("a fresh pane", func(t *testing.T) {
+		m.want(t, "", "echo fresh-pane", "fresh-pane\n")
+	})
+	t.Run("a cold pane used at once", func(t *testing.T) {
+		cold := e.ok(t, "create_pane", map[string]any{"waitMs": 0})
+		m.want(t, cold.str("paneId"), "echo cold-pane", "cold-pane\n")
+	})
+	if m.c.extra != nil {
+		t.Run("the configuration's own hooks keep working", func(t *testing.T) { m.c.extra(t, m, pane) })
+	}
+	t.Run("no error appeared at any prompt", func(t *testing.T) {
+		for _, p := range []string{first, pane} {
+			c := e.ok(t, "capture_since", map[string]any{"paneId": p, "maxBytes": 65536})
+			for _, bad := range []string{"syntax error", "command not found", "unbound variable", "bad substitution", "parse error", "Unknown command", "No such file"} {
+				if strings.Contains(c.str("output"), bad) {
+					i := strings.Index(c.str("output"), bad)
+					t.Fatalf("pane %s shows %q: …%q…", p, bad, c.str("output")[max(0, i-200):min(len(c.str("output")), i+100)])
+				}
+			}
+		}
+	})
+}
