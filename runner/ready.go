@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/shell"
@@ -33,6 +32,7 @@ const (
 	HalfTyped    State = "half_typed"   // text is on the command line
 	Unconfirmed  State = "unconfirmed"  // the line cannot be told apart from a prompt
 	NotAShell    State = "not_a_shell"  // the pane's program is not a shell tmuxmcp can run commands in
+	Exited       State = "exited"       // the pane's shell exited and the pane is gone
 	Unknown      State = "unknown"      // the terminal could not be inspected
 )
 
@@ -175,6 +175,10 @@ const brokenAfter = 300 * time.Millisecond
 // look observes the pane once.
 func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*Shell, error) {
 	p, screen, err := r.fleet.PaneScreen(ctx, pane)
+	if errors.Is(err, tmux.ErrNoPane) {
+		// Its program exited and the pane closed: say what it printed.
+		return nil, &Refusal{Pane: pane, State: Exited, Screen: lastOutput(s, 5)}
+	}
 	if err != nil {
 		return nil, err
 	}
@@ -322,7 +326,7 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 		prompt, known = r.knownPrompt(pane, s, p, probe)
 	}
 	switch {
-	case known && (before == strings.TrimRight(prompt, " ") || sh.Live && p.CursorX == utf8.RuneCountInString(prompt) && !s.Unsubmitted()):
+	case known && before == strings.TrimRight(prompt, " "):
 		sh.Prompt = prompt
 		return sh, nil
 	case shell.IsCorrection(before):
@@ -378,17 +382,33 @@ func (r *Runner) rememberPrompt(ctx context.Context, pane int, s *stream.PaneStr
 	}
 }
 
-// LearnPrompt is called after keys that empty a shell's command line
-// (C-u, C-c) were sent to pane: once the pane has redrawn, what the line
-// shows up to the cursor is the prompt, so a shell tmuxmcp did not start
-// can be checked exactly from then on.
-func (r *Runner) LearnPrompt(ctx context.Context, pane int) {
+// LineCleared says keys that empty a shell's command line (C-u, C-c) were
+// just sent to pane: once the pane has redrawn, what the line shows up to
+// the cursor is the prompt, so a shell tmuxmcp did not start can be
+// checked exactly from then on. It returns at once; the look happens in
+// the background.
+func (r *Runner) LineCleared(pane int) {
+	r.mu.Lock()
+	select {
+	case <-r.closing:
+		r.mu.Unlock()
+		return
+	default:
+	}
+	r.wg.Add(1)
+	r.mu.Unlock()
+	go func() {
+		defer r.wg.Done()
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		r.learnCleared(ctx, pane)
+	}()
+}
+
+func (r *Runner) learnCleared(ctx context.Context, pane int) {
 	s, ok := r.hub.Live(pane)
 	if !ok {
 		return
-	}
-	if p, err := r.fleet.Pane(ctx, pane); err != nil || p.ShellTag != "" {
-		return // integrated shells show their prompt with marks
 	}
 	qctx, cancel := context.WithTimeout(ctx, 500*time.Millisecond)
 	s.Quiet(qctx, 50*time.Millisecond)
@@ -400,6 +420,9 @@ func (r *Runner) LearnPrompt(ctx context.Context, pane int) {
 	probe, err := shell.ProbePane(p.PID, p.TTY)
 	if err != nil || !probe.ReadingCommand() {
 		return
+	}
+	if k, _ := shell.KindOf(probe.Leader); p.ShellTag != "" && probe.ShellGroup && k.Integrated() {
+		return // its prompt comes with marks
 	}
 	runes := []rune(screen[p.CursorY])
 	before := strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " ")
@@ -471,6 +494,14 @@ func promptLine(raw []byte, at int64) string {
 	return string(line)
 }
 
+// lastOutput returns up to n of the last non-empty lines a recording holds.
+func lastOutput(s *stream.PaneStream, n int) []string {
+	start, end := s.Bounds()
+	from := max(start, end-4096)
+	c := s.Capture(stream.CaptureSpec{From: from, MaxBytes: 4096})
+	return lastRows(strings.Split(c.Output, "\n"), n)
+}
+
 // lastRows returns up to n of the last non-empty rows of a screen.
 func lastRows(screen []string, n int) []string {
 	var out []string
@@ -531,6 +562,8 @@ func (e *Refusal) Reason() string {
 		return fmt.Sprintf("pane %s's command line reads %q, and tmuxmcp has not seen this shell draw its prompt, so it cannot tell the prompt from someone's typing", id, e.Line)
 	case NotAShell:
 		return fmt.Sprintf("pane %s runs %s, not a shell tmuxmcp can run commands in", id, e.Program)
+	case Exited:
+		return fmt.Sprintf("pane %s's program exited and the pane closed; its last output: %q", id, strings.Join(e.Screen, " / "))
 	}
 	return fmt.Sprintf("pane %s cannot be inspected (%s)", id, e.Program)
 }

@@ -3,13 +3,11 @@ package tools
 import (
 	"context"
 	"strconv"
-	"strings"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/cursor"
 	"github.com/tmuxmcp/tmuxmcp/stream"
-	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 type captureSinceIn struct {
@@ -191,8 +189,7 @@ func (h *Handlers) capturePane(ctx context.Context, _ *mcp.CallToolRequest, in *
 		return nil, err
 	}
 	id := paneName(pane)
-	meta, err := h.fleet.ExecPane(ctx, pane, nil, "display-message", "-p", "-t", id,
-		"#{pane_width}\x1f#{pane_height}\x1f#{cursor_x}\x1f#{cursor_y}\x1f#{alternate_on}\x1f#{pane_in_mode}\x1f#{pane_current_command}\x1f#{pane_dead}\x1f#{"+tmux.ProgramOption+"}")
+	p, err := h.fleet.Pane(ctx, pane)
 	if err != nil {
 		return nil, h.paneError("paneId", pane, err)
 	}
@@ -208,19 +205,8 @@ func (h *Handlers) capturePane(ctx context.Context, _ *mcp.CallToolRequest, in *
 	if err != nil {
 		return nil, h.paneError("paneId", pane, err)
 	}
-	out := &capturePaneOut{PaneID: id, Cursor: s.Cursor(at).String()}
-	if len(meta) > 0 {
-		f := strings.Split(meta[0], "\x1f")
-		if len(f) == 9 {
-			out.Width, out.Height, out.CursorX, out.CursorY = atoi(f[0]), atoi(f[1]), atoi(f[2]), atoi(f[3])
-			out.AlternateScreen, out.InCopyMode, out.CurrentCommand, out.Dead = f[4] == "1", f[5] == "1", programName(f[6], f[8]), f[7] == "1"
-		}
-	}
+	out := &capturePaneOut{PaneID: id, Cursor: s.Cursor(at).String(), Width: p.Width, Height: p.Height, CursorX: p.CursorX, CursorY: p.CursorY,
+		AlternateScreen: p.Alternate, InCopyMode: p.InMode, CurrentCommand: programName(p.CurrentCommand, p.Program), Dead: p.Dead}
 	out.Screen, out.ScreenClamped = clampTail(trimScreen(lines), h.opts.ResultMax)
 	return out, nil
-}
-
-func atoi(s string) int {
-	n, _ := strconv.Atoi(s)
-	return n
 }

@@ -501,6 +501,11 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 	if ended {
 		anchor = 0 // the next line starts wherever the output leaves the cursor
 	}
+	if n := len(in.Keys); n > 0 && (kindOf(in.Keys[n-1]) == kKillAll || kindOf(in.Keys[n-1]) == kAbort) {
+		// The line is empty now: the prompt of a shell tmuxmcp did not
+		// start can be learnt from it.
+		h.run.LineCleared(pane)
+	}
 	st.anchor = anchor
 	st.edited = st.edited && !ended || edited != ""
 	h.setLine(pane, st)

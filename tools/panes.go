@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -13,7 +12,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/runner"
-	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
@@ -319,17 +317,11 @@ func (h *Handlers) createPane(ctx context.Context, _ *mcp.CallToolRequest, in *c
 // notReady says why a new pane's shell is not ready, and what to do.
 func (h *Handlers) notReady(np *runner.NewPane, err error) string {
 	var ref *runner.Refusal
+	if errors.As(err, &ref) && ref.State == runner.Exited {
+		return ref.Reason() + ". Check tmux's default-shell and the shell's startup files (`tmuxmcp doctor`)"
+	}
 	if errors.As(err, &ref) {
 		return ref.Reason() + ". It may still get there: wait_for_text from the cursor, or look with capture_pane; `tmuxmcp doctor` checks the shell's startup files"
-	}
-	if errors.Is(err, tmux.ErrNoPane) {
-		// The shell exited before it showed a prompt: say what it printed.
-		c := np.Stream.Capture(stream.CaptureSpec{From: 0, MaxBytes: 2048})
-		last := strings.TrimSpace(c.Output)
-		if i := strings.LastIndex(last, "\n"); len(last) > 600 && i >= 0 {
-			last = last[len(last)-600:]
-		}
-		return fmt.Sprintf("the shell exited before it showed a prompt (the pane is gone); its last output: %q. Check the default shell and its startup files (`tmuxmcp doctor`)", last)
 	}
 	return err.Error()
 }

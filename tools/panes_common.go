@@ -96,7 +96,7 @@ func (h *Handlers) paneError(field string, n int, err error) error {
 		return lostError()
 	}
 	var ce *tmux.CommandError
-	if errors.As(err, &ce) && strings.Contains(ce.Message, "can't find pane") {
+	if errors.Is(err, tmux.ErrNoPane) || errors.As(err, &ce) && strings.Contains(ce.Message, "can't find pane") {
 		return errorf("%s %q: no such pane on %s (it never existed or was closed). Call list_panes for the panes that exist", field, paneName(n), h.fleet.Target())
 	}
 	if cerr := h.connected(); cerr != nil {

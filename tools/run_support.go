@@ -54,6 +54,9 @@ func (h *Handlers) runnerError(field string, pane int, err error) error {
 		return h.paneError(field, pane, err)
 	}
 	id := paneName(pane)
+	if ref.State == runner.HalfTyped && h.lineOf(pane).line != "" {
+		ref.TypedByUs = true // type_text without submit
+	}
 	next := ""
 	switch ref.State {
 	case runner.Dead:
@@ -86,6 +89,8 @@ func (h *Handlers) runnerError(field string, pane int, err error) error {
 		next = fmt.Sprintf("If nobody is typing in %s, send_keys [\"C-u\"] clears the line (tmuxmcp learns the prompt from it); then run again in the same pane. Or omit paneId to run in a fresh pane", id)
 	case runner.NotAShell:
 		next = "Use type_text and wait_for_text with it, or omit paneId to run in a fresh pane"
+	case runner.Exited:
+		next = "Omit paneId to run in a fresh pane; if the shell exits at once there too, check tmux's default-shell and the shell's startup files (`tmuxmcp doctor`)"
 	default:
 		next = "Look at it with capture_pane, or omit paneId to run in a fresh pane"
 	}

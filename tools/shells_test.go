@@ -131,6 +131,10 @@ func (m *matrix) ok(t *testing.T, pane, command string, extra ...any) result {
 	if r.str("status") != "completed" {
 		t.Fatalf("%q: %v%s", short(command), r, m.screen(t, r.str("paneId")))
 	}
+	// Completion means ready: the shell is back at its prompt, reading.
+	if pane != "" && r.m["shellReady"] != true {
+		t.Fatalf("%q completed, but its shell was not ready: %v%s", short(command), r, m.screen(t, pane))
+	}
 	if j, ok := m.e.h.jobs.Get(r.str("jobId")); ok {
 		m.mu.Lock()
 		m.readyWaits = append(m.readyWaits, time.Duration(j.ReadyWaitMs)*time.Millisecond)

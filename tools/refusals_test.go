@@ -1,0 +1,173 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
+)
+
+// refused runs command in pane and requires a tool error containing every
+// one of want; it returns the error text.
+func refused(t *testing.T, e *env, pane, command string, want ...string) string {
+	t.Helper()
+	r := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": command, "waitMs": 3000})
+	if !r.isError {
+		t.Fatalf("%q in %s ran: %v", command, pane, r)
+	}
+	for _, w := range want {
+		if !strings.Contains(r.text, w) {
+			t.Fatalf("refusal %q does not say %q", r.text, w)
+		}
+	}
+	return r.text
+}
+
+// runs runs command in pane and requires it to complete with output.
+func runs(t *testing.T, e *env, pane, command, output string) {
+	t.Helper()
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": command, "waitMs": 30000})
+	if r.str("status") != "completed" || r.str("output") != output {
+		t.Fatalf("%q: %v", command, r)
+	}
+}
+
+func TestRefusalsNameTheStateAndTheWayOut(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	t.Run("a continuation prompt", func(t *testing.T) {
+		e.run(t, pane, `echo "unclosed`)
+		refused(t, e, pane, "echo next", "continuation prompt", `send_keys ["C-c"]`)
+		e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
+		runs(t, e, pane, "echo after-continuation", "after-continuation\n")
+	})
+	t.Run("text tmuxmcp typed without Enter", func(t *testing.T) {
+		e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo half"})
+		refused(t, e, pane, "echo next", "half-typed", "tmuxmcp typed it", `send_keys ["C-u"]`)
+		e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-u"}})
+		runs(t, e, pane, "echo after-clear", "after-clear\n")
+	})
+	t.Run("a program in the foreground", func(t *testing.T) {
+		e.run(t, pane, "sleep 30")
+		refused(t, e, pane, "echo next", "busy: sleep is running", `send_keys ["C-c"]`)
+		e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
+		runs(t, e, pane, "echo after-interrupt", "after-interrupt\n")
+	})
+	t.Run("a full-screen program", func(t *testing.T) {
+		c := e.run(t, pane, `printf '\033[?1049h'; echo in-alt-screen; sleep 30`)
+		e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"^in-alt-screen$"}, "regex": true, "timeoutMs": 20000})
+		refused(t, e, pane, "echo next", "full-screen program", "alternate screen")
+		e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
+		c = e.run(t, pane, `printf '\033[?1049l'; echo left-alt-screen`)
+		e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"^left-alt-screen$"}, "regex": true, "timeoutMs": 20000})
+		runs(t, e, pane, "echo after-alt", "after-alt\n")
+	})
+	t.Run("copy mode", func(t *testing.T) {
+		if _, err := e.target.Run(t.Context(), "copy-mode", "-t", pane); err != nil {
+			t.Fatal(err)
+		}
+		refused(t, e, pane, "echo next", "copy mode")
+		if _, err := e.target.Run(t.Context(), "send-keys", "-t", pane, "-X", "cancel"); err != nil {
+			t.Fatal(err)
+		}
+		runs(t, e, pane, "echo after-copy-mode", "after-copy-mode\n")
+	})
+}
+
+func TestZshCorrectionPromptIsNamed(t *testing.T) {
+	e := homeEnv(t, "/usr/bin/zsh", map[string]string{".zshrc": "setopt correct\nPS1='%# '\n"})
+	cr := e.ok(t, "create_pane", map[string]any{})
+	pane := cr.str("paneId")
+	e.run(t, pane, "ehco hi")
+	refused(t, e, pane, "echo next", "spelling correction", `send_keys ["a"]`)
+	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"a"}})
+	runs(t, e, pane, "echo after-correction", "after-correction\n")
+}
+
+// A shell that is still starting is waited for, within waitMs; past it,
+// create_pane says so, and names what its startup files are doing.
+func TestStartingShellIsWaitedFor(t *testing.T) {
+	e := homeEnv(t, "/bin/bash", map[string]string{".bash_profile": "sleep 2\nPS1='$ '\n"})
+	cr := e.ok(t, "create_pane", map[string]any{"waitMs": 300})
+	if cr.m["ready"] != false || !strings.Contains(cr.str("notReadyReason"), "still starting") || !strings.Contains(cr.str("notReadyReason"), "sleep") {
+		t.Fatalf("create_pane before the rc finished: %v", cr)
+	}
+	runs(t, e, cr.str("paneId"), "echo waited", "waited\n")
+	if r := e.runCmd(t, map[string]any{"command": "echo fresh", "waitMs": 30000}); r.str("status") != "completed" || r.str("output") != "fresh\n" {
+		t.Fatalf("a fresh pane with a slow rc: %v", r)
+	}
+}
+
+func TestShellsThatCannotRunCommandsAreNamed(t *testing.T) {
+	t.Run("a default shell that is not a shell", func(t *testing.T) {
+		e := newEnv(t, envOptions{})
+		if _, err := e.target.Run(t.Context(), "set-option", "-g", "default-shell", "/usr/bin/cat"); err != nil {
+			t.Fatal(err)
+		}
+		cr := e.ok(t, "create_pane", map[string]any{"waitMs": 5000})
+		if cr.m["ready"] != false || !strings.Contains(cr.str("notReadyReason"), "runs cat, not a shell") {
+			t.Fatalf("create_pane with cat as the shell: %v", cr)
+		}
+	})
+	t.Run("a shell that exits at once", func(t *testing.T) {
+		e := newEnv(t, envOptions{})
+		if _, err := e.target.Run(t.Context(), "set-option", "-g", "default-shell", "/bin/false"); err != nil {
+			t.Fatal(err)
+		}
+		cr := e.ok(t, "create_pane", map[string]any{"waitMs": 5000})
+		if cr.m["ready"] != false || !strings.Contains(cr.str("notReadyReason"), "exited") {
+			t.Fatalf("create_pane with /bin/false as the shell: %v", cr)
+		}
+		r := e.runCmd(t, map[string]any{"command": "echo never", "waitMs": 10000})
+		if r.str("status") != "not_started" || !strings.Contains(r.str("launchError"), "exited and the pane closed") {
+			t.Fatalf("a fresh pane whose shell exits: %v", r)
+		}
+	})
+	t.Run("argv that does not exist", func(t *testing.T) {
+		e := newEnv(t, envOptions{})
+		r := e.call(t, "create_pane", map[string]any{"argv": []string{"no-such-program-xyz"}})
+		if !r.isError || !strings.Contains(r.text, "not found on the PATH") {
+			t.Fatalf("got %v", r)
+		}
+	})
+}
+
+// A pane tmuxmcp did not start, whose prompt ends in neither $ nor #, is
+// not guessed at: the refusal says how to let tmuxmcp learn the prompt,
+// and once it has, commands run.
+func TestUnknownPromptIsLearntAfterClearingTheLine(t *testing.T) {
+	home := t.TempDir()
+	if err := tmuxtest.DefaultRC(home); err != nil {
+		t.Fatal(err)
+	}
+	target := tmuxtest.ServerWith(t, tmux.SessionSpec{Name: "agent", Width: 120, Height: 40,
+		Command: []string{"bash", "--norc", "--noprofile", "-i"}, Env: map[string]string{"PS1": `\W `}}, home)
+	e := newEnv(t, envOptions{target: &target})
+	var pane string
+	for _, p := range e.ok(t, "list_panes", map[string]any{}).m["panes"].([]any) {
+		pane = p.(map[string]any)["paneId"].(string)
+	}
+	refused(t, e, pane, "echo next", "has not seen this shell draw its prompt", `send_keys ["C-u"]`)
+	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-u"}})
+	runs(t, e, pane, "echo learnt", "learnt\n")
+	runs(t, e, pane, "echo again", "again\n")
+}
+
+func TestLongCommandsRunInEveryShell(t *testing.T) {
+	for _, sh := range []string{"/bin/bash", "/usr/bin/zsh", "/usr/bin/fish"} {
+		t.Run(sh, func(t *testing.T) {
+			e := newEnv(t, envOptions{shell: sh})
+			cr := e.ok(t, "create_pane", map[string]any{})
+			long := strings.Repeat("z", 65000)
+			r := e.runCmd(t, map[string]any{"paneId": cr.str("paneId"), "command": "echo " + long + " | wc -c", "waitMs": 60000})
+			if r.str("status") != "completed" || strings.TrimSpace(r.str("output")) != "65001" || r.num("exitCode") != 0 {
+				t.Fatalf("a 65 KB command: %v", r)
+			}
+			r = e.runCmd(t, map[string]any{"paneId": cr.str("paneId"), "command": "sh -c 'exit 7' " + strings.Repeat("#", 600), "waitMs": 60000})
+			if r.num("exitCode") != 7 {
+				t.Fatalf("exit status of a long command: %v", r)
+			}
+		})
+	}
+}
