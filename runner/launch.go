@@ -207,11 +207,11 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 		}
 		_, _ = r.fleet.Exec(ctx, "select-pane", "-t", id, "-T", j.Description)
 	}
-	if _, err := r.fleet.Exec(ctx, "send-keys", "-t", id, "-l", "--", typed); err != nil {
-		s.Untype(in)
-		return nil, err
-	}
-	if _, err := r.fleet.Exec(ctx, "send-keys", "-t", id, "Enter"); err != nil {
+	// The line and its Enter in one pass of tmux's loop.
+	if out, err := r.fleet.ExecBatch(ctx, []string{"send-keys", "-t", id, "-l", "--", typed}, []string{"send-keys", "-t", id, "Enter"}); err != nil {
+		if len(out) == 0 || out[0] == nil {
+			s.Untype(in) // nothing was typed
+		}
 		return nil, err
 	}
 	s.Submitted(time.Now())

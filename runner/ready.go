@@ -349,12 +349,13 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 
 // knownPrompt is the prompt tmuxmcp last saw the shell in front draw: in
 // this recording, or remembered by the pane for its own integrated shell
-// (a restarted tmuxmcp).
+// (a restarted tmuxmcp). A probe with ForegroundPgrp -1 takes the last
+// prompt seen in the recording, whatever shell drew it.
 func (r *Runner) knownPrompt(pane int, s *stream.PaneStream, p tmux.PaneInfo, probe shell.Probe) (string, bool) {
 	r.mu.Lock()
 	seen, ok := r.prompts[pane]
 	r.mu.Unlock()
-	if ok && seen.stream == s.ID() && seen.shell == probe.ForegroundPgrp {
+	if ok && seen.stream == s.ID() && (seen.shell == probe.ForegroundPgrp || probe.ForegroundPgrp < 0) {
 		return seen.text, true
 	}
 	if p.ShellTag != "" && p.Prompt != "" && probe.ShellGroup {
@@ -543,7 +544,7 @@ func (e *Refusal) Reason() string {
 	case Starting:
 		what := ""
 		if e.Program != "" && e.Program != "bash" && e.Program != "zsh" && e.Program != "fish" {
-			what = fmt.Sprintf(", its startup files are running %s", e.Program)
+			what = fmt.Sprintf(" (its startup files are running %s)", e.Program)
 		}
 		return fmt.Sprintf("pane %s's shell is still starting%s and has not shown its prompt%s%s", id, what, waited, shown)
 	case Drawing:

@@ -12,12 +12,9 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
-	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"))
-}
+func TestMain(m *testing.M) { tmuxtest.Main(m) }
 
 // noEvents drops what the fleet sees: these tests feed the hub by hand.
 type noEvents struct{}

@@ -11,6 +11,7 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 // escalation is the interrupt schedule: C-c at once, SIGTERM to the
@@ -151,22 +152,40 @@ func (r *Runner) Watch(run *Run, st *Started) {
 		return false
 	}
 	// ready reports whether the shell now reads input at its prompt.
+	// ready reports whether the shell now reads input at its prompt; it
+	// keeps what it saw, for the prompt to remember.
+	var seen promptLook
 	ready := func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		p, err := r.fleet.Pane(ctx, pane)
-		if err != nil || p.Dead {
-			return false
-		}
-		probe, err := shell.ProbePane(p.PID, p.TTY)
-		return err == nil && probe.ReadingCommand()
+		var ok bool
+		seen, ok = r.lookAtPrompt(ctx, pane, j.ShellTag == "")
+		return ok
 	}
 	done := func(ok bool) {
 		wait := time.Since(end.at)
 		finish(end.status, end.code, end.signal, end.end, ok, wait)
 		if ok {
-			r.learnPrompt(pane, s, j.ShellTag != "")
+			r.learnPrompt(pane, s, j.ShellTag, seen)
 		}
+	}
+	// prompted reports whether the text after the end mark ends with the
+	// prompt this (non-integrated) shell drew last time: then it is drawn
+	// again, and the shell can be asked at once.
+	known, _ := r.knownPrompt(pane, s, tmux.PaneInfo{}, shell.Probe{ForegroundPgrp: -1})
+	var after []byte
+	prompted := func(data []byte, base int64) bool {
+		if known == "" || end == nil {
+			return false
+		}
+		lo := max(0, end.end-base)
+		if lo < int64(len(data)) {
+			after = append(after, data[lo:]...)
+			if len(after) > 4096 {
+				after = after[len(after)-4096:]
+			}
+		}
+		return strings.HasSuffix(strings.TrimRight(promptLine(after, 0), " "), strings.TrimRight(known, " "))
 	}
 	// feedTo moves the output decoder up to stream offset to.
 	feedTo := func(data []byte, base, to int64) {
@@ -244,6 +263,10 @@ func (r *Runner) Watch(run *Run, st *Started) {
 			}
 			feedTo(data, base, base+int64(len(data)))
 			pos = base + int64(len(data))
+			if end != nil && j.ShellTag == "" && pos > end.end && prompted(data, base) && ready() {
+				done(true)
+				return
+			}
 			switch {
 			case end != nil && j.ShellTag == "" && pos > end.end:
 				settleT.Reset(settleQuiet)
@@ -317,7 +340,6 @@ func (r *Runner) Watch(run *Run, st *Started) {
 			}
 			if back, code := r.backAtPrompt(j); back {
 				finish(jobs.Completed, code, "", pos, true, 0)
-				r.learnPrompt(pane, s, j.ShellTag != "")
 				return
 			}
 			idleGap = min(2*idleGap, idleMax)
@@ -436,30 +458,51 @@ func (r *Runner) interrupt(paneID string) {
 	_, _ = r.fleet.Exec(ctx, "send-keys", "-t", paneID, "C-c")
 }
 
-// learnPrompt remembers the prompt a job's shell came back to: from its
-// end-of-prompt mark (integrated), or from the screen (a shell without
-// integration, right after it drew the prompt).
-func (r *Runner) learnPrompt(pane int, s *stream.PaneStream, integrated bool) {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	p, screen, err := r.fleet.PaneScreen(ctx, pane)
-	if err != nil {
-		return
+// promptLook is what lookAtPrompt saw of a pane whose shell reads input.
+type promptLook struct {
+	probe shell.Probe
+	line  string // the cursor's line up to the cursor (shells without integration)
+}
+
+// lookAtPrompt reports whether the pane's shell reads a command now, and
+// what it saw. withLine also reads the screen's cursor line.
+func (r *Runner) lookAtPrompt(ctx context.Context, pane int, withLine bool) (promptLook, bool) {
+	var p tmux.PaneInfo
+	var screen []string
+	var err error
+	if withLine {
+		p, screen, err = r.fleet.PaneScreen(ctx, pane)
+	} else {
+		p, err = r.fleet.Pane(ctx, pane)
+	}
+	if err != nil || p.Dead {
+		return promptLook{}, false
 	}
 	probe, err := shell.ProbePane(p.PID, p.TTY)
 	if err != nil || !probe.ReadingCommand() {
-		return
+		return promptLook{}, false
 	}
-	if integrated {
-		if mi := lastMarks(s, p.ShellTag); mi.prompted && mi.last == 'B' && probe.ShellGroup {
-			r.rememberPrompt(ctx, pane, s, probe.ForegroundPgrp, mi.prompt, true)
+	look := promptLook{probe: probe}
+	if p.CursorY < len(screen) {
+		runes := []rune(screen[p.CursorY])
+		look.line = strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " ")
+	}
+	return look, true
+}
+
+// learnPrompt remembers the prompt a job's shell came back to: from its
+// end-of-prompt mark (integrated, tagged), or from the screen (a shell
+// without integration, right after it drew the prompt).
+func (r *Runner) learnPrompt(pane int, s *stream.PaneStream, tag string, seen promptLook) {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	if tag != "" {
+		if mi := lastMarks(s, strings.TrimPrefix(tag, "s")); mi.prompted && mi.last == 'B' && seen.probe.ShellGroup {
+			r.rememberPrompt(ctx, pane, s, seen.probe.ForegroundPgrp, mi.prompt, true)
 		}
 		return
 	}
-	if p.CursorY < len(screen) {
-		runes := []rune(screen[p.CursorY])
-		r.rememberPrompt(ctx, pane, s, probe.ForegroundPgrp, strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " "), false)
-	}
+	r.rememberPrompt(ctx, pane, s, seen.probe.ForegroundPgrp, seen.line, false)
 }
 
 // afterJob restores a pane's title and closes a fresh pane.

@@ -6,6 +6,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 	"unsafe"
@@ -101,16 +102,13 @@ func ProbePane(pid int, tty string) (Probe, error) {
 	}
 	p.Leader = comm(p.ForegroundPgrp)
 	p.ShellGroup = st.pgrp == p.ForegroundPgrp
-	if dirs, err := os.ReadDir("/proc"); err == nil {
-		for _, d := range dirs {
-			n, err := strconv.Atoi(d.Name())
-			if err != nil || n == p.ForegroundPgrp {
-				continue
-			}
-			if s, err := readStat(n); err == nil && s.pgrp == p.ForegroundPgrp {
-				p.Others = append(p.Others, comm(n))
-				p.OtherPIDs = append(p.OtherPIDs, n)
-			}
+	for _, n := range candidates(pid) {
+		if n == p.ForegroundPgrp {
+			continue
+		}
+		if s, err := readStat(n); err == nil && s.pgrp == p.ForegroundPgrp {
+			p.Others = append(p.Others, comm(n))
+			p.OtherPIDs = append(p.OtherPIDs, n)
 		}
 	}
 	fd, err := syscall.Open(tty, syscall.O_RDONLY|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0)
@@ -124,6 +122,53 @@ func ProbePane(pid int, tty string) (Probe, error) {
 	}
 	p.Canonical = t.Lflag&syscall.ICANON != 0
 	return p, nil
+}
+
+// candidates lists the processes that may be in a pane's foreground group:
+// every descendant of its first process (the session leader), found
+// through /proc/PID/task/TID/children; where the kernel has no such file,
+// every process.
+func candidates(pid int) []int {
+	var out []int
+	queue := []int{pid}
+	for len(queue) > 0 && len(out) < 10000 {
+		n := queue[0]
+		queue = queue[1:]
+		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", n))
+		if err != nil {
+			continue
+		}
+		for _, t := range tasks {
+			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", n, t.Name()))
+			if err != nil {
+				if n == pid {
+					return allProcesses()
+				}
+				continue
+			}
+			for _, f := range strings.Fields(string(b)) {
+				if c, err := strconv.Atoi(f); err == nil {
+					out = append(out, c)
+					queue = append(queue, c)
+				}
+			}
+		}
+	}
+	return out
+}
+
+func allProcesses() []int {
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, d := range dirs {
+		if n, err := strconv.Atoi(d.Name()); err == nil {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 type procStat struct {
@@ -167,19 +212,25 @@ func comm(pid int) string {
 // age turns a process start time (clock ticks after boot, USER_HZ = 100 on
 // Linux) into how long ago that was.
 func age(start int64) time.Duration {
-	b, err := os.ReadFile("/proc/stat")
-	if err != nil || start <= 0 {
+	boot := bootTime()
+	if boot.IsZero() || start <= 0 {
 		return 0
+	}
+	return max(0, time.Since(boot.Add(time.Duration(start)*10*time.Millisecond)))
+}
+
+// bootTime is when the machine booted (btime in /proc/stat, to the second).
+var bootTime = sync.OnceValue(func() time.Time {
+	b, err := os.ReadFile("/proc/stat")
+	if err != nil {
+		return time.Time{}
 	}
 	for _, l := range strings.Split(string(b), "\n") {
 		if v, ok := strings.CutPrefix(l, "btime "); ok {
-			boot, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-			if err != nil {
-				return 0
+			if boot, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64); err == nil {
+				return time.Unix(boot, 0)
 			}
-			started := time.Unix(boot, 0).Add(time.Duration(start) * 10 * time.Millisecond)
-			return max(0, time.Since(started))
 		}
 	}
-	return 0
-}
+	return time.Time{}
+})

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -20,10 +21,24 @@ import (
 func TestMain(m *testing.M) {
 	// Test servers start panes with a plain sh: no user rc files, no
 	// shell history written, fast startup. tmux takes default-shell from
-	// $SHELL.
+	// $SHELL. (tmuxtest imports this package, so its Main cannot be used.)
+	home, err := os.MkdirTemp("", "tmuxmcp-test-home")
+	if err != nil {
+		panic(err)
+	}
+	os.Setenv("HOME", home)
 	os.Setenv("SHELL", "/bin/sh")
 	os.Unsetenv("ENV")
-	goleak.VerifyTestMain(m)
+	os.Unsetenv("ZDOTDIR")
+	code := m.Run()
+	_ = os.RemoveAll(home)
+	if code == 0 {
+		if err := goleak.Find(); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
 }
 
 // waitTimeout is the generous deadline for anything tmux should do "soon".

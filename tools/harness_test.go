@@ -17,12 +17,9 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
-	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"))
-}
+func TestMain(m *testing.M) { tmuxtest.Main(m) }
 
 // env is a private tmux server, tmuxmcp's handlers on it, and an MCP client
 // session connected to them in memory.

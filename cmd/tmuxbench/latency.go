@@ -211,18 +211,41 @@ func sectionRun(ctx context.Context, cfg config, rep *report) error {
 		}
 		return s, nil
 	}
-	existing, err := runs("run_shell_command true, existing pane", cfg.n, map[string]any{"paneId": pane, "command": "true"})
+	existing, err := runs("run_shell_command true, existing pane (bash)", cfg.n, map[string]any{"paneId": pane, "command": "true"})
 	if err != nil {
 		return err
 	}
-	fresh, err := runs("run_shell_command true, fresh pane", max(5, cfg.n/10), map[string]any{"command": "true"})
+	fresh, err := runs("run_shell_command true, fresh pane (bash)", max(5, cfg.n/10), map[string]any{"command": "true"})
 	if err != nil {
 		return err
 	}
-	rep.runs = []sample{spawn, existing, fresh}
+	// The same round trip in the other shells' panes: zsh and fish with
+	// their integration, dash through the job-script wrapper.
+	var others []sample
+	for _, sh := range []struct{ name, path string }{{"zsh", "/usr/bin/zsh"}, {"fish", "/usr/bin/fish"}, {"dash", "/bin/dash"}} {
+		if _, err := os.Stat(sh.path); err != nil {
+			continue
+		}
+		if _, err := w.target.Run(ctx, "set-option", "-g", "default-shell", sh.path); err != nil {
+			return err
+		}
+		p, err := c.newShell(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: %w", sh.name, err)
+		}
+		s, err := runs("run_shell_command true, existing pane ("+sh.name+")", cfg.n, map[string]any{"paneId": p, "command": "true"})
+		if err != nil {
+			return err
+		}
+		others = append(others, s)
+	}
+	rep.runs = append([]sample{spawn, existing, fresh}, others...)
 	const sec = "2 run round trip"
 	rep.add(row{sec, spawn.name, spawn.summary(), "—", "1.00", "", ""})
 	rep.add(row{sec, existing.name, existing.summary(), "floor p50 " + msf(spawn.p(0.5)), fmt.Sprintf("%.1f× floor (p50)", ratio(existing.p(0.5), spawn.p(0.5))), "p50 ≤ 15 ms", verdict(existing.p(0.5) <= 15*time.Millisecond)})
 	rep.add(row{sec, fresh.name, fresh.summary(), "floor p50 " + msf(spawn.p(0.5)), fmt.Sprintf("%.1f× floor (p50)", ratio(fresh.p(0.5), spawn.p(0.5))), "", ""})
+	for _, s := range others {
+		rep.add(row{sec, s.name, s.summary(), "floor p50 " + msf(spawn.p(0.5)), fmt.Sprintf("%.1f× floor (p50)", ratio(s.p(0.5), spawn.p(0.5))), "", ""})
+	}
 	return nil
 }

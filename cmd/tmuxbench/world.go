@@ -262,19 +262,15 @@ func rss(pid int) (int64, error) {
 }
 
 // newShell makes a pane with create_pane (an integrated shell, as agents
-// get) and returns its id once its prompt is up.
+// get): it returns once the shell is at its prompt, reading.
 func (c *client) newShell(ctx context.Context) (string, error) {
-	cp, err := c.call(ctx, "create_pane", map[string]any{})
+	cp, err := c.call(ctx, "create_pane", map[string]any{"waitMs": 20000})
 	if err != nil {
 		return "", err
 	}
 	pane, _ := cp["paneId"].(string)
-	r, err := c.call(ctx, "wait_for_text", map[string]any{"paneId": pane, "cursor": cp["cursor"], "patterns": []string{`[$#] $`}, "regex": true, "timeoutMs": 20000})
-	if err != nil {
-		return "", err
-	}
-	if r["outcome"] != "matched" {
-		return "", fmt.Errorf("pane %s: no prompt (%v)", pane, r["outcome"])
+	if cp["ready"] != true {
+		return "", fmt.Errorf("pane %s: not ready (%v)", pane, cp["notReadyReason"])
 	}
 	return pane, nil
 }

@@ -15,13 +15,9 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tools"
-	"go.uber.org/goleak"
 )
 
-func TestMain(m *testing.M) {
-	// A cancelled wait over HTTP ends its handler: no goroutine is left.
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"))
-}
+func TestMain(m *testing.M) { tmuxtest.Main(m) }
 
 type bearer struct{ token string }
 

@@ -81,6 +81,7 @@ type config struct {
 	embedded  bool // the private default server, which tmuxmcp restarts itself
 	idle      time.Duration
 	logLevel  slog.Level
+	shellWait time.Duration // doctor: how long the shell may take to start
 }
 
 func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
@@ -106,6 +107,7 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.via, "approval-via", "tmux,elicitation", "how to ask a person, in order: tmux (a popup on attached clients), elicitation (the MCP client asks its user)")
 	fs.StringVar(&c.audit, "audit", "", "append a JSON line per approval decision and per command completion to this file (secrets redacted)")
 	debugLog := fs.Bool("debug", false, "log debug messages to stderr")
+	fs.DurationVar(&c.shellWait, "shell-wait", 20*time.Second, "doctor: how long the shell tmuxmcp starts may take to show its first prompt")
 	fs.Usage = func() {
 		fmt.Fprintf(stderr, "usage: tmuxmcp [doctor|version] [flags]\n\nServes MCP over stdio. With no flags it starts (or reuses) a private tmux server\n(-L tmuxmcp) with a session \"agent\"; watch it with: tmux -L tmuxmcp attach -t agent\n\nflags:\n")
 		fs.PrintDefaults()
@@ -131,6 +133,9 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 		if v != "tmux" && v != "elicitation" {
 			return nil, fmt.Errorf("--approval-via %q: use tmux and/or elicitation, comma-separated", c.via)
 		}
+	}
+	if c.shellWait < time.Second || c.shellWait > 90*time.Second {
+		return nil, fmt.Errorf("--shell-wait %v: must be 1s..90s", c.shellWait)
 	}
 	if c.idle != 0 && c.idle < time.Second {
 		return nil, fmt.Errorf("--session-timeout %v: must be at least 1s (0 keeps idle sessions open)", c.idle)
@@ -510,39 +515,4 @@ func executable() string {
 		return "tmuxmcp"
 	}
 	return p
-}
-
-func doctor(ctx context.Context, c *config, out io.Writer) error {
-	ctx, cancel := context.WithTimeout(ctx, 20*time.Second)
-	defer cancel()
-	ok := true
-	report := func(good bool, what, detail string) {
-		mark := "ok  "
-		if !good {
-			mark, ok = "FAIL", false
-		}
-		fmt.Fprintf(out, "%s %-8s %s\n", mark, what, detail)
-	}
-	v, err := c.target.Version(ctx)
-	if err != nil {
-		report(false, "tmux", fmt.Sprintf("%v: install tmux (apt-get install tmux)", err))
-		return errors.New("doctor found problems")
-	}
-	report(true, "tmux", v+" at "+c.target.String())
-	sessions, err := c.target.Run(ctx, "list-sessions", "-F", "#{session_name}")
-	if err != nil {
-		fmt.Fprintf(out, "--   %-8s not running on %s (tmuxmcp starts it on first run): %v\n", "server", c.target, err)
-	} else {
-		report(true, "server", "reachable; sessions: "+strings.Join(strings.Fields(sessions), " "))
-		panes, err := c.target.Run(ctx, "list-panes", "-a", "-F", "#{pane_id}")
-		if err != nil {
-			report(false, "panes", err.Error())
-		} else {
-			report(true, "panes", fmt.Sprintf("%d seen: %s", len(strings.Fields(panes)), strings.Join(strings.Fields(panes), " ")))
-		}
-	}
-	if !ok {
-		return errors.New("doctor found problems")
-	}
-	return nil
 }

@@ -230,3 +230,41 @@ func TestServesWhenStdinAndStdoutAreOneSocket(t *testing.T) {
 		t.Fatalf("no initialize answer over a shared socket: %q %v", line, err)
 	}
 }
+
+// doctorWith runs tmuxmcp doctor with home as HOME and sh as the shell.
+func doctorWith(t *testing.T, home, sh string, files map[string]string) (string, error) {
+	t.Helper()
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv("HOME", home)
+	t.Setenv("SHELL", sh)
+	var out, errb bytes.Buffer
+	err := run(context.Background(), []string{"doctor", "-L", "tmuxmcp-absent-" + t.Name(), "--shell-wait", "3s"}, nil, &out, &errb)
+	return out.String(), err
+}
+
+func TestDoctorChecksTheUsersShellWithTheIntegration(t *testing.T) {
+	out, err := doctorWith(t, t.TempDir(), "/bin/bash", map[string]string{".profile": ". ~/.bashrc\n", ".bashrc": "PS1='$ '\n"})
+	if err != nil || !strings.Contains(out, "ok   shell    /bin/bash (bash) with tmuxmcp's integration") {
+		t.Fatalf("a healthy bash: %v\n%s", err, out)
+	}
+}
+
+func TestDoctorNamesTheStartupLineThatHangs(t *testing.T) {
+	home := t.TempDir()
+	out, err := doctorWith(t, home, "/bin/bash", map[string]string{".profile": ". ~/.bashrc\n", ".bashrc": "PS1='$ '\nexport A=1\nsleep 100\n"})
+	if err == nil || !strings.Contains(out, "FAIL shell") || !strings.Contains(out, home+"/.bashrc line 3: sleep 100") {
+		t.Fatalf("a .bashrc that hangs: %v\n%s", err, out)
+	}
+}
+
+func TestDoctorQuotesStartupErrors(t *testing.T) {
+	home := t.TempDir()
+	out, err := doctorWith(t, home, "/bin/bash", map[string]string{".profile": ". ~/.bashrc\n", ".bashrc": "PS1='$ '\nif then\n"})
+	if err == nil || !strings.Contains(out, "FAIL shell") || !strings.Contains(out, ".bashrc: line 2: syntax error") {
+		t.Fatalf("a .bashrc with a syntax error: %v\n%s", err, out)
+	}
+}

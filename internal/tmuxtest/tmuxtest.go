@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/tmux"
+	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 )
 
@@ -306,4 +307,40 @@ func AttachHuman(t testing.TB, target tmux.Target, session string, width, height
 		_ = h.cmd.Wait()
 	})
 	return h
+}
+
+// Main runs a package's tests in a Hermetic process and then checks that no
+// goroutine was left running (goleak). Use it as TestMain's only line.
+func Main(m *testing.M, ignore ...goleak.Option) {
+	cleanup := Hermetic()
+	code := m.Run()
+	cleanup()
+	if code == 0 {
+		if err := goleak.Find(append([]goleak.Option{goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock")}, ignore...)...); err != nil {
+			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
+			code = 1
+		}
+	}
+	os.Exit(code)
+}
+
+// Hermetic gives the test process itself a home of its own and none of the
+// invoking user's shell settings, so nothing a test starts (a tmux server,
+// tmuxmcp doctor's shell) reads the user's rc files, prompt or history. Call
+// it from TestMain; it returns a cleanup that removes the home.
+func Hermetic() (cleanup func()) {
+	home, err := os.MkdirTemp("", "tmuxmcp-test-home")
+	if err != nil {
+		panic(err)
+	}
+	if err := DefaultRC(home); err != nil {
+		panic(err)
+	}
+	for _, k := range []string{"ZDOTDIR", "ENV", "BASH_ENV", "PROMPT_COMMAND", "PS0", "PS1", "XDG_CONFIG_HOME", "XDG_DATA_HOME",
+		"XDG_STATE_HOME", "XDG_CACHE_HOME", "XDG_DATA_DIRS", "XDG_CONFIG_DIRS", "TMUX", "TMUX_PANE", "HISTFILE"} {
+		_ = os.Unsetenv(k)
+	}
+	_ = os.Setenv("HOME", home)
+	_ = os.Setenv("SHELL", "/bin/bash")
+	return func() { _ = os.RemoveAll(home) }
 }

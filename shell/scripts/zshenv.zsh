@@ -19,7 +19,17 @@ __tmuxmcp_done() {
   unfunction __tmuxmcp_user __tmuxmcp_ours __tmuxmcp_done 2>/dev/null
 }
 __tmuxmcp_user
-if [[ -r ${ZDOTDIR:-$HOME}/.zshenv ]]; then source "${ZDOTDIR:-$HOME}/.zshenv"; fi
+if [[ -r ${ZDOTDIR:-$HOME}/.zshenv ]]; then
+  if [[ -n ${TMUXMCP_SHELL_TRACE-} ]]; then
+    # tmuxmcp doctor: trace the user's file (to the pane) to name the line
+    # at fault.
+    setopt xtrace; PS4='+%x:%I: '
+    source "${ZDOTDIR:-$HOME}/.zshenv"
+    unsetopt xtrace
+  else
+    source "${ZDOTDIR:-$HOME}/.zshenv"
+  fi
+fi
 if [[ -o interactive && -n ${TMUXMCP_SHELL_TAG-} ]]; then
   __tmuxmcp_ours
 else

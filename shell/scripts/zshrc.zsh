@@ -9,7 +9,17 @@
 #   C           a command starts     our last preexec hook
 # The user's hooks, themes and options are left as they are.
 __tmuxmcp_user
-if [[ -r ${ZDOTDIR:-$HOME}/.zshrc ]]; then source "${ZDOTDIR:-$HOME}/.zshrc"; fi
+if [[ -r ${ZDOTDIR:-$HOME}/.zshrc ]]; then
+  if [[ -n ${TMUXMCP_SHELL_TRACE-} ]]; then
+    # tmuxmcp doctor: trace the user's file (to the pane) to name the line
+    # at fault.
+    setopt xtrace; PS4='+%x:%I: '
+    source "${ZDOTDIR:-$HOME}/.zshrc"
+    unsetopt xtrace
+  else
+    source "${ZDOTDIR:-$HOME}/.zshrc"
+  fi
+fi
 if [[ -n ${TMUXMCP_SHELL_TAG-} ]]; then
   typeset -g __tmuxmcp_tag=$TMUXMCP_SHELL_TAG
   typeset -g __tmuxmcp_b=$'%{\e]133;B;tmuxmcp=s'$__tmuxmcp_tag$'\a%}'
@@ -70,4 +80,4 @@ if [[ -n ${TMUXMCP_SHELL_TAG-} ]]; then
   # out of history.
   setopt HIST_IGNORE_SPACE
 fi
-if [[ -o login ]]; then __tmuxmcp_ours; else __tmuxmcp_done; fi
+if [[ -o login ]]; then __tmuxmcp_ours; else __tmuxmcp_done; unset TMUXMCP_SHELL_TRACE; fi

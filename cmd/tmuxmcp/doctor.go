@@ -1,0 +1,253 @@
+package main
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/runner"
+	"github.com/tmuxmcp/tmuxmcp/shell"
+	"github.com/tmuxmcp/tmuxmcp/stream"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
+	"github.com/tmuxmcp/tmuxmcp/tools"
+)
+
+func doctor(ctx context.Context, c *config, out io.Writer) error {
+	ctx, cancel := context.WithTimeout(ctx, 2*c.shellWait+30*time.Second)
+	defer cancel()
+	ok := true
+	report := func(good bool, what, detail string) {
+		mark := "ok  "
+		if !good {
+			mark, ok = "FAIL", false
+		}
+		fmt.Fprintf(out, "%s %-8s %s\n", mark, what, detail)
+	}
+	v, err := c.target.Version(ctx)
+	if err != nil {
+		report(false, "tmux", fmt.Sprintf("%v: install tmux (apt-get install tmux)", err))
+		return errors.New("doctor found problems")
+	}
+	report(true, "tmux", v+" at "+c.target.String())
+	sessions, err := c.target.Run(ctx, "list-sessions", "-F", "#{session_name}")
+	if err != nil {
+		fmt.Fprintf(out, "--   %-8s not running on %s (tmuxmcp starts it on first run): %v\n", "server", c.target, err)
+	} else {
+		report(true, "server", "reachable; sessions: "+strings.Join(strings.Fields(sessions), " "))
+		panes, err := c.target.Run(ctx, "list-panes", "-a", "-F", "#{pane_id}")
+		if err != nil {
+			report(false, "panes", err.Error())
+		} else {
+			report(true, "panes", fmt.Sprintf("%d seen: %s", len(strings.Fields(panes)), strings.Join(strings.Fields(panes), " ")))
+		}
+	}
+	good, detail := checkShell(ctx, c)
+	report(good, "shell", detail)
+	if !ok {
+		return errors.New("doctor found problems")
+	}
+	return nil
+}
+
+// checkShell starts the shell tmuxmcp would start, with its integration, in
+// a throwaway private tmux server (with the user's environment and tmux
+// configuration), runs `true` in it through the same tools an agent uses,
+// and says how that went, or what went wrong and where.
+func checkShell(ctx context.Context, c *config) (bool, string) {
+	tmp, err := os.MkdirTemp("", "tmuxmcp-doctor")
+	if err != nil {
+		return false, err.Error()
+	}
+	defer os.RemoveAll(tmp)
+	integ, err := shell.Install(filepath.Join(tmp, "shell"))
+	if err != nil {
+		return false, err.Error()
+	}
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	target := tmux.Target{SocketName: "tmuxmcp-doctor-" + hex.EncodeToString(b), ConfigFile: c.target.ConfigFile, Binary: c.target.Binary}
+	argv, env, options := runner.SessionLaunch(integ)
+	trace := filepath.Join(tmp, "trace")
+	env[shell.TraceVar] = trace
+	if _, err := target.EnsureSession(ctx, tmux.SessionSpec{Name: "doctor", Width: 160, Height: 50, Command: argv, Env: env, PaneOptions: options}); err != nil {
+		return false, fmt.Sprintf("could not start a throwaway tmux server: %v", err)
+	}
+	defer func() {
+		kctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		_, _ = target.Run(kctx, "kill-server")
+		if p, err := target.Run(kctx, "display-message", "-p", "#{socket_path}"); err == nil {
+			_ = os.Remove(p)
+		}
+	}()
+	shellPath, _ := target.Run(ctx, "show-options", "-gv", "default-shell")
+	hub := stream.NewHub(0)
+	log := slog.New(slog.DiscardHandler)
+	h, err := tools.Start(ctx, target, hub, tools.Options{Session: "doctor", StateDir: tmp, Shell: integ, Version: versionString()}, log)
+	if err != nil {
+		return false, fmt.Sprintf("could not attach to the throwaway tmux server: %v", err)
+	}
+	defer h.Close()
+	cs, closeClient, err := inMemoryClient(ctx, h)
+	if err != nil {
+		return false, err.Error()
+	}
+	defer closeClient()
+	call := func(name string, args map[string]any) (map[string]any, error) {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+		if err != nil {
+			return nil, err
+		}
+		var text string
+		for _, c := range res.Content {
+			if t, ok := c.(*mcp.TextContent); ok {
+				text += t.Text
+			}
+		}
+		if res.IsError {
+			return nil, errors.New(text)
+		}
+		var m map[string]any
+		_ = json.Unmarshal([]byte(text), &m)
+		return m, nil
+	}
+	first := ""
+	if lp, err := call("list_panes", map[string]any{}); err == nil {
+		if ps, _ := lp["panes"].([]any); len(ps) > 0 {
+			first, _ = ps[0].(map[string]any)["paneId"].(string)
+		}
+	}
+	if first == "" {
+		return false, "the throwaway tmux server shows no pane"
+	}
+	started := time.Now()
+	r, err := call("run_shell_command", map[string]any{"paneId": first, "command": "true", "waitMs": c.shellWait.Milliseconds()})
+	took := time.Since(started)
+	what := shellPath
+	if err != nil {
+		detail := fmt.Sprintf("%s with tmuxmcp's integration did not take a command: %v", what, err)
+		if at := lastTraced(trace, paneOutput(call, first)); at != "" {
+			detail += "\n              the last line its startup files ran: " + at
+		}
+		if errs := startupErrors(call, first, trace); errs != "" {
+			detail += "\n              it printed: " + errs
+		}
+		return false, detail
+	}
+	kind, _ := r["shell"].(string)
+	status, _ := r["status"].(string)
+	ready, _ := r["shellReady"].(bool)
+	code, hasCode := r["exitCode"].(float64)
+	detail := fmt.Sprintf("%s (%s) with tmuxmcp's integration: its first prompt and `true` took %d ms (status %s", what, kind, took.Milliseconds(), status)
+	if hasCode {
+		detail += fmt.Sprintf(", exit %d", int(code))
+	}
+	detail += ")"
+	good := status == "completed" && hasCode && code == 0 && ready
+	if !ready {
+		detail += "; the next prompt was not back within 5 s of the command's end: a slow prompt (PROMPT_COMMAND, precmd hooks, a slow $(…) in PS1)"
+	}
+	cp, err := call("create_pane", map[string]any{"waitMs": c.shellWait.Milliseconds()})
+	switch {
+	case err != nil:
+		good = false
+		detail += fmt.Sprintf("; a new pane failed: %v", err)
+	case cp["ready"] != true:
+		good = false
+		detail += fmt.Sprintf("; a new pane was not ready: %v", cp["notReadyReason"])
+	case cp["integrated"] != true && kind != "sh":
+		good = false
+		detail += "; its prompt never carried tmuxmcp's mark (the startup files replace PROMPT_COMMAND or the prompt hooks, or exec another shell): commands run through job scripts"
+	case kind == "sh":
+		detail += "; a POSIX shell: commands run through job scripts (bash, zsh and fish get the integration)"
+	}
+	if errs := startupErrors(call, first, trace); errs != "" {
+		good = false
+		detail += "\n              it printed: " + errs
+	}
+	return good, detail
+}
+
+// paneOutput is what the pane printed (its first 64 KiB).
+func paneOutput(call func(string, map[string]any) (map[string]any, error), pane string) string {
+	cs, err := call("capture_since", map[string]any{"paneId": pane, "maxBytes": 65536})
+	if err != nil {
+		return ""
+	}
+	text, _ := cs["output"].(string)
+	return text
+}
+
+// inMemoryClient connects an MCP client to h's tools.
+func inMemoryClient(ctx context.Context, h *tools.Handlers) (*mcp.ClientSession, func(), error) {
+	server := h.NewServer()
+	ct, st := mcp.NewInMemoryTransports()
+	ss, err := server.Connect(ctx, st, nil)
+	if err != nil {
+		return nil, nil, err
+	}
+	client := mcp.NewClient(&mcp.Implementation{Name: "tmuxmcp-doctor", Version: versionString()}, nil)
+	cs, err := client.Connect(ctx, ct, nil)
+	if err != nil {
+		ss.Close()
+		return nil, nil, err
+	}
+	return cs, func() { cs.Close(); ss.Close() }, nil
+}
+
+// traceLine is a line of bash's xtrace as the integration writes it for
+// doctor: +FILE:LINE: COMMAND.
+var traceLine = regexp.MustCompile(`^\++(/[^:]*):(\d+)[:>] (.*)$`)
+
+// lastTraced names the last line of the user's startup files that ran:
+// from bash's trace file, or zsh's trace in the pane's output.
+func lastTraced(path, output string) string {
+	b, _ := os.ReadFile(path)
+	lines := strings.Split(strings.TrimRight(output+"\n"+string(b), "\n"), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		if m := traceLine.FindStringSubmatch(lines[i]); m != nil && !strings.Contains(m[1], "tmuxmcp") {
+			return fmt.Sprintf("%s line %s: %s", m[1], m[2], truncate(m[3], 120))
+		}
+	}
+	return ""
+}
+
+// errorLine is how a shell reports a problem in a startup file.
+var errorLine = regexp.MustCompile(`(?i)(syntax error|command not found|not found|no such file|unbound variable|bad substitution|parse error|permission denied|unknown command)`)
+
+// startupErrors quotes the lines of the pane's output (and of the trace,
+// where zsh writes the errors of traced files) that report errors.
+func startupErrors(call func(string, map[string]any) (map[string]any, error), pane, trace string) string {
+	text := paneOutput(call, pane)
+	if b, err := os.ReadFile(trace); err == nil {
+		text += "\n" + string(b)
+	}
+	var found []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.HasPrefix(l, "+") {
+			continue // a traced command, not an error
+		}
+		if errorLine.MatchString(l) && len(found) < 5 {
+			found = append(found, strings.TrimSpace(truncate(l, 200)))
+		}
+	}
+	return strings.Join(found, " | ")
+}
+
+func truncate(s string, n int) string {
+	if len(s) > n {
+		return s[:n] + "…"
+	}
+	return s
+}
