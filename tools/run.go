@@ -138,7 +138,7 @@ func jobOutSchema() *jsonschema.Schema {
 func (h *Handlers) runShellCommandTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
 		"command":     {Type: "string", MinLength: ptr(1), MaxLength: ptr(maxCommandBytes), Description: "Shell text to run, exactly as you would type it; multi-line scripts, quotes, tabs and unicode arrive intact."},
-		"paneId":      paneID("Run in this pane's own shell, so cd, export, functions and aliases persist between commands. The pane must be idle at a bash/zsh/sh prompt. Omit to run in a fresh pane that closes when the command is done."),
+		"paneId":      paneID("Run in this pane's own shell, so cd, export, functions and aliases persist between commands. The pane must be at a shell prompt (bash, zsh, fish, sh, dash, ksh); a shell still starting or drawing its prompt is waited for. Omit to run in a fresh pane that closes when the command is done."),
 		"cwd":         {Type: "string", MinLength: ptr(1), Description: "Absolute directory to run in. In a given pane this is a cd that persists."},
 		"timeoutMs":   integer("How long the command may run before it is interrupted (C-c), then terminated and killed: status timed_out. Default: no limit.", 1, maxJobTimeoutMs),
 		"waitMs":      withDefault(integer("How long this call waits for the command to finish before returning status running with a jobId (the command goes on).", 0, maxWaitMs), defaultWaitMs),
@@ -153,7 +153,7 @@ func (h *Handlers) runShellCommandTool() Tool {
 		Name:  "run_shell_command",
 		Title: "Run a shell command",
 		Description: "Run a shell command and get its exit status and its own output (no echo, no prompt), knowing exactly when it ended — from marks the shell itself prints, not from guessing at prompts. " +
-			"With paneId it runs in that pane's shell, so cd and export persist; a pane that is busy, in copy mode, in a full-screen program or has a half-typed line is refused and nothing is typed. Without paneId it runs in a fresh pane. " +
+			"With paneId it runs in that pane's shell, so cd and export persist; a pane that is busy, in copy mode, in a full-screen program or has a half-typed line is refused with the way out, and nothing is typed. Without paneId it runs in a fresh pane. The command is that shell's language (the result's shell says which). status completed means the shell is back at its prompt: the next call on the pane can go at once. " +
 			"If it is still running when waitMs passes you get status running and a jobId: continue with await_command_result(jobId) — never call run_shell_command again for the same command (pass a requestId to make retries safe). Stop it with cancel_command. " +
 			"A command the server's policy blocks comes back with decision blocked and status not_started: it did not run — do not retry it in another form; an OwnerReviewUnavailable error means it needed a person's approval and nobody could be asked: nothing ran, tell the user. " +
 			"For programs that are not shell commands (a REPL, an editor) use type_text and wait_for_text.",
