@@ -39,6 +39,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzParseLine$$' -fuzztime $(FUZZTIME) ./tmux/
 	$(GO) test -run '^$$' -fuzz '^FuzzUnescape$$' -fuzztime $(FUZZTIME) ./tmux/
 	$(GO) test -run '^$$' -fuzz '^FuzzMarkScanner$$' -fuzztime $(FUZZTIME) ./shell/
+	$(GO) test -run '^$$' -fuzz '^FuzzInputRegions$$' -fuzztime $(FUZZTIME) ./shell/
 
 install:
 	$(GO) install ./cmd/tmuxmcp

@@ -202,8 +202,8 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 		// Show people watching what runs. select-pane -T only sets the
 		// title; it does not change the selected pane. The old title comes
 		// back after.
-		if title, err := r.fleet.Exec(ctx, "display-message", "-p", "-t", id, "#{pane_title}"); err == nil {
-			j, _ = r.jobs.Update(j.ID, func(x *jobs.Job) { x.PaneTitle = strings.Join(title, "") })
+		if p, err := r.fleet.Pane(ctx, sh.Pane); err == nil {
+			j, _ = r.jobs.Update(j.ID, func(x *jobs.Job) { x.PaneTitle = p.Title })
 		}
 		_, _ = r.fleet.Exec(ctx, "select-pane", "-t", id, "-T", j.Description)
 	}

@@ -326,6 +326,28 @@ func (f *Fleet) Pane(ctx context.Context, pane int) (PaneInfo, error) {
 	return PaneInfo{}, fmt.Errorf("%s: %w", id, ErrNoPane)
 }
 
+// PaneMarked is Pane read on the connection that delivers the pane's
+// output, running mark on its reader goroutine when the reply ends (see
+// ExecPane): mark sees every byte of the pane that tmux had processed
+// before the description.
+func (f *Fleet) PaneMarked(ctx context.Context, pane int, mark func()) (PaneInfo, error) {
+	id := PaneName(pane)
+	lines, err := f.ExecPane(ctx, pane, mark, "list-panes", "-t", id, "-F", PaneFormat)
+	if err != nil {
+		var ce *CommandError
+		if errors.As(err, &ce) && strings.Contains(ce.Message, "can't find pane") {
+			return PaneInfo{}, fmt.Errorf("%s: %w", id, ErrNoPane)
+		}
+		return PaneInfo{}, err
+	}
+	for _, l := range paneRecords(lines) {
+		if p, err := ParsePane(l); err == nil && p.ID == pane {
+			return p, nil
+		}
+	}
+	return PaneInfo{}, fmt.Errorf("%s: %w", id, ErrNoPane)
+}
+
 // PaneScreen describes one pane and returns the rows its screen shows, read
 // together: tmux runs both in one pass, so the cursor position and the rows
 // agree.

@@ -85,25 +85,21 @@ func (h *Handlers) prepareInput(ctx context.Context, field, id, text string) (in
 		return 0, nil, in, err
 	}
 	mark := func() { in = s.Typed(text, time.Now()) }
-	lines, err := h.fleet.ExecPane(ctx, pane, mark, "display-message", "-p", "-t", paneName(pane), "#{pane_in_mode}\x1f#{pane_dead}\x1f#{pane_input_off}")
+	p, err := h.fleet.PaneMarked(ctx, pane, mark)
 	if err != nil {
 		s.Untype(in)
 		return 0, nil, in, h.paneError(field, pane, err)
 	}
-	f := strings.Split(strings.Join(lines, ""), "\x1f")
-	if len(f) == 3 {
-		undo := func() { s.Untype(in) }
-		switch {
-		case f[0] == "1":
-			undo()
-			return 0, nil, in, errorf("%s %s is in copy mode (someone is scrolling it): keys would go to copy mode, not the program, so nothing was sent. Wait for them to leave it (capture_pane shows inCopyMode), or ask them to", field, paneName(pane))
-		case f[1] == "1":
-			undo()
-			return 0, nil, in, errorf("%s %s is dead: its program exited, so nothing was sent. Use create_pane for a new one", field, paneName(pane))
-		case f[2] == "1":
-			undo()
-			return 0, nil, in, errorf("%s %s has input disabled (select-pane -d), so nothing was sent; someone must enable it with select-pane -e", field, paneName(pane))
-		}
+	switch {
+	case p.InMode:
+		s.Untype(in)
+		return 0, nil, in, errorf("%s %s is in copy mode (someone is scrolling it): keys would go to copy mode, not the program, so nothing was sent. Wait for them to leave it (capture_pane shows inCopyMode), or ask them to", field, paneName(pane))
+	case p.Dead:
+		s.Untype(in)
+		return 0, nil, in, errorf("%s %s is dead: its program exited, so nothing was sent. Use create_pane for a new one", field, paneName(pane))
+	case p.InputOff:
+		s.Untype(in)
+		return 0, nil, in, errorf("%s %s has input disabled (select-pane -d), so nothing was sent; someone must enable it with select-pane -e", field, paneName(pane))
 	}
 	return pane, s, in, nil
 }

@@ -81,9 +81,7 @@ func (h *Handlers) paneExists(ctx context.Context, field string, n int) error {
 	if err := h.connected(); err != nil {
 		return err
 	}
-	// display-message falls back to the current pane for a missing one;
-	// list-panes does not.
-	_, err := h.fleet.Exec(ctx, "list-panes", "-t", paneName(n), "-F", "#{pane_id}")
+	_, err := h.fleet.Pane(ctx, n)
 	return h.paneError(field, n, err)
 }
 

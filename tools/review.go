@@ -211,16 +211,18 @@ func (h *Handlers) review(run *runner.Run, req reviewRequest, in *runIn, pane in
 	}()
 	// People watching the pane see the pending request in their status
 	// line (tmux shows the pane title there by default).
-	var oldTitle []string
-	if req.pane != "" {
-		oldTitle, _ = h.fleet.Exec(rctx, "display-message", "-p", "-t", req.pane, "#{pane_title}")
+	oldTitle := ""
+	if n, err := parsePaneID("paneId", req.pane); err == nil {
+		if p, err := h.fleet.Pane(rctx, n); err == nil {
+			oldTitle = p.Title
+		}
 		_, _ = h.fleet.Exec(rctx, "select-pane", "-t", req.pane, "-T", "approve? "+truncate(visible(audit.Redact(req.command)), 40))
 	}
 	ans := h.askPeople(rctx, h.humanClients(rctx), req)
 	endReview()
 	if req.pane != "" {
 		tctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, _ = h.fleet.Exec(tctx, "select-pane", "-t", req.pane, "-T", strings.Join(oldTitle, ""))
+		_, _ = h.fleet.Exec(tctx, "select-pane", "-t", req.pane, "-T", oldTitle)
 		cancel()
 	}
 	h.mu.Lock()

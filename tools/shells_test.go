@@ -69,6 +69,7 @@ var (
 		{name: "bash-no-bracketed-paste", shell: "/bin/bash", kind: "bash"},
 		{name: "bash-terminal-osc133", shell: "/bin/bash", kind: "bash"},
 		{name: "bash-exec-zsh", shell: "/bin/bash", kind: "zsh", needs: []string{"/usr/bin/zsh"}},
+		{name: "bash-exec-dash", shell: "/bin/bash", kind: "sh"},
 		{name: "bash-starship-like", shell: "/bin/bash", kind: "bash", extra: func(t *testing.T, m *matrix, pane string) {
 			// PS0's own output is not the command's.
 			if r := m.ok(t, pane, "echo only-this"); r.str("output") != "only-this\n" {
@@ -185,8 +186,8 @@ type matrixStats struct {
 // (Debian's skeleton, pyenv, history sync, PROMPT_COMMAND arrays, set -u,
 // set -e, preexec hooks, vi mode, a two-line git prompt, direnv, an arrow
 // prompt, a slow rc, a banner, no bracketed paste, a terminal's own OSC
-// 133 marks, a .bashrc that execs zsh, a starship-like prompt, a slow
-// prompt), zsh (an oh-my-zsh-like setup with autosuggestions and syntax
+// 133 marks, a .bashrc that execs zsh, one that execs dash, a starship-like
+// prompt, a slow prompt), zsh (an oh-my-zsh-like setup with autosuggestions and syntax
 // highlighting, powerlevel9k, setopt correct, vi mode, two lines with a
 // right prompt, ZDOTDIR), fish (default, customised, vi mode), and dash,
 // sh and mksh.
