@@ -96,12 +96,9 @@ func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error
 		return nil, err
 	}
 	f := strings.Split(strings.Join(lines, ""), "\x1f")
-	if len(f) != 4 || !strings.HasPrefix(f[0], "%") {
-		return nil, fmt.Errorf("tmux created a pane but its reply %q was not understood", strings.Join(lines, ""))
-	}
 	var n int
-	if _, err := fmt.Sscanf(f[0], "%%%d", &n); err != nil {
-		return nil, fmt.Errorf("tmux created a pane but its id %q was not understood", f[0])
+	if _, err := fmt.Sscanf(f[0], "%%%d", &n); err != nil || len(f) != 4 {
+		return nil, fmt.Errorf("tmux created a pane but its reply %q was not understood: call list_panes to find it", strings.Join(lines, ""))
 	}
 	s := r.hub.Adopt(n)
 	switch {
@@ -110,6 +107,9 @@ func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error
 		// a restarted tmuxmcp read it.
 		_, _ = r.fleet.Exec(ctx, "set-option", "-p", "-t", f[0], tmux.ShellOption, tag)
 		s.SetScanner(shell.NewInputRegions(tag, 0))
+		r.mu.Lock()
+		r.tags[n] = tag
+		r.mu.Unlock()
 	case len(spec.Argv) > 0:
 		// Name the program for list_panes and capture_pane instead of "sh".
 		_, _ = r.fleet.Exec(ctx, "set-option", "-p", "-t", f[0], tmux.ProgramOption, filepath.Base(spec.Argv[0]))
@@ -121,14 +121,21 @@ func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error
 // launch is how new panes start their shell: with the integration when
 // tmux would start a shell (no default-command is set).
 func (r *Runner) launch(ctx context.Context) (shell.Launch, bool) {
-	if r.cfg.Shell == nil {
+	sh := r.defaultShell(ctx)
+	if r.cfg.Shell == nil || sh == "" {
 		return shell.Launch{}, false
 	}
+	return r.cfg.Shell.Launch(sh), true
+}
+
+// defaultShell is tmux's default-shell, or "" when tmux runs a
+// default-command in new panes instead (or cannot say).
+func (r *Runner) defaultShell(ctx context.Context) string {
 	out, err := r.fleet.ExecBatch(ctx, []string{"show-options", "-gv", "default-command"}, []string{"show-options", "-gv", "default-shell"})
 	if err != nil || len(out) != 2 || strings.TrimSpace(strings.Join(out[0], "")) != "" || len(out[1]) == 0 {
-		return shell.Launch{}, false
+		return ""
 	}
-	return r.cfg.Shell.Launch(strings.TrimSpace(out[1][0])), true
+	return strings.TrimSpace(out[1][0])
 }
 
 // SessionLaunch is how a session's first pane starts its shell: the
@@ -175,7 +182,7 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 			return nil, fmt.Errorf("write job script: %w", err)
 		}
 		script := shell.Script{Kind: kind, Tag: j.ID, CommandFile: cmdFile, StatusFile: r.jobs.Path(j.ID, ".rc"),
-			Dir: cwd, TrapExit: j.FreshPane, NoErrExit: sh.ErrExit}
+			Dir: cwd, TrapExit: j.FreshPane}
 		if err := os.WriteFile(runFile, []byte(script.Text()), 0o600); err != nil {
 			return nil, fmt.Errorf("write job script: %w", err)
 		}
@@ -208,9 +215,10 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 		_, _ = r.fleet.Exec(ctx, "select-pane", "-t", id, "-T", j.Description)
 	}
 	// The line and its Enter in one pass of tmux's loop.
-	if out, err := r.fleet.ExecBatch(ctx, []string{"send-keys", "-t", id, "-l", "--", typed}, []string{"send-keys", "-t", id, "Enter"}); err != nil {
-		if len(out) == 0 || out[0] == nil {
-			s.Untype(in) // nothing was typed
+	if _, err := r.fleet.ExecBatch(ctx, []string{"send-keys", "-t", id, "-l", "--", typed}, []string{"send-keys", "-t", id, "Enter"}); err != nil {
+		s.Untype(in)
+		if j.Description != "" && !j.FreshPane {
+			_, _ = r.fleet.Exec(context.WithoutCancel(ctx), "select-pane", "-t", id, "-T", j.PaneTitle)
 		}
 		return nil, err
 	}
@@ -232,46 +240,62 @@ const freshReady = 60 * time.Second
 // or exits, ends the job not_started with the reason, and its pane is
 // closed.
 func (r *Runner) RunFresh(j *jobs.Job, np *NewPane) {
-	r.Go(j.ID, func(run *Run) {
-		ctx, cancel := context.WithCancel(context.Background())
-		defer cancel()
-		go func() {
-			select {
-			case <-run.stop:
-				cancel()
-			case <-r.closing:
-				cancel()
-			case <-ctx.Done():
-			}
-		}()
-		sh, err := r.Ready(ctx, np.Pane, freshReady)
-		if err == nil {
-			var st *Started
-			if st, err = r.Start(ctx, j, sh, ""); err == nil {
-				cancel()
-				r.Watch(run, st)
-				return
-			}
-		}
-		select {
-		case <-r.closing:
-			return // the record stays running: the next process collects it
-		default:
-		}
-		reason := "its shell did not start: " + err.Error()
-		var ref *Refusal
-		if errors.As(err, &ref) {
-			reason = ref.Reason()
-		}
-		if ctx.Err() != nil && errors.As(err, &ref) && ref.Waited < freshReady {
-			reason = "cancelled before its shell was ready"
-		}
-		r.NotStarted(j.ID, reason)
-		kctx, kcancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer kcancel()
-		_, _ = r.fleet.Exec(kctx, "kill-pane", "-t", paneName(np.Pane))
-	})
+	r.Go(j.ID, func(run *Run) { r.RunFreshIn(run, j, np) })
 }
+
+// RunFreshIn is RunFresh in a run that already exists (a person's review
+// of the job, which then runs it).
+func (r *Runner) RunFreshIn(run *Run, j *jobs.Job, np *NewPane) {
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	stopped := make(chan struct{})
+	go func() {
+		select {
+		case st := <-run.stop:
+			// Stop waiting for the shell; a command typed meanwhile is
+			// interrupted by its watcher, which gets the request too.
+			close(stopped)
+			cancel()
+			run.requestStop(st)
+		case <-r.closing:
+			cancel()
+		case <-ctx.Done():
+		}
+	}()
+	sh, err := r.Ready(ctx, np.Pane, freshReady)
+	select {
+	case <-stopped:
+		err = errCancelled
+	default:
+	}
+	if err == nil {
+		var st *Started
+		if st, err = r.Start(context.WithoutCancel(ctx), j, sh, ""); err == nil {
+			cancel()
+			r.Watch(run, st)
+			return
+		}
+	}
+	select {
+	case <-r.closing:
+		return // the record stays running: the next process collects it
+	default:
+	}
+	reason := "its shell did not start: " + err.Error()
+	var ref *Refusal
+	switch {
+	case errors.Is(err, errCancelled):
+		reason = "cancelled before its shell was ready; nothing was typed"
+	case errors.As(err, &ref):
+		reason = ref.Reason()
+	}
+	r.NotStarted(j.ID, reason)
+	kctx, kcancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer kcancel()
+	_, _ = r.fleet.Exec(kctx, "kill-pane", "-t", paneName(np.Pane))
+}
+
+var errCancelled = errors.New("cancelled")
 
 // NotStarted ends a job that never ran, saying why.
 func (r *Runner) NotStarted(id, reason string) {
@@ -283,9 +307,8 @@ func (r *Runner) NotStarted(id, reason string) {
 // DefaultShell names the shell a new pane would run (tmux's default-shell),
 // or "" when tmux runs a default-command instead.
 func (r *Runner) DefaultShell(ctx context.Context) string {
-	out, err := r.fleet.ExecBatch(ctx, []string{"show-options", "-gv", "default-command"}, []string{"show-options", "-gv", "default-shell"})
-	if err != nil || len(out) != 2 || strings.TrimSpace(strings.Join(out[0], "")) != "" || len(out[1]) == 0 {
-		return ""
+	if sh := r.defaultShell(ctx); sh != "" {
+		return filepath.Base(sh)
 	}
-	return filepath.Base(strings.TrimSpace(out[1][0]))
+	return ""
 }

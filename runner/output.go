@@ -25,9 +25,8 @@ func newJobOutput(path string, limit int, appendExisting bool) *jobOutput {
 	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
 	if appendExisting {
 		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
-		if b, err := os.ReadFile(path); err == nil {
-			o.total = int64(len(b))
-			o.buf = b[max(0, len(b)-limit):]
+		if tail, size, err := readTail(path, limit); err == nil {
+			o.total, o.buf = size, tail
 		}
 	}
 	o.f, _ = os.OpenFile(path, flags, 0o600)
@@ -68,19 +67,28 @@ func (o *jobOutput) remove() { _ = os.Remove(o.path) }
 // Output returns a running job's output so far (its last outputLimit
 // bytes) and how many bytes it has printed.
 func (r *Runner) Output(j *jobs.Job) (string, int64) {
-	f, err := os.Open(r.jobs.Path(j.ID, ".out"))
+	b, size, err := readTail(r.jobs.Path(j.ID, ".out"), j.OutputLimit)
 	if err != nil {
 		return "", 0
+	}
+	return strings.ToValidUTF8(string(b), ""), size
+}
+
+// readTail reads the last limit bytes of a file, and its size.
+func readTail(path string, limit int) ([]byte, int64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0, err
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return "", 0
+		return nil, 0, err
 	}
-	off := max(0, st.Size()-int64(j.OutputLimit))
+	off := max(0, st.Size()-int64(limit))
 	b := make([]byte, st.Size()-off)
 	if _, err := f.ReadAt(b, off); err != nil && err != io.EOF {
-		return "", 0
+		return nil, 0, err
 	}
-	return strings.ToValidUTF8(string(b), ""), st.Size()
+	return b, st.Size(), nil
 }

@@ -128,7 +128,9 @@ func (r *Runner) Ready(ctx context.Context, pane int, wait time.Duration) (*Shel
 			continue
 		}
 		left := time.Until(deadline)
-		if ref.ending {
+		if ref.ending || ref.State == Unknown {
+			// Not for long: a command that does not end, or a terminal that
+			// cannot be read, is refused after a moment.
 			left = min(left, time.Until(start.Add(endingGrace)))
 		}
 		if !ref.State.transient() && !ref.ending || left <= 0 {
@@ -286,6 +288,14 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 		ref.ending = own && marks.last == 'C'
 		return nil, ref
 	}
+	if own && marks.last == 'C' {
+		// A command runs and the shell's line editor reads for it (fish's
+		// read builtin, bash's read -e, zsh's vared): a builtin, maybe about
+		// to end.
+		ref := refuse(Builtin)
+		ref.Program, ref.ending = probe.Leader, true
+		return nil, ref
+	}
 	if own && (drawing || !marks.prompted) {
 		// The line editor runs, but its prompt is not drawn yet.
 		ref := refuse(Drawing)
@@ -422,8 +432,8 @@ func (r *Runner) learnCleared(ctx context.Context, pane int) {
 	if err != nil || !probe.ReadingCommand() {
 		return
 	}
-	if k, _ := shell.KindOf(probe.Leader); p.ShellTag != "" && probe.ShellGroup && k.Integrated() {
-		return // its prompt comes with marks
+	if k, _ := shell.KindOf(probe.Leader); p.ShellTag != "" && probe.ShellGroup && k.Integrated() && lastMarks(s, p.ShellTag).last == 'B' {
+		return // its prompt came with marks in this recording
 	}
 	runes := []rune(screen[p.CursorY])
 	before := strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " ")
@@ -453,13 +463,14 @@ func lastMarks(s *stream.PaneStream, tag string) markInfo {
 	c := s.ReadRaw(from, int(end-from), nil)
 	want := shell.MarkTag(tag)
 	var lastB shell.Mark
+	var ps shell.PromptState
 	clean := c.From // where decoding can start: after a mark, or at the stream's start
-	found := start == 0
+	found := c.From == 0
 	for _, m := range shell.NewMarkScanner(c.From).Feed(c.Data) {
 		if !found {
 			clean, found = m.End, true
 		}
-		if m.Tag != want {
+		if m.Tag != want || !ps.Feed(m) {
 			continue
 		}
 		mi.last = m.Kind
@@ -468,8 +479,9 @@ func lastMarks(s *stream.PaneStream, tag string) markInfo {
 		}
 	}
 	if !mi.prompted {
-		if start > 0 {
-			// The start was evicted: the shell has long since prompted.
+		if c.From > 0 {
+			// The window does not reach the stream's start: the shell
+			// prompted before it (a command has printed much since).
 			mi.prompted = true
 		}
 		return mi
@@ -564,6 +576,9 @@ func (e *Refusal) Reason() string {
 	case NotAShell:
 		return fmt.Sprintf("pane %s runs %s, not a shell tmuxmcp can run commands in", id, e.Program)
 	case Exited:
+		if len(e.Screen) == 0 {
+			return fmt.Sprintf("pane %s's program exited and the pane closed, printing nothing", id)
+		}
 		return fmt.Sprintf("pane %s's program exited and the pane closed; its last output: %q", id, strings.Join(e.Screen, " / "))
 	}
 	return fmt.Sprintf("pane %s cannot be inspected (%s)", id, e.Program)

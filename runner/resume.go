@@ -2,9 +2,12 @@ package runner
 
 import (
 	"context"
+	"errors"
+	"os"
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 // Resume picks up the jobs an earlier tmuxmcp left running: each is watched
@@ -21,14 +24,26 @@ func (r *Runner) Resume(ctx context.Context) {
 		if err == nil && j.PaneID != "" {
 			_, err = r.fleet.Pane(ctx, pane)
 		}
-		if err != nil || j.PaneID == "" {
-			_, _ = r.jobs.Update(j.ID, func(x *jobs.Job) { x.Status = jobs.PaneDied; x.Ended = time.Now().UTC() })
+		if j.PaneID == "" || errors.Is(err, tmux.ErrNoPane) {
+			// The pane is gone, and the command with it: its script may
+			// have recorded a status.
+			code := r.statusFile(j.ID)
+			final, _ := r.jobs.Update(j.ID, func(x *jobs.Job) { x.Status, x.ExitCode, x.Ended = jobs.PaneDied, code, time.Now().UTC() })
+			for _, suffix := range []string{".sh", ".run", ".rc"} {
+				_ = os.Remove(r.jobs.Path(j.ID, suffix))
+			}
+			if final != nil && r.cfg.Ended != nil {
+				r.cfg.Ended(final)
+			}
 			continue
 		}
 		if j.Started.IsZero() {
 			// A fresh pane whose shell was still starting: its command was
-			// never typed.
+			// never typed. Its pane goes too.
 			r.NotStarted(j.ID, "tmuxmcp restarted before the fresh pane's shell was ready; nothing was typed")
+			if j.FreshPane {
+				_, _ = r.fleet.Exec(ctx, "kill-pane", "-t", j.PaneID)
+			}
 			continue
 		}
 		s := r.stream(pane)

@@ -12,6 +12,7 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"sync"
 	"time"
@@ -51,6 +52,7 @@ type Runner struct {
 	runs    map[string]*Run     // jobs being watched (or waiting to start)
 	prompts map[int]promptSeen  // the last prompt seen per pane
 	locks   map[int]*sync.Mutex // input to a pane, judged and sent as one
+	tags    map[int]string      // the tag of each pane's integrated shell, from the pane listings
 	closing chan struct{}
 	once    sync.Once
 	wg      sync.WaitGroup
@@ -71,7 +73,7 @@ func New(cfg Config) *Runner {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Runner{cfg: cfg, hub: cfg.Hub, fleet: cfg.Fleet, jobs: cfg.Jobs, log: cfg.Log,
-		runs: map[string]*Run{}, prompts: map[int]promptSeen{}, locks: map[int]*sync.Mutex{}, closing: make(chan struct{})}
+		runs: map[string]*Run{}, prompts: map[int]promptSeen{}, locks: map[int]*sync.Mutex{}, tags: map[int]string{}, closing: make(chan struct{})}
 }
 
 // SetFleet gives the runner its tmux connections, when they are made after
@@ -145,9 +147,18 @@ func (r *Runner) Go(id string, body func(*Run)) {
 		defer func() {
 			if p := recover(); p != nil {
 				r.log.Error("job watcher failed", "job", id, "panic", p)
+				// The record must not stay running with nobody watching.
+				_, _ = r.jobs.Update(id, func(x *jobs.Job) {
+					if !x.Done() {
+						x.Status, x.Ended = jobs.Interrupted, time.Now().UTC()
+						x.LaunchError = fmt.Sprintf("tmuxmcp stopped watching this job after an internal error (%v): its outcome is unknown; look at its pane", p)
+					}
+				})
 			}
 			r.mu.Lock()
-			delete(r.runs, id)
+			if r.runs[id] == run {
+				delete(r.runs, id)
+			}
 			r.mu.Unlock()
 			close(run.done)
 		}()
@@ -213,6 +224,15 @@ func (r *Runner) runningIn(paneID string) (*jobs.Job, bool) {
 // A pane whose shell waits to start until it is recorded (a session's
 // first pane, SessionLaunch) is told to go on.
 func (r *Runner) Track(panes []tmux.PaneInfo) {
+	tags := make(map[int]string, len(panes))
+	for _, p := range panes {
+		if p.ShellTag != "" && !p.Dead {
+			tags[p.ID] = p.ShellTag
+		}
+	}
+	r.mu.Lock()
+	r.tags = tags
+	r.mu.Unlock()
 	for _, p := range panes {
 		if p.ShellTag == "" || p.Dead {
 			continue
@@ -250,3 +270,33 @@ func (r *Runner) Track(panes []tmux.PaneInfo) {
 func paneName(n int) string { return tmux.PaneName(n) }
 
 func ptr[T any](v T) *T { return &v }
+
+// Prompted waits (up to max, or ctx) while the integrated shell of pane is
+// between a command's end and its next drawn prompt, so text typed right
+// after a command is not read by a shell still running its prompt hooks
+// (bash would echo it twice, zsh would lose a character). It returns at
+// once for any other pane, and whenever a command runs.
+func (r *Runner) Prompted(ctx context.Context, pane int, max time.Duration) {
+	r.mu.Lock()
+	tag := r.tags[pane]
+	r.mu.Unlock()
+	s, ok := r.hub.Live(pane)
+	if tag == "" || !ok {
+		return
+	}
+	t := time.NewTimer(max)
+	defer t.Stop()
+	for {
+		changed := s.ReadRaw(s.End(), 0, nil).Changed
+		if last := lastMarks(s, tag).last; last != 'D' && last != 'A' {
+			return
+		}
+		select {
+		case <-changed:
+		case <-t.C:
+			return
+		case <-ctx.Done():
+			return
+		}
+	}
+}

@@ -67,6 +67,7 @@ func (r *Runner) Watch(run *Run, st *Started) {
 	out := newJobOutput(r.jobs.Path(run.ID, ".out"), j.OutputLimit, resumed)
 	defer out.close()
 	started := resumed
+	var shellMarks shell.PromptState // the integrated shell's own marks, for real prompts
 	var timeout <-chan time.Time
 	if j.TimeoutMs > 0 {
 		t := time.NewTimer(time.Until(j.Started.Add(time.Duration(j.TimeoutMs) * time.Millisecond)))
@@ -221,6 +222,9 @@ func (r *Runner) Watch(run *Run, st *Started) {
 				// script that an interrupt cut short.
 				ours := m.Tag == run.ID || j.Mode == "integrated" && m.Tag == j.ShellTag && j.ShellTag != ""
 				shells := j.ShellTag != "" && m.Tag == j.ShellTag
+				if shells && !shellMarks.Feed(m) {
+					continue // a line editor the command uses, not a prompt
+				}
 				switch {
 				case end != nil:
 					if shells && m.Kind == 'B' && m.Start >= end.end {
@@ -247,18 +251,7 @@ func (r *Runner) Watch(run *Run, st *Started) {
 					if ended(jobs.Completed, code, m.End) {
 						return
 					}
-				case m.Kind == 'B' && shells && started:
-					// A prompt without an end mark (the user's tools
-					// replaced PROMPT_COMMAND's first entry): over, status
-					// unknown.
-					feedTo(data, base, m.Start)
-					if ended(jobs.Completed, nil, m.Start) {
-						return
-					}
-					if ready() {
-						done(true)
-						return
-					}
+
 				}
 			}
 			feedTo(data, base, base+int64(len(data)))
@@ -338,7 +331,7 @@ func (r *Runner) Watch(run *Run, st *Started) {
 				idle.Reset(idleGap)
 				continue
 			}
-			if back, code := r.backAtPrompt(j); back {
+			if back, code := r.backAtPrompt(j, s); back {
 				finish(jobs.Completed, code, "", pos, true, 0)
 				return
 			}
@@ -388,9 +381,10 @@ func (r *Runner) statusFile(id string) *int {
 }
 
 // backAtPrompt reports whether a started job's shell is idle at its prompt
-// with no end mark seen (the pane's own shell in front, reading a command),
-// and the status the job script recorded, if any.
-func (r *Runner) backAtPrompt(j *jobs.Job) (bool, *int) {
+// with no end mark seen (the pane's own shell in front, its line editor
+// reading, the line showing the prompt it showed before), and the status
+// the job script recorded, if any.
+func (r *Runner) backAtPrompt(j *jobs.Job, s *stream.PaneStream) (bool, *int) {
 	if code := r.statusFile(j.ID); code != nil {
 		return true, code
 	}
@@ -400,7 +394,7 @@ func (r *Runner) backAtPrompt(j *jobs.Job) (bool, *int) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	p, err := r.fleet.Pane(ctx, pane)
+	p, screen, err := r.fleet.PaneScreen(ctx, pane)
 	if err != nil || p.Dead {
 		return false, nil
 	}
@@ -411,8 +405,24 @@ func (r *Runner) backAtPrompt(j *jobs.Job) (bool, *int) {
 	// Only a line editor proves the shell reads a new command: a shell
 	// without one keeps the terminal in line mode at its prompt, and while
 	// it runs a builtin too.
-	k, _ := shell.KindOf(probe.Leader)
-	return k.LineEditor(), nil
+	if k, _ := shell.KindOf(probe.Leader); !k.LineEditor() {
+		return false, nil
+	}
+	// A builtin that reads with the line editor (fish's read) looks the
+	// same from outside: the line must show the shell's own prompt, when
+	// tmuxmcp knows it.
+	prompt, known := r.knownPrompt(pane, s, p, probe)
+	if !known {
+		// An integrated shell's own marks will say when it is back; for a
+		// shell without them, the line editor is the best sign there is.
+		return j.ShellTag == "", nil
+	}
+	if p.CursorY >= len(screen) {
+		return false, nil
+	}
+	runes := []rune(screen[p.CursorY])
+	before := strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " ")
+	return before == strings.TrimRight(prompt, " "), nil
 }
 
 // notStarted looks at a job whose start mark has not come, its pane quiet:

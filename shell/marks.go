@@ -73,6 +73,10 @@ func (s *MarkScanner) Feed(data []byte) []Mark {
 			continue
 		}
 		end, termLen := oscEnd(rest[len(oscPrefix):])
+		if end == malformed {
+			i = j + 1 // cut short by another sequence: not a mark
+			continue
+		}
 		if end < 0 {
 			if len(rest) > maxMark {
 				i = j + 1
@@ -95,7 +99,12 @@ func (s *MarkScanner) Feed(data []byte) []Mark {
 	return marks
 }
 
-// oscEnd finds the BEL or ESC \ ending an OSC body.
+// malformed is what oscEnd returns for an OSC body cut short by another
+// escape sequence.
+const malformed = -2
+
+// oscEnd finds the BEL or ESC \ ending an OSC body: its index and the
+// terminator's length, -1 when the body is unfinished, or malformed.
 func oscEnd(b []byte) (int, int) {
 	for i := 0; i < len(b) && i < maxMark; i++ {
 		switch b[i] {
@@ -106,7 +115,7 @@ func oscEnd(b []byte) (int, int) {
 				if b[i+1] == '\\' {
 					return i, 2
 				}
-				return -1, 0 // a new sequence: this one is malformed
+				return malformed, 0 // a new sequence: this one is malformed
 			}
 			return -1, 0
 		}
@@ -141,3 +150,22 @@ func parseMark(body string) (Mark, bool) {
 	}
 	return m, true
 }
+
+// PromptState follows an integrated shell's marks to tell a real prompt
+// from a line editor that a running command uses (fish's read builtin
+// redraws its own prompt, end mark and all): a B mark counts only while
+// the shell is prompting (after its A mark, or a B already), or before any
+// mark was seen.
+type PromptState struct{ last byte }
+
+// Feed takes the shell's next mark and reports whether it counts.
+func (p *PromptState) Feed(m Mark) bool {
+	if m.Kind == 'B' && p.last != 0 && p.last != 'A' && p.last != 'B' {
+		return false
+	}
+	p.last = m.Kind
+	return true
+}
+
+// Last is the kind of the last mark that counted, or 0.
+func (p *PromptState) Last() byte { return p.last }

@@ -21,17 +21,17 @@ type Script struct {
 	// Dir, when set, is cd'd to first.
 	Dir string
 	// TrapExit (for shells tmuxmcp owns) also records the status when the
-	// command exits the shell itself (exit 3, set -e).
+	// command exits the shell itself (exit 3).
 	TrapExit bool
-	// NoErrExit runs the command with errexit off (restored after), so a
-	// failing command does not end a shell whose user set -e.
-	NoErrExit bool
 }
 
 // Text returns the script. Its start mark, the command read from
 // CommandFile, its end mark with the status, and the status written to
 // StatusFile. The marks exist only once printf expands \033, so nothing a
-// shell echoes can look like one.
+// shell echoes can look like one. A shell running under set -e gets the
+// command run with errexit off (set again after, and the script ends with
+// status 0): a failing command reports its status instead of ending the
+// shell.
 func (sc Script) Text() string {
 	if sc.Kind == Fish {
 		return sc.fish()
@@ -41,9 +41,7 @@ func (sc Script) Text() string {
 	if sc.TrapExit {
 		fmt.Fprintf(&b, "trap 'printf \"%%s\\n\" \"$?\" > %s' EXIT\n", strings.ReplaceAll(Quote(sc.StatusFile), `'`, `'\''`))
 	}
-	if sc.NoErrExit {
-		b.WriteString("__tmuxmcp_job_e=$-; set +e\n")
-	}
+	b.WriteString("__tmuxmcp_job_e=$-; set +e\n")
 	run := `__tmuxmcp_job_cmd=$(cat -- ` + Quote(sc.CommandFile) + `) && eval "$__tmuxmcp_job_cmd"`
 	if sc.Dir != "" {
 		run = `cd -- ` + Quote(sc.Dir) + ` && { ` + run + `; }`
@@ -55,14 +53,14 @@ func (sc Script) Text() string {
 	fmt.Fprintf(&b, "printf '\\033]133;D;%%s;tmuxmcp=%%s\\007' \"$__tmuxmcp_job_s\" %s\n", Quote(sc.Tag))
 	fmt.Fprintf(&b, "printf '%%s\\n' \"$__tmuxmcp_job_s\" > %s 2>/dev/null\n", Quote(sc.StatusFile))
 	b.WriteString("unset __tmuxmcp_job_cmd\n")
-	if sc.NoErrExit {
-		// set -e again only now: nothing after it can fail, and the script
-		// ends with status 0, so the shell survives a failing command.
-		b.WriteString("unset __tmuxmcp_job_s\ncase $__tmuxmcp_job_e in *e*) unset __tmuxmcp_job_e; set -e ;; *) unset __tmuxmcp_job_e ;; esac\n")
-	} else {
-		// The script's status is the command's, for the user's prompt.
-		b.WriteString("eval \"unset __tmuxmcp_job_s; return $__tmuxmcp_job_s\"\n")
-	}
+	// Under set -e: errexit again, status 0 (a failing status would end the
+	// shell). Otherwise the script's status is the command's, for the
+	// user's prompt.
+	b.WriteString(`case $__tmuxmcp_job_e in
+*e*) unset __tmuxmcp_job_e __tmuxmcp_job_s; set -e ;;
+*) unset __tmuxmcp_job_e; eval "unset __tmuxmcp_job_s; return $__tmuxmcp_job_s" ;;
+esac
+`)
 	return b.String()
 }
 

@@ -1,6 +1,7 @@
 package tmux
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -307,23 +308,8 @@ func (f *Fleet) RefreshPanes() {
 // Pane describes one pane now, by number: the one place a pane's state is
 // read (ErrNoPane when tmux has no such pane).
 func (f *Fleet) Pane(ctx context.Context, pane int) (PaneInfo, error) {
-	id := "%" + strconv.Itoa(pane)
-	// display-message falls back to the current pane for a missing one;
-	// list-panes does not.
-	lines, err := f.Exec(ctx, "list-panes", "-t", id, "-F", PaneFormat)
-	if err != nil {
-		var ce *CommandError
-		if errors.As(err, &ce) && strings.Contains(ce.Message, "can't find pane") {
-			return PaneInfo{}, fmt.Errorf("%s: %w", id, ErrNoPane)
-		}
-		return PaneInfo{}, err
-	}
-	for _, l := range paneRecords(lines) {
-		if p, err := ParsePane(l); err == nil && p.ID == pane {
-			return p, nil
-		}
-	}
-	return PaneInfo{}, fmt.Errorf("%s: %w", id, ErrNoPane)
+	lines, err := f.Exec(ctx, "list-panes", "-t", PaneName(pane), "-F", PaneFormat)
+	return findPane(pane, lines, err)
 }
 
 // PaneMarked is Pane read on the connection that delivers the pane's
@@ -331,8 +317,32 @@ func (f *Fleet) Pane(ctx context.Context, pane int) (PaneInfo, error) {
 // ExecPane): mark sees every byte of the pane that tmux had processed
 // before the description.
 func (f *Fleet) PaneMarked(ctx context.Context, pane int, mark func()) (PaneInfo, error) {
+	lines, err := f.ExecPane(ctx, pane, mark, "list-panes", "-t", PaneName(pane), "-F", PaneFormat)
+	return findPane(pane, lines, err)
+}
+
+// PaneScreen describes one pane and returns the rows its screen shows, read
+// together: tmux runs both in one pass, so the cursor position and the rows
+// agree.
+func (f *Fleet) PaneScreen(ctx context.Context, pane int) (PaneInfo, []string, error) {
 	id := PaneName(pane)
-	lines, err := f.ExecPane(ctx, pane, mark, "list-panes", "-t", id, "-F", PaneFormat)
+	out, err := f.ExecBatch(ctx, []string{"list-panes", "-t", id, "-F", PaneFormat}, []string{"capture-pane", "-p", "-t", id})
+	var lines []string
+	if len(out) > 0 {
+		lines = out[0]
+	}
+	p, err := findPane(pane, lines, err)
+	if err != nil || len(out) != 2 {
+		return PaneInfo{}, nil, cmp.Or(err, fmt.Errorf("%s: %w", id, ErrNoPane))
+	}
+	return p, out[1], nil
+}
+
+// findPane picks pane out of a list-panes reply (list-panes -t lists the
+// pane's whole window; display-message would fall back to the current
+// pane for a missing one).
+func findPane(pane int, lines []string, err error) (PaneInfo, error) {
+	id := PaneName(pane)
 	if err != nil {
 		var ce *CommandError
 		if errors.As(err, &ce) && strings.Contains(ce.Message, "can't find pane") {
@@ -346,29 +356,6 @@ func (f *Fleet) PaneMarked(ctx context.Context, pane int, mark func()) (PaneInfo
 		}
 	}
 	return PaneInfo{}, fmt.Errorf("%s: %w", id, ErrNoPane)
-}
-
-// PaneScreen describes one pane and returns the rows its screen shows, read
-// together: tmux runs both in one pass, so the cursor position and the rows
-// agree.
-func (f *Fleet) PaneScreen(ctx context.Context, pane int) (PaneInfo, []string, error) {
-	id := "%" + strconv.Itoa(pane)
-	out, err := f.ExecBatch(ctx, []string{"list-panes", "-t", id, "-F", PaneFormat}, []string{"capture-pane", "-p", "-t", id})
-	if err != nil {
-		var ce *CommandError
-		if errors.As(err, &ce) && strings.Contains(ce.Message, "can't find pane") {
-			return PaneInfo{}, nil, fmt.Errorf("%s: %w", id, ErrNoPane)
-		}
-		return PaneInfo{}, nil, err
-	}
-	if len(out) == 2 {
-		for _, l := range paneRecords(out[0]) {
-			if p, err := ParsePane(l); err == nil && p.ID == pane {
-				return p, out[1], nil
-			}
-		}
-	}
-	return PaneInfo{}, nil, fmt.Errorf("%s: %w", id, ErrNoPane)
 }
 
 // ErrNoPane reports that tmux has no pane of that id.

@@ -217,6 +217,7 @@ func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typ
 		return nil, err
 	}
 	defer h.run.LockPane(n)()
+	h.run.Prompted(ctx, n, 2*time.Second)
 	st := h.lineOf(n)
 	line := st.line + in.Text
 	next := h.anchored(ctx, n, st)
@@ -436,6 +437,7 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 		return nil, err
 	}
 	defer h.run.LockPane(n)()
+	h.run.Prompted(ctx, n, 2*time.Second)
 	// Replay the keys on tmuxmcp's model of the edit line: every line an
 	// Enter (in any spelling) or an unknown key could submit is judged.
 	st := h.lineOf(n)

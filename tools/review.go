@@ -279,8 +279,8 @@ func (h *Handlers) review(run *runner.Run, req reviewRequest, in *runIn, pane in
 			fail(err)
 			return
 		}
-		_, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.PaneID, x.FreshPane, x.Status = paneName(np.Pane), true, jobs.Running })
-		h.run.RunFresh(j, np) // a run of its own: await finds it
+		j, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.PaneID, x.FreshPane, x.Status = paneName(np.Pane), true, jobs.Running })
+		h.run.RunFreshIn(run, j, np) // this run goes on as the job's: await and cancel find it
 		return
 	}
 	defer h.run.LockPane(pane)()

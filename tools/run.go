@@ -128,7 +128,7 @@ func jobOutSchema() *jsonschema.Schema {
 		"cursor":        nullable(cursorSchema("Stream position after the command (or the latest position while it runs): wait_for_text or capture_since from it.")),
 		"paneId":        nullable(paneID("The pane it runs in, or null while no pane was chosen yet (a fresh pane waiting for approval, or blocked).")),
 		"durationMs":    count("How long it has run."),
-		"launchOutcome": enum("STARTED when the command was typed into the shell; NOT_STARTED when nothing ran.", "STARTED", "NOT_STARTED"),
+		"launchOutcome": enum("STARTED when the command was typed into the shell; NOT_STARTED when nothing ran (with status running: a fresh pane's shell is still starting, and the command is typed once it is ready).", "STARTED", "NOT_STARTED"),
 		"launchError":   nullable(str("Why a not_started command did not start (its fresh pane's shell never got ready, the shell took it as unfinished), or null.")),
 		"shell":         nullable(enum("The shell that ran it — the command is that shell's language: bash, zsh, fish, or sh (sh, dash, ksh); null before it started.", "bash", "zsh", "fish", "sh")),
 		"shellReady":    boolean("The pane's shell is back at its prompt reading input: the next command, type_text or send_keys on the pane can go at once. false while running, for a fresh pane (closed when done), or when the prompt did not come back within 5 s of the command's end."),
@@ -201,13 +201,15 @@ func (h *Handlers) runShellCommand(ctx context.Context, req *mcp.CallToolRequest
 // launch starts the job, or returns the job its requestId already has. It
 // holds startMu, so a pane gets one job at a time and a requestId one job.
 func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *runIn, j *jobs.Job) (*jobs.Job, error) {
-	h.startMu.Lock()
-	defer h.startMu.Unlock()
-	if prior, ok := h.jobs.ByRequest(j.RequestID); ok {
-		if prior.Command != j.Command {
-			return nil, errorf("requestId %s already names job %s, which ran a different command (%q): a requestId is only for retrying the same call. Use a new requestId for a new command, or await_command_result(%s) for the first one", j.RequestID, prior.ID, truncate(prior.Command, 80), prior.ID)
+	prior := func() (*jobs.Job, bool, error) {
+		p, ok := h.jobs.ByRequest(j.RequestID)
+		if ok && p.Command != j.Command {
+			return nil, true, errorf("requestId %s already names job %s, which ran a different command (%q): a requestId is only for retrying the same call. Use a new requestId for a new command, or await_command_result(%s) for the first one", j.RequestID, p.ID, truncate(p.Command, 80), p.ID)
 		}
-		return prior, nil
+		return p, ok, nil
+	}
+	if p, ok, err := prior(); ok {
+		return p, err
 	}
 	pane, cwd := -1, ""
 	if in.PaneID != nil {
@@ -221,17 +223,31 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 	}
 	var sh *runner.Shell
 	fresh := false // sh is this call's reading of the pane, nothing waited on since
-	ready := func() error {
+	ready := func(wait time.Duration) error {
 		var err error
-		sh, err = h.run.Ready(ctx, pane, readyWait(in))
+		sh, err = h.run.Ready(ctx, pane, wait)
 		fresh = err == nil
 		return h.runnerError("paneId", pane, err)
 	}
 	if pane >= 0 {
+		// Wait out a shell that is starting or drawing its prompt before
+		// taking a lock, so the wait holds up neither other launches nor
+		// keys sent to this pane meanwhile.
+		if err := ready(readyWait(in)); err != nil {
+			return nil, err
+		}
+	}
+	h.startMu.Lock()
+	defer h.startMu.Unlock()
+	if p, ok, err := prior(); ok {
+		return p, err // the same request, launched meanwhile
+	}
+	if pane >= 0 {
 		defer h.run.LockPane(pane)()
-		// Refuse a pane that cannot take the command before anyone is
+		// Under the lock, nothing else types into the pane: look again,
+		// and refuse a pane that cannot take the command before anyone is
 		// asked to approve it.
-		if err := ready(); err != nil {
+		if err := ready(0); err != nil {
 			return nil, err
 		}
 	}
@@ -307,7 +323,7 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 		return created, nil
 	}
 	if !fresh {
-		if err := ready(); err != nil {
+		if err := ready(0); err != nil {
 			return nil, err
 		}
 	}
@@ -392,7 +408,8 @@ func (h *Handlers) jobResult(j *jobs.Job) *jobOut {
 	if j.PaneID != "" {
 		out.PaneID = ptr(j.PaneID)
 	}
-	if j.Status == jobs.NotStarted {
+	if j.Status == jobs.NotStarted || j.Started.IsZero() {
+		// Nothing typed (yet: a fresh pane's shell may still be starting).
 		out.LaunchOutcome = "NOT_STARTED"
 	}
 	end := j.Ended

@@ -351,8 +351,27 @@ func runChecks(t *testing.T, m *matrix) {
 		if strings.Contains(after.str("output"), mark) {
 			t.Fatalf("the wait matched the echo of the typed line, not the printed line: after it came %q", short(after.str("output")))
 		}
+		// Typed again the moment the output came (the shell may still be
+		// drawing its prompt): it is read once, as typed.
+		mark2 := mark + "-again"
+		c = e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo " + mark2, "submit": true}).str("cursor")
+		w = e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"^" + mark2 + "$"}, "regex": true, "timeoutMs": 20000})
+		if w.str("outcome") != "matched" {
+			t.Fatalf("typed right after output: %v%s", w, m.screen(t, pane))
+		}
 		// The typed command ran outside a job: the pane is usable at once.
 		m.want(t, pane, "echo after-typed", "after-typed\n")
+	})
+	t.Run("a command reading input stays running until it is answered", func(t *testing.T) {
+		r := e.runCmd(t, map[string]any{"paneId": pane, "command": "read x; echo got-$x", "waitMs": 1500})
+		if r.str("status") != "running" {
+			t.Fatalf("a command waiting in read was reported %v%s", r, m.screen(t, pane))
+		}
+		e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "zed", "submit": true})
+		a := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
+		if a.str("status") != "completed" || !strings.HasSuffix(a.str("output"), "got-zed\n") || a.num("exitCode") != 0 {
+			t.Fatalf("after the answer: %v%s", a, m.screen(t, pane))
+		}
 	})
 	t.Run("a fresh pane", func(t *testing.T) {
 		m.want(t, "", "echo fresh-pane", "fresh-pane\n")

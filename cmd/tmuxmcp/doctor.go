@@ -42,7 +42,7 @@ func doctor(ctx context.Context, c *config, out io.Writer) error {
 	report(true, "tmux", v+" at "+c.target.String())
 	sessions, err := c.target.Run(ctx, "list-sessions", "-F", "#{session_name}")
 	if err != nil {
-		fmt.Fprintf(out, "--   %-8s not running on %s (tmuxmcp starts it on first run): %v\n", "server", c.target, err)
+		fmt.Fprintf(out, "--   %-8s not running on %s: tmuxmcp starts it on its first run\n", "server", c.target)
 	} else {
 		report(true, "server", "reachable; sessions: "+strings.Join(strings.Fields(sessions), " "))
 		panes, err := c.target.Run(ctx, "list-panes", "-a", "-F", "#{pane_id}")
@@ -83,12 +83,14 @@ func checkShell(ctx context.Context, c *config) (bool, string) {
 	if _, err := target.EnsureSession(ctx, tmux.SessionSpec{Name: "doctor", Width: 160, Height: 50, Command: argv, Env: env, PaneOptions: options}); err != nil {
 		return false, fmt.Sprintf("could not start a throwaway tmux server: %v", err)
 	}
+	socket, _ := target.Run(ctx, "display-message", "-p", "#{socket_path}")
 	defer func() {
 		kctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		_, _ = target.Run(kctx, "kill-server")
-		if p, err := target.Run(kctx, "display-message", "-p", "#{socket_path}"); err == nil {
-			_ = os.Remove(p)
+		// tmux 3.3a leaves its socket file behind.
+		if strings.HasSuffix(socket, "/"+target.SocketName) {
+			_ = os.Remove(socket)
 		}
 	}()
 	shellPath, _ := target.Run(ctx, "show-options", "-gv", "default-shell")

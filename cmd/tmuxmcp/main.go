@@ -210,14 +210,10 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	}
 	// The session's first pane, the one a person sees first on attach,
 	// runs the integrated shell like every pane tmuxmcp creates.
-	argv, env, options := runner.SessionLaunch(integ)
-	spec := tmux.SessionSpec{Name: c.session, Width: 200, Height: 50, Command: argv, Env: env, PaneOptions: options}
 	ensure := func(ctx context.Context) error {
-		if integ != nil {
-			// A new tag for each server start.
-			spec.Command, spec.Env, spec.PaneOptions = runner.SessionLaunch(integ)
-		}
-		_, err := c.target.EnsureSession(ctx, spec)
+		// A new tag for each server start.
+		argv, env, options := runner.SessionLaunch(integ)
+		_, err := c.target.EnsureSession(ctx, tmux.SessionSpec{Name: c.session, Width: 200, Height: 50, Command: argv, Env: env, PaneOptions: options})
 		return err
 	}
 	if err := ensure(startCtx); err != nil {

@@ -50,6 +50,11 @@ if [ -n "${TMUXMCP_USER_ZDOTDIR_SET-}" ]; then export ZDOTDIR=${TMUXMCP_USER_ZDO
 if [ -n "${TMUXMCP_USER_XDG_DATA_DIRS_SET-}" ]; then export XDG_DATA_DIRS=${TMUXMCP_USER_XDG_DATA_DIRS-}; else unset XDG_DATA_DIRS; fi
 unset TMUXMCP_SHELL_TAG TMUXMCP_USER_ZDOTDIR TMUXMCP_USER_ZDOTDIR_SET TMUXMCP_USER_XDG_DATA_DIRS TMUXMCP_USER_XDG_DATA_DIRS_SET
 
+# bash before 4.4 has no PS0 (so no start mark) and no ${var@a}: without
+# marks, commands run from job scripts, which bring their own.
+if [ "${BASH_VERSINFO[0]}" -lt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -lt 4 ]; }; then
+  __tmuxmcp_tag=
+fi
 if [ -n "$__tmuxmcp_tag" ]; then
   # The end-of-prompt mark, and its form for a shell under set -e (tmuxmcp
   # then runs commands so that a failing one does not end the shell).
