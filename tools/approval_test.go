@@ -264,3 +264,35 @@ func TestPolicyJudgesProgramsCreatePaneStarts(t *testing.T) {
 	}
 	e.ok(t, "create_pane", map[string]any{"argv": []string{"sleep", "5"}})
 }
+
+// A fresh-pane job a person approves runs in its pane and is awaited to
+// its end like any other: the review's run goes on as the job's.
+func TestApprovedFreshPaneJobRunsAndIsAwaited(t *testing.T) {
+	target := tmuxtest.Server(t, "agent", 120, 40)
+	if _, err := target.Run(t.Context(), "set-hook", "-g", "client-attached", "wait-for -S human-attached"); err != nil {
+		t.Fatal(err)
+	}
+	human := tmuxtest.AttachHuman(t, target, "agent", 120, 40)
+	if _, err := target.Run(t.Context(), "wait-for", "human-attached"); err != nil {
+		t.Fatal(err)
+	}
+	pol, _ := policy.New(policy.Ask, nil)
+	e := newEnv(t, envOptions{target: &target, policy: pol, review: 20 * time.Second})
+	for _, c := range []struct{ cmd, want string }{{"echo approved-fresh; exit 3", "pane_died"}, {"echo approved-fresh", "completed"}} {
+		mark := human.Mark()
+		r := e.runCmd(t, map[string]any{"command": c.cmd, "waitMs": 0})
+		if !human.WaitFor(mark, "tmuxmcp asks", 20*time.Second) {
+			t.Fatalf("no prompt:\n%q", human.Screen()[mark:])
+		}
+		if err := human.Type("y"); err != nil {
+			t.Fatal(err)
+		}
+		a := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 30000})
+		if a.str("status") != c.want || a.str("output") != "approved-fresh\n" || a.str("decision") != "approved" {
+			t.Fatalf("%s: %v", c.cmd, a)
+		}
+		if c.want == "pane_died" && a.num("exitCode") != 3 {
+			t.Fatalf("exit 3 in an approved fresh pane: %v", a)
+		}
+	}
+}

@@ -171,3 +171,57 @@ func TestLongCommandsRunInEveryShell(t *testing.T) {
 		})
 	}
 }
+
+// A command typed with type_text that has printed more than the 64 KiB
+// readiness looks back over is still a busy pane, refused at once: not a
+// shell still starting, waited for.
+func TestBusyPaneAfterMuchOutputIsNotStarting(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane := e.ok(t, "create_pane", map[string]any{}).str("paneId")
+	c := e.run(t, pane, "seq 1 30000; sleep 30")
+	e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"^30000$"}, "regex": true, "timeoutMs": 20000})
+	refused(t, e, pane, "echo next", "busy: sleep is running")
+	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
+}
+
+// Waiting for one pane's slow shell holds up no other pane's command.
+func TestSlowShellDoesNotHoldUpOtherPanes(t *testing.T) {
+	e := homeEnv(t, "/bin/bash", map[string]string{".bash_profile": "sleep 3\nPS1='$ '\n"})
+	slow := e.ok(t, "create_pane", map[string]any{"waitMs": 0}).str("paneId")
+	fast := e.ok(t, "create_pane", map[string]any{"waitMs": 20000}).str("paneId")
+	done := make(chan result, 1)
+	go func() {
+		done <- e.call(t, "run_shell_command", map[string]any{"paneId": slow, "command": "echo slow", "waitMs": 20000})
+	}()
+	r := e.runCmd(t, map[string]any{"paneId": fast, "command": "echo fast", "waitMs": 20000})
+	select {
+	case <-done:
+		t.Fatalf("the fast pane's command waited for the slow pane's shell: %v", r)
+	default:
+	}
+	if r.str("output") != "fast\n" {
+		t.Fatalf("fast pane: %v", r)
+	}
+	if s := <-done; s.isError || s.str("output") != "slow\n" {
+		t.Fatalf("slow pane: %v", s)
+	}
+}
+
+// cancel_command while a fresh pane's shell is still starting: nothing is
+// typed, the job says so, and its pane is closed.
+func TestCancelBeforeAFreshShellIsReady(t *testing.T) {
+	e := homeEnv(t, "/bin/bash", map[string]string{".bash_profile": "sleep 3\nPS1='$ '\n"})
+	r := e.runCmd(t, map[string]any{"command": "echo never-typed", "waitMs": 0})
+	if r.str("status") != "running" || r.str("launchOutcome") != "NOT_STARTED" {
+		t.Fatalf("a fresh pane job while its shell starts: %v", r)
+	}
+	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.str("jobId")})
+	if x.str("status") != "not_started" || !strings.Contains(x.str("launchError"), "cancelled before its shell was ready") {
+		t.Fatalf("cancelled: %v", x)
+	}
+	for _, p := range e.ok(t, "list_panes", map[string]any{}).m["panes"].([]any) {
+		if p.(map[string]any)["paneId"] == r.str("paneId") {
+			t.Fatalf("the cancelled job's fresh pane %s is still open", r.str("paneId"))
+		}
+	}
+}

@@ -95,6 +95,7 @@ var (
 		}},
 		{name: "fish-vi-mode", shell: "/usr/bin/fish", kind: "fish", needs: []string{"/usr/bin/fish"}},
 		{name: "dash-env", shell: "/bin/dash", kind: "sh"},
+		{name: "dash-errexit", shell: "/bin/dash", kind: "sh"},
 		{name: "sh-plain", shell: "/bin/sh", kind: "sh"},
 		{name: "mksh-plain", shell: "/usr/bin/mksh", kind: "sh", needs: []string{"/usr/bin/mksh"}},
 	}
@@ -189,8 +190,8 @@ type matrixStats struct {
 // 133 marks, a .bashrc that execs zsh, one that execs dash, a starship-like
 // prompt, a slow prompt), zsh (an oh-my-zsh-like setup with autosuggestions and syntax
 // highlighting, powerlevel9k, setopt correct, vi mode, two lines with a
-// right prompt, ZDOTDIR), fish (default, customised, vi mode), and dash,
-// sh and mksh.
+// right prompt, ZDOTDIR), fish (default, customised, vi mode), and dash
+// (with ENV, and under set -e), sh and mksh.
 func TestEveryShellConfiguration(t *testing.T) {
 	stats := &matrixStats{}
 	t.Cleanup(func() {

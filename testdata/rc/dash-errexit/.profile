@@ -1,0 +1,3 @@
+# dash with set -e in its ENV file: any failing command would end it.
+export ENV=$HOME/.shrc
+PS1='dash-e$ '
