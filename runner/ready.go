@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmuxmcp/tmuxmcp/cursor"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
@@ -111,6 +112,7 @@ func (r *Runner) Ready(ctx context.Context, pane int, wait time.Duration) (*Shel
 	start := time.Now()
 	deadline := start.Add(wait)
 	recheck := 10 * time.Millisecond
+	r.awaitLearning(ctx, pane)
 	looked := false
 	for {
 		s := r.stream(pane)
@@ -220,12 +222,17 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 	// started (not what its startup files exec'd in its place without an
 	// integration, such as dash).
 	tagged := p.ShellTag != "" && firstKind.Integrated()
-	if tagged && !marks.prompted && probe.ShellGroup && probe.ReadingCommand() && s.End() > 0 && time.Since(s.LastAppend()) > brokenAfter {
+	switch {
+	case tagged && r.isBroken(pane, s, p.PID):
+		tagged = false
+	case tagged && !marks.prompted && probe.ShellGroup && probe.ReadingCommand() && s.End() > 0 && time.Since(s.LastAppend()) > brokenAfter:
 		// Its line editor has waited quietly for input, but its prompt
 		// never carried the mark: the integration is not working (the
-		// user's files replaced PROMPT_COMMAND, or exec'd a plain shell).
-		// Commands then run through job scripts, which bring their own.
+		// user's files made PS1 readonly, replaced PROMPT_COMMAND, or
+		// exec'd a plain shell). Commands then run through job scripts,
+		// which bring their own; the shell stays judged so.
 		tagged = false
+		r.markBroken(pane, s, p.PID)
 	}
 	// late: this recording began after the shell had started (tmuxmcp
 	// restarted, or reconnected): the prompts it drew before are not in
@@ -339,14 +346,41 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 	case known && before == strings.TrimRight(prompt, " "):
 		sh.Prompt = prompt
 		return sh, nil
+	case sh.Live && before != "" && strings.HasSuffix(strings.TrimRight(prompt, " "), before):
+		// The prompt moved the cursor while it was drawn (a clock printed
+		// at the right edge, then the cursor restored): what it printed
+		// reads in order as more than the row shows before the cursor, and
+		// the row ends with the prompt's last part. Typing would come
+		// after it.
+		sh.Prompt = before
+		return sh, nil
+	case (sh.Live || known) && line == "" && printedLines(s, sincePrompt(s, sh.Live, marks.promptAt)):
+		// Since its prompt, the shell or a background job printed whole
+		// lines (a job's "Done" notice under set -b, a server's log), and
+		// the cursor waits at the start of an empty row: the shell did not
+		// draw its prompt again, and nothing was typed after them.
+		sh.Prompt = ""
+		return sh, nil
 	case shell.IsCorrection(before):
 		return nil, typed(Correction)
 	case kind.IsContinuation(before) && (!known || !strings.HasPrefix(before, strings.TrimRight(prompt, " "))):
 		return nil, typed(Continuation)
 	case known:
 		return nil, typed(HalfTyped)
+	case before == "" && p.ShellTag != "" && !late && s.End() == 0 && probe.Age < youngFor:
+		// A shell tmuxmcp started that has printed nothing yet: its
+		// startup files run (between their commands it can look idle).
+		ref := refuse(Starting)
+		ref.Program = probe.Leader
+		return nil, ref
 	case before == "":
 		// A shell that shows no prompt at all (PS1 empty): nothing typed.
+		return sh, nil
+	case p.ShellTag != "" && !late && onlyPrompt(s, before):
+		// A shell tmuxmcp started, and all it has printed since ends with
+		// this line: its first prompt, which nobody typed after yet.
+		sh.Prompt = before
+		r.rememberPrompt(ctx, pane, s, probe.ForegroundPgrp, before, true)
 		return sh, nil
 	case shell.LooksLikePrompt(before):
 		// A shell tmuxmcp has never seen draw a prompt: a prompt ending is
@@ -355,6 +389,89 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 		return sh, nil
 	}
 	return nil, typed(Unconfirmed)
+}
+
+// sincePrompt is where to look for output printed at the prompt: the end
+// of the live shell's last B mark, or the last 4 KiB of the recording.
+func sincePrompt(s *stream.PaneStream, live bool, promptAt int64) int64 {
+	if live {
+		return promptAt
+	}
+	start, end := s.Bounds()
+	return max(start, end-4<<10, 1)
+}
+
+// printedLines reports whether what s recorded from offset from on is
+// output ending at a line's end: text with a line feed last, not keys a
+// person is typing (a line editor echoes those without one).
+func printedLines(s *stream.PaneStream, from int64) bool {
+	_, end := s.Bounds()
+	if from <= 0 || end <= from || end-from > 64<<10 {
+		return false
+	}
+	c := s.ReadRaw(from, int(end-from), nil)
+	if c.From != from {
+		return false
+	}
+	// The last text unit must be a line feed (not a lone carriage return,
+	// which a line editor writes while it redraws), spaces aside.
+	lastLF := false
+	p := stream.NewPlainAt(from, false)
+	unit := func(text []byte, start, end int64) {
+		switch {
+		case len(text) == 1 && text[0] == '\n':
+			lastLF = c.Data[end-1-from] == '\n'
+		case len(text) == 1 && text[0] == ' ':
+		default:
+			lastLF = false
+		}
+	}
+	p.Feed(c.Data, unit)
+	p.Flush(unit)
+	return lastLF
+}
+
+// onlyPrompt reports whether the whole recording of s (kept from its
+// start, and without a command typed into it yet) ends with the line text:
+// the pane's shell printed it last, after its start-up files' output.
+func onlyPrompt(s *stream.PaneStream, text string) bool {
+	start, end := s.Bounds()
+	if start != 0 || end == 0 || end > 64<<10 || text == "" {
+		return false
+	}
+	c := s.ReadRaw(0, int(end), nil)
+	var last []byte
+	p := stream.NewPlain(0)
+	unit := func(t []byte, _, _ int64) {
+		if len(t) == 1 && t[0] == '\n' {
+			last = last[:0]
+			return
+		}
+		last = append(last, t...)
+	}
+	p.Feed(c.Data, unit)
+	p.Flush(unit)
+	return strings.TrimRight(string(last), " ") == text
+}
+
+// brokenSeen names the shell whose integration was found not working: the
+// recording and the pane's first process.
+type brokenSeen struct {
+	stream cursor.StreamID
+	pid    int
+}
+
+func (r *Runner) isBroken(pane int, s *stream.PaneStream, pid int) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b, ok := r.broken[pane]
+	return ok && b == brokenSeen{stream: s.ID(), pid: pid}
+}
+
+func (r *Runner) markBroken(pane int, s *stream.PaneStream, pid int) {
+	r.mu.Lock()
+	r.broken[pane] = brokenSeen{stream: s.ID(), pid: pid}
+	r.mu.Unlock()
 }
 
 // knownPrompt is the prompt tmuxmcp last saw the shell in front draw: in
@@ -407,13 +524,40 @@ func (r *Runner) LineCleared(pane int) {
 	default:
 	}
 	r.wg.Add(1)
+	done := make(chan struct{})
+	r.learning[pane] = done
 	r.mu.Unlock()
 	go func() {
 		defer r.wg.Done()
+		defer func() {
+			r.mu.Lock()
+			if r.learning[pane] == done {
+				delete(r.learning, pane)
+			}
+			r.mu.Unlock()
+			close(done)
+		}()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
 		r.learnCleared(ctx, pane)
 	}()
+}
+
+// awaitLearning waits until a look LineCleared started on pane is done, so
+// a command sent right after send_keys ["C-u"] is judged with what it
+// learnt.
+func (r *Runner) awaitLearning(ctx context.Context, pane int) {
+	r.mu.Lock()
+	done := r.learning[pane]
+	r.mu.Unlock()
+	if done == nil {
+		return
+	}
+	select {
+	case <-done:
+	case <-ctx.Done():
+	case <-r.closing:
+	}
 }
 
 func (r *Runner) learnCleared(ctx context.Context, pane int) {
@@ -555,7 +699,7 @@ func (e *Refusal) Reason() string {
 		return fmt.Sprintf("pane %s's shell (%s) is running a command of its own (a builtin such as read, or a shell function), not waiting at its prompt", id, e.Program)
 	case Starting:
 		what := ""
-		if e.Program != "" && e.Program != "bash" && e.Program != "zsh" && e.Program != "fish" {
+		if _, isShell := shell.KindOf(e.Program); e.Program != "" && !isShell {
 			what = fmt.Sprintf(" (its startup files are running %s)", e.Program)
 		}
 		return fmt.Sprintf("pane %s's shell is still starting%s and has not shown its prompt%s%s", id, what, waited, shown)

@@ -53,9 +53,13 @@ type Runner struct {
 	prompts map[int]promptSeen  // the last prompt seen per pane
 	locks   map[int]*sync.Mutex // input to a pane, judged and sent as one
 	tags    map[int]string      // the tag of each pane's integrated shell, from the pane listings
-	closing chan struct{}
-	once    sync.Once
-	wg      sync.WaitGroup
+	broken  map[int]brokenSeen  // panes whose integrated shell was found drawing unmarked prompts
+	// learning holds, per pane, a channel closed when the look after a
+	// cleared line (LineCleared) is done: readiness waits for it.
+	learning map[int]chan struct{}
+	closing  chan struct{}
+	once     sync.Once
+	wg       sync.WaitGroup
 }
 
 // promptSeen is a prompt line tmuxmcp saw a pane's shell draw, with the
@@ -73,7 +77,7 @@ func New(cfg Config) *Runner {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Runner{cfg: cfg, hub: cfg.Hub, fleet: cfg.Fleet, jobs: cfg.Jobs, log: cfg.Log,
-		runs: map[string]*Run{}, prompts: map[int]promptSeen{}, locks: map[int]*sync.Mutex{}, tags: map[int]string{}, closing: make(chan struct{})}
+		runs: map[string]*Run{}, prompts: map[int]promptSeen{}, locks: map[int]*sync.Mutex{}, tags: map[int]string{}, broken: map[int]brokenSeen{}, learning: map[int]chan struct{}{}, closing: make(chan struct{})}
 }
 
 // SetFleet gives the runner its tmux connections, when they are made after

@@ -37,26 +37,37 @@ func (sc Script) Text() string {
 		return sc.fish()
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "printf '\\033]133;C;tmuxmcp=%%s\\007' %s\n", Quote(sc.Tag))
+	// Our own lines run with xtrace off (set -x traces of them would read
+	// as the command's output) and through command (a user's alias or
+	// function named cat or printf is not ours to run).
+	b.WriteString("{ __tmuxmcp_job_e=$-; set +ex; } 2>/dev/null\n")
+	fmt.Fprintf(&b, "command printf '\\033]133;C;tmuxmcp=%%s\\007' %s\n", Quote(sc.Tag))
 	if sc.TrapExit {
-		fmt.Fprintf(&b, "trap 'printf \"%%s\\n\" \"$?\" > %s' EXIT\n", strings.ReplaceAll(Quote(sc.StatusFile), `'`, `'\''`))
+		// tmux drops a dying pane's output still queued for its control
+		// clients: the shell lingers a moment so the command's last lines
+		// arrive.
+		fmt.Fprintf(&b, "trap 'command printf \"%%s\\n\" \"$?\" > %s; command sleep 0.2' EXIT\n", strings.ReplaceAll(Quote(sc.StatusFile), `'`, `'\''`))
 	}
-	b.WriteString("__tmuxmcp_job_e=$-; set +e\n")
-	run := `__tmuxmcp_job_cmd=$(cat -- ` + Quote(sc.CommandFile) + `) && eval "$__tmuxmcp_job_cmd"`
+	run := `__tmuxmcp_job_cmd=$(command cat -- ` + Quote(sc.CommandFile) + `) && { case $__tmuxmcp_job_e in *x*) set -x ;; esac; eval "$__tmuxmcp_job_cmd"; }`
 	if sc.Dir != "" {
-		run = `cd -- ` + Quote(sc.Dir) + ` && { ` + run + `; }`
+		// What the user's cd prints (a cd function or chpwd hook that
+		// lists the directory) is not the command's output; its errors
+		// are.
+		run = cdLine(Quote, sc.Dir) + ` >/dev/null && ` + run
 	}
-	b.WriteString(run + "\n__tmuxmcp_job_s=$?\n")
+	b.WriteString(run + "\n{ __tmuxmcp_job_s=$?; set +x; } 2>/dev/null\n")
 	if sc.TrapExit {
 		b.WriteString("trap - EXIT\n")
 	}
-	fmt.Fprintf(&b, "printf '\\033]133;D;%%s;tmuxmcp=%%s\\007' \"$__tmuxmcp_job_s\" %s\n", Quote(sc.Tag))
-	fmt.Fprintf(&b, "printf '%%s\\n' \"$__tmuxmcp_job_s\" > %s 2>/dev/null\n", Quote(sc.StatusFile))
+	fmt.Fprintf(&b, "command printf '\\033]133;D;%%s;tmuxmcp=%%s\\007' \"$__tmuxmcp_job_s\" %s\n", Quote(sc.Tag))
+	fmt.Fprintf(&b, "command printf '%%s\\n' \"$__tmuxmcp_job_s\" > %s 2>/dev/null\n", Quote(sc.StatusFile))
 	b.WriteString("unset __tmuxmcp_job_cmd\n")
 	// Under set -e: errexit again, status 0 (a failing status would end the
 	// shell). Otherwise the script's status is the command's, for the
 	// user's prompt.
-	b.WriteString(`case $__tmuxmcp_job_e in
+	// xtrace comes back last: what it traces then is after the end mark.
+	b.WriteString(`case $__tmuxmcp_job_e in *x*) set -x ;; esac
+case $__tmuxmcp_job_e in
 *e*) unset __tmuxmcp_job_e __tmuxmcp_job_s; set -e ;;
 *) unset __tmuxmcp_job_e; eval "unset __tmuxmcp_job_s; return $__tmuxmcp_job_s" ;;
 esac
@@ -67,23 +78,38 @@ esac
 func (sc Script) fish() string {
 	q := Fish.Quote
 	run := `source ` + q(sc.CommandFile)
-	if sc.Dir != "" {
-		run = `cd -- ` + q(sc.Dir) + `; and ` + run
-	}
 	var b strings.Builder
 	if sc.TrapExit {
-		fmt.Fprintf(&b, "function __tmuxmcp_exit_%s --on-event fish_exit\n    printf '%%s\\n' $status > %s\nend\n", fishName(sc.Tag), q(sc.StatusFile))
+		fmt.Fprintf(&b, "function __tmuxmcp_exit_%s --on-event fish_exit\n    builtin printf '%%s\\n' $status > %s\n    command sleep 0.2\nend\n", fishName(sc.Tag), q(sc.StatusFile))
 	}
-	fmt.Fprintf(&b, "printf '\\e]133;C;tmuxmcp=%%s\\a' %s\n", q(sc.Tag))
+	if sc.Dir != "" {
+		// Before the start mark: what handlers of PWD print (a listing of
+		// the new directory) is not the command's output. When it fails,
+		// it runs again after the mark, for its error.
+		cd := cdLine(q, sc.Dir)
+		b.WriteString(cd + " >/dev/null 2>/dev/null\nset -g __tmuxmcp_job_cd $status\n")
+		run = "if test $__tmuxmcp_job_cd -eq 0\n    " + run + "\nelse\n    " + cd + " >/dev/null\nend"
+	}
+	fmt.Fprintf(&b, "builtin printf '\\e]133;C;tmuxmcp=%%s\\a' %s\n", q(sc.Tag))
 	b.WriteString(run + "\n")
 	b.WriteString("set -g __tmuxmcp_job_s $status\n")
 	if sc.TrapExit {
 		fmt.Fprintf(&b, "functions -e __tmuxmcp_exit_%s\n", fishName(sc.Tag))
 	}
-	fmt.Fprintf(&b, "printf '\\e]133;D;%%s;tmuxmcp=%%s\\a' $__tmuxmcp_job_s %s\n", q(sc.Tag))
-	fmt.Fprintf(&b, "printf '%%s\\n' $__tmuxmcp_job_s > %s 2>/dev/null\n", q(sc.StatusFile))
-	b.WriteString("set -e __tmuxmcp_job_s\n")
+	fmt.Fprintf(&b, "builtin printf '\\e]133;D;%%s;tmuxmcp=%%s\\a' $__tmuxmcp_job_s %s\n", q(sc.Tag))
+	fmt.Fprintf(&b, "builtin printf '%%s\\n' $__tmuxmcp_job_s > %s 2>/dev/null\n", q(sc.StatusFile))
+	b.WriteString("set -e __tmuxmcp_job_s __tmuxmcp_job_cd\n")
 	return b.String()
+}
+
+// cdLine changes to dir through the user's cd, as they would: an absolute
+// dir goes without "--", which cd replacements (zoxide's, a function that
+// lists the directory) may not take.
+func cdLine(quote func(string) string, dir string) string {
+	if strings.HasPrefix(dir, "/") {
+		return "cd " + quote(dir)
+	}
+	return "cd -- " + quote(dir)
 }
 
 // fishName keeps the letters and digits of a tag, for a function name.

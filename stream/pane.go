@@ -149,6 +149,13 @@ type Scanner interface {
 	Scan(data []byte, at int64, mask func(start, end int64))
 }
 
+// InputNoter is a Scanner that is told where tmuxmcp sends input to the
+// pane (Typed: sent is true) and where input it announced was not sent
+// after all (Untype: sent is false).
+type InputNoter interface {
+	Input(at int64, sent bool)
+}
+
 // SetScanner installs sc for the bytes appended from now on, after showing
 // it the last retained bytes (up to 64 KiB) so it knows where it is.
 func (s *PaneStream) SetScanner(sc Scanner) {
@@ -225,6 +232,9 @@ type Input struct {
 func (s *PaneStream) Typed(text string, now time.Time) Input {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if n, ok := s.scanner.(InputNoter); ok {
+		n.Input(s.ring.end, true)
+	}
 	return Input{At: s.ring.end, entry: s.ledger.add(text, s.ring.end)}
 }
 
@@ -236,6 +246,9 @@ func (s *PaneStream) Untype(in Input) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if n, ok := s.scanner.(InputNoter); ok {
+		n.Input(in.At, false)
+	}
 	s.ledger.remove(in.entry)
 }
 

@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -16,6 +17,9 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
+
+// jobNotice is a shell's report that a background job ended.
+var jobNotice = regexp.MustCompile(`(?m)^(\[\d+\][ +-]*(Done|done|Exit|exit).*|fish: Job \d+, .* has ended|)\n`)
 
 // rcCase is one user's shell configuration: a home directory from
 // testdata/rc/<name> and the login shell that reads it.
@@ -28,6 +32,9 @@ type rcCase struct {
 	// direnv): without them the case is skipped, unless
 	// TMUXMCP_REQUIRE_SHELLS=1 (CI), where it fails.
 	needs []string
+	// plain: the configuration leaves no room for tmuxmcp's marks (a
+	// readonly PS1, prompt_percent off): its commands come in job scripts.
+	plain bool
 	// extra checks of what the configuration itself does.
 	extra func(t *testing.T, m *matrix, pane string)
 }
@@ -77,6 +84,27 @@ var (
 			}
 		}},
 		{name: "bash-slow-prompt", shell: "/bin/bash", kind: "bash"},
+		{name: "bash-cat-alias", shell: "/bin/bash", kind: "bash"},
+		{name: "bash-cd-lists", shell: "/bin/bash", kind: "bash"},
+		{name: "bash-exported-prompt", shell: "/bin/bash", kind: "bash", extra: func(t *testing.T, m *matrix, pane string) {
+			// A shell started from this one inherits PROMPT_COMMAND and PS1
+			// naming nothing it lacks: no error, and none of our marks.
+			r := m.ok(t, pane, `bash -c 'eval "$PROMPT_COMMAND"; printf "[%s]" "${PS1@P}"' 2>&1 | od -c | grep -c -e 033 -e 'not found'`)
+			if r.str("output") != "0\n" {
+				t.Fatalf("a shell started inside inherited our marks or hooks: %v", r)
+			}
+		}},
+		{name: "bash-notify", shell: "/bin/bash", kind: "bash", extra: func(t *testing.T, m *matrix, pane string) {
+			// The notice comes under the prompt, which is not drawn again.
+			r := m.ok(t, pane, "sleep 0.2 &")
+			w := m.e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "patterns": []string{"Done"}, "cursor": r.str("cursor"), "timeoutMs": 20000})
+			if w.str("outcome") != "matched" {
+				t.Fatalf("no job notice: %v", w)
+			}
+			m.want(t, pane, "echo after-notice", "after-notice\n")
+		}},
+		{name: "bash-right-clock", shell: "/bin/bash", kind: "bash"},
+		{name: "bash-readonly-prompt", shell: "/bin/bash", kind: "bash", plain: true},
 		{name: "zsh-ohmyzsh-like", shell: "/usr/bin/zsh", kind: "zsh", needs: zshPlugins},
 		{name: "zsh-powerlevel9k", shell: "/usr/bin/zsh", kind: "zsh", needs: []string{"/usr/bin/zsh", "/usr/share/powerlevel9k/powerlevel9k.zsh-theme"}},
 		{name: "zsh-correct", shell: "/usr/bin/zsh", kind: "zsh", needs: []string{"/usr/bin/zsh"}},
@@ -87,6 +115,10 @@ var (
 				t.Fatalf("the user's files under ZDOTDIR were not read as zsh reads them: %v", r)
 			}
 		}},
+		{name: "zsh-async-prompt", shell: "/usr/bin/zsh", kind: "zsh", needs: []string{"/usr/bin/zsh"}},
+		{name: "zsh-chpwd-ls", shell: "/usr/bin/zsh", kind: "zsh", needs: []string{"/usr/bin/zsh"}},
+		{name: "zsh-zlogin-hooks", shell: "/usr/bin/zsh", kind: "zsh", needs: []string{"/usr/bin/zsh"}},
+		{name: "zsh-precmd-no-prompt-sp", shell: "/usr/bin/zsh", kind: "zsh", needs: []string{"/usr/bin/zsh"}},
 		{name: "fish-default", shell: "/usr/bin/fish", kind: "fish", needs: []string{"/usr/bin/fish"}},
 		{name: "fish-custom", shell: "/usr/bin/fish", kind: "fish", needs: []string{"/usr/bin/fish"}, extra: func(t *testing.T, m *matrix, pane string) {
 			if r := m.ok(t, pane, "echo $__plugin_prompts"); strings.TrimSpace(r.str("output")) == "" {
@@ -94,8 +126,11 @@ var (
 			}
 		}},
 		{name: "fish-vi-mode", shell: "/usr/bin/fish", kind: "fish", needs: []string{"/usr/bin/fish"}},
+		{name: "fish-exec-events", shell: "/usr/bin/fish", kind: "fish", needs: []string{"/usr/bin/fish"}},
+		{name: "fish-pwd-ls", shell: "/usr/bin/fish", kind: "fish", needs: []string{"/usr/bin/fish"}},
 		{name: "dash-env", shell: "/bin/dash", kind: "sh"},
 		{name: "dash-errexit", shell: "/bin/dash", kind: "sh"},
+		{name: "dash-odd-prompt", shell: "/bin/dash", kind: "sh"},
 		{name: "sh-plain", shell: "/bin/sh", kind: "sh"},
 		{name: "mksh-plain", shell: "/usr/bin/mksh", kind: "sh", needs: []string{"/usr/bin/mksh"}},
 	}
@@ -145,9 +180,9 @@ func (m *matrix) ok(t *testing.T, pane, command string, extra ...any) result {
 	return r
 }
 
-func (m *matrix) want(t *testing.T, pane, command, output string) result {
+func (m *matrix) want(t *testing.T, pane, command, output string, extra ...any) result {
 	t.Helper()
-	r := m.ok(t, pane, command)
+	r := m.ok(t, pane, command, extra...)
 	if r.str("output") != output {
 		t.Fatalf("%q: output %q, want %q (%v)%s", short(command), short(r.str("output")), short(output), r, m.screen(t, r.str("paneId")))
 	}
@@ -188,10 +223,17 @@ type matrixStats struct {
 // set -e, preexec hooks, vi mode, a two-line git prompt, direnv, an arrow
 // prompt, a slow rc, a banner, no bracketed paste, a terminal's own OSC
 // 133 marks, a .bashrc that execs zsh, one that execs dash, a starship-like
-// prompt, a slow prompt), zsh (an oh-my-zsh-like setup with autosuggestions and syntax
-// highlighting, powerlevel9k, setopt correct, vi mode, two lines with a
-// right prompt, ZDOTDIR), fish (default, customised, vi mode), and dash
-// (with ENV, and under set -e), sh and mksh.
+// prompt, a slow prompt, cat aliased to a missing program, a cd that lists
+// the directory, exported prompt settings, set -b job notices, a
+// right-hand clock drawn with cursor save and restore, a readonly PS1), zsh
+// (an oh-my-zsh-like setup with autosuggestions and syntax highlighting,
+// powerlevel9k, setopt correct, vi mode, two lines with a right prompt,
+// ZDOTDIR, an async prompt redrawn with zle reset-prompt, a chpwd that
+// lists the directory, a .zlogin that resets the hook arrays, a precmd
+// function that prints with PROMPT_SP off), fish
+// (default, customised, vi mode, preexec and postexec handlers that print,
+// a PWD handler that lists the directory), and dash (with ENV, under set
+// -e, with a prompt ending in no usual character), sh and mksh.
 func TestEveryShellConfiguration(t *testing.T) {
 	stats := &matrixStats{}
 	t.Cleanup(func() {
@@ -296,7 +338,7 @@ func runChecks(t *testing.T, m *matrix) {
 		if cr.m["ready"] != true || cr.str("shell") == "" {
 			t.Fatalf("create_pane: %v", cr)
 		}
-		if integrated := m.c.kind != "sh"; cr.m["integrated"] != integrated {
+		if integrated := m.c.kind != "sh" && !m.c.plain; cr.m["integrated"] != integrated {
 			t.Fatalf("integrated %v, want %v: %v", cr.m["integrated"], integrated, cr)
 		}
 	})
@@ -372,6 +414,35 @@ func runChecks(t *testing.T, m *matrix) {
 		a := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
 		if a.str("status") != "completed" || !strings.HasSuffix(a.str("output"), "got-zed\n") || a.num("exitCode") != 0 {
 			t.Fatalf("after the answer: %v%s", a, m.screen(t, pane))
+		}
+	})
+	t.Run("the cwd argument runs the command there and returns only its output", func(t *testing.T) {
+		other := filepath.Join(m.home, "other")
+		if err := os.MkdirAll(other, 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(other, "a-file"), nil, 0o600); err != nil {
+			t.Fatal(err)
+		}
+		m.want(t, pane, "pwd", other+"\n", "cwd", other)
+	})
+	t.Run("a background job that ends during the next command leaves the one after alone", func(t *testing.T) {
+		m.ok(t, pane, "sleep 0.2 &")
+		m.ok(t, pane, "sleep 1")
+		m.want(t, pane, "echo after-bg", "after-bg\n")
+	})
+	t.Run("what a background job prints at the prompt is seen by wait_for_text", func(t *testing.T) {
+		r := m.ok(t, pane, "sh -c 'sleep 0.3; echo bg-line-$((6*7))' &")
+		w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": r.str("cursor"), "patterns": []string{"bg-line-42"}, "timeoutMs": 20000})
+		if w.str("outcome") != "matched" {
+			t.Fatalf("the background job's line was not seen: %v%s", w, m.screen(t, pane))
+		}
+		// The shell may report the job's end in the next command's output
+		// (bash with a DEBUG trap, as bash-preexec sets, does; so does
+		// fish): that is all that may come with it.
+		r = m.ok(t, pane, "echo after-bg-line")
+		if out := jobNotice.ReplaceAllString(r.str("output"), ""); out != "after-bg-line\n" {
+			t.Fatalf("output %q, want %q: %v", r.str("output"), "after-bg-line\n", r)
 		}
 	})
 	t.Run("a fresh pane", func(t *testing.T) {

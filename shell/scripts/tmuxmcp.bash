@@ -55,12 +55,31 @@ unset TMUXMCP_SHELL_TAG TMUXMCP_USER_ZDOTDIR TMUXMCP_USER_ZDOTDIR_SET TMUXMCP_US
 if [ "${BASH_VERSINFO[0]}" -lt 4 ] || { [ "${BASH_VERSINFO[0]}" -eq 4 ] && [ "${BASH_VERSINFO[1]}" -lt 4 ]; }; then
   __tmuxmcp_tag=
 fi
+# A PS1, PS0 or PROMPT_COMMAND the user made readonly cannot carry our
+# marks: without them, commands run from job scripts, which bring their own.
 if [ -n "$__tmuxmcp_tag" ]; then
-  # The end-of-prompt mark, and its form for a shell under set -e (tmuxmcp
-  # then runs commands so that a failing one does not end the shell).
-  __tmuxmcp_b='\[\e]133;B;tmuxmcp=s'"$__tmuxmcp_tag"'\a\]'
-  __tmuxmcp_be='\[\e]133;B;e;tmuxmcp=s'"$__tmuxmcp_tag"'\a\]'
-  __tmuxmcp_c='\e]133;C;tmuxmcp=s'"$__tmuxmcp_tag"'\a'
+  case ${PS1+${PS1@a}}${PS0+${PS0@a}}${PROMPT_COMMAND+${PROMPT_COMMAND@a}} in *r*) __tmuxmcp_tag= ;; esac
+fi
+if [ -n "$__tmuxmcp_tag" ]; then
+  # The marks live in variables of this shell that PS1, PS0 and
+  # PROMPT_COMMAND only name: when the user exports those (old rc files
+  # do), a shell started inside this one inherits names that expand to
+  # nothing, never our marks or a call of a function it lacks.
+  #   __tmuxmcp_b  the end-of-prompt mark, in its form for a shell under
+  #                set -e when it is (tmuxmcp then runs commands so that a
+  #                failing one does not end the shell)
+  #   __tmuxmcp_c  the command-start mark
+  __tmuxmcp_bm=$'\e]133;B;tmuxmcp=s'$__tmuxmcp_tag$'\a'
+  __tmuxmcp_bme=$'\e]133;B;e;tmuxmcp=s'$__tmuxmcp_tag$'\a'
+  __tmuxmcp_b=$__tmuxmcp_bm
+  __tmuxmcp_c=$'\e]133;C;tmuxmcp=s'$__tmuxmcp_tag$'\a'
+  __tmuxmcp_ps1='\[${__tmuxmcp_b-}\]'
+  __tmuxmcp_ps0='${__tmuxmcp_c-}'
+  # Our PROMPT_COMMAND entries: xtrace (set -x) does not trace them.
+  __tmuxmcp_first=__tmuxmcp_precmd
+  __tmuxmcp_last=__tmuxmcp_prompt_end
+  __tmuxmcp_pc1='{ ${__tmuxmcp_first-}; } 2>/dev/null'
+  __tmuxmcp_pc2='{ ${__tmuxmcp_last-}; } 2>/dev/null'
   # PROMPT_COMMAND arrays run every entry from bash 5.1 on.
   __tmuxmcp_arrays=
   if [ "${BASH_VERSINFO[0]}" -gt 5 ] || { [ "${BASH_VERSINFO[0]}" -eq 5 ] && [ "${BASH_VERSINFO[1]}" -ge 1 ]; }; then
@@ -90,14 +109,14 @@ if [ -n "$__tmuxmcp_tag" ]; then
       local e
       local -a keep=()
       for e in "${PROMPT_COMMAND[@]}"; do
-        case $e in __tmuxmcp_precmd | __tmuxmcp_prompt_end) ;; *) keep+=("$e") ;; esac
+        if [ "$e" != "$__tmuxmcp_pc1" ] && [ "$e" != "$__tmuxmcp_pc2" ]; then keep+=("$e"); fi
       done
-      PROMPT_COMMAND=(__tmuxmcp_precmd "${keep[@]}" __tmuxmcp_prompt_end)
+      PROMPT_COMMAND=("$__tmuxmcp_pc1" "${keep[@]}" "$__tmuxmcp_pc2")
     else
       local p=${PROMPT_COMMAND-}
-      p=${p//__tmuxmcp_precmd$'\n'/}
-      p=${p//$'\n'__tmuxmcp_prompt_end/}
-      PROMPT_COMMAND=__tmuxmcp_precmd$'\n'$p$'\n'__tmuxmcp_prompt_end
+      p=${p//"$__tmuxmcp_pc1"$'\n'/}
+      p=${p//$'\n'"$__tmuxmcp_pc2"/}
+      PROMPT_COMMAND=$__tmuxmcp_pc1$'\n'$p$'\n'$__tmuxmcp_pc2
     fi
     return 0
   }
@@ -105,28 +124,42 @@ if [ -n "$__tmuxmcp_tag" ]; then
   # __tmuxmcp_hooked reports whether ours are still first and last.
   __tmuxmcp_hooked() {
     if [ -n "$__tmuxmcp_arrays" ] && [ -n "${PROMPT_COMMAND+x}" ] && [[ ${PROMPT_COMMAND@a} == *a* ]]; then
-      [ "${PROMPT_COMMAND[0]-}" = __tmuxmcp_precmd ] && [ "${PROMPT_COMMAND[*]: -1}" = __tmuxmcp_prompt_end ]
+      [ "${PROMPT_COMMAND[0]-}" = "$__tmuxmcp_pc1" ] && [ "${PROMPT_COMMAND[*]: -1}" = "$__tmuxmcp_pc2" ]
       return
     fi
-    case ${PROMPT_COMMAND-} in __tmuxmcp_precmd$'\n'*$'\n'__tmuxmcp_prompt_end) return 0 ;; esac
+    case ${PROMPT_COMMAND-} in "$__tmuxmcp_pc1"$'\n'*$'\n'"$__tmuxmcp_pc2") return 0 ;; esac
     return 1
   }
 
   __tmuxmcp_prompt_end() {
-    local s=$? b=$__tmuxmcp_b
+    local s=$? ps1=$__tmuxmcp_ps1 ps0=$__tmuxmcp_ps0
     __tmuxmcp_hooked || __tmuxmcp_hooks
+    __tmuxmcp_b=$__tmuxmcp_bm
+    case $- in *e*) __tmuxmcp_b=$__tmuxmcp_bme ;; esac
+    if ! shopt -q promptvars; then
+      # The prompts are not expanded: the marks go in as they are.
+      ps1="\\[$__tmuxmcp_b\\]" ps0=$__tmuxmcp_c
+    fi
     # Last, so a PROMPT_COMMAND that rebuilds PS1 keeps the mark at its end.
-    case $- in *e*) b=$__tmuxmcp_be ;; esac
-    PS1=${PS1-}
-    PS1=${PS1//"$__tmuxmcp_b"/}
-    PS1=${PS1//"$__tmuxmcp_be"/}$b
-    case ${PS0-} in *"$__tmuxmcp_c") ;; *) PS0=${PS0-}; PS0=${PS0//"$__tmuxmcp_c"/}$__tmuxmcp_c ;; esac
+    case ${PS1-} in
+    *"$ps1") ;;
+    *) PS1=${PS1-}
+      PS1=${PS1//"$__tmuxmcp_ps1"/}
+      PS1=${PS1//"\\[$__tmuxmcp_bm\\]"/}
+      PS1=${PS1//"\\[$__tmuxmcp_bme\\]"/}$ps1 ;;
+    esac
+    case ${PS0-} in
+    *"$ps0") ;;
+    *) PS0=${PS0-}
+      PS0=${PS0//"$__tmuxmcp_ps0"/}
+      PS0=${PS0//"$__tmuxmcp_c"/}$ps0 ;;
+    esac
     case $- in *e*) return 0 ;; esac
     return "$s"
   }
 
   __tmuxmcp_hooks
-  PS0=${PS0-}$__tmuxmcp_c
+  PS0=${PS0-}$__tmuxmcp_ps0
   # The lines that run tmuxmcp's job scripts stay out of history.
   HISTIGNORE="${HISTIGNORE:+$HISTIGNORE:} . '*.run'"
 fi

@@ -27,12 +27,12 @@ set -g __tmuxmcp_tag $TMUXMCP_SHELL_TAG
 set -e TMUXMCP_SHELL_TAG
 
 function __tmuxmcp_preexec --on-event fish_preexec
-    printf '\e]133;C;tmuxmcp=s%s\a' $__tmuxmcp_tag
+    builtin printf '\e]133;C;tmuxmcp=s%s\a' $__tmuxmcp_tag
 end
 
 function __tmuxmcp_postexec --on-event fish_postexec
     set -l s $status
-    printf '\e]133;D;%s;tmuxmcp=s%s\a' $s $__tmuxmcp_tag
+    builtin printf '\e]133;D;%s;tmuxmcp=s%s\a' $s $__tmuxmcp_tag
     return $s
 end
 
@@ -42,13 +42,30 @@ function __tmuxmcp_wrap_prompt
     functions -c fish_prompt __tmuxmcp_user_prompt
     function fish_prompt
         __tmuxmcp_user_prompt
-        printf '\e]133;B;tmuxmcp=s%s\a' $__tmuxmcp_tag
+        builtin printf '\e]133;B;tmuxmcp=s%s\a' $__tmuxmcp_tag
     end
+end
+
+# __tmuxmcp_order runs once the user's files have run: their fish_postexec
+# handlers are defined again so they run after ours, and ours is defined
+# again to run last among fish_preexec handlers (fish runs the handlers of
+# an event in the order they were defined). What theirs print before or
+# after a command is not its output.
+function __tmuxmcp_order
+    for f in (functions --handlers-type generic | string replace -rf '^fish_postexec (\S+)$' '$1')
+        test "$f" = __tmuxmcp_postexec; and continue
+        functions -- $f | source
+    end
+    functions __tmuxmcp_preexec | source
 end
 
 function __tmuxmcp_prompt --on-event fish_prompt
     set -l s $status
-    printf '\e]133;A;tmuxmcp=s%s\a' $__tmuxmcp_tag
+    if not set -q __tmuxmcp_ordered
+        set -g __tmuxmcp_ordered 1
+        __tmuxmcp_order
+    end
+    builtin printf '\e]133;A;tmuxmcp=s%s\a' $__tmuxmcp_tag
     # The user's fish_prompt is defined after this file runs (config.fish,
     # an autoloaded function, a theme): wrap it once it is, and again when
     # it is replaced.

@@ -11,5 +11,7 @@ if [[ -r ${ZDOTDIR:-$HOME}/.zlogin ]]; then
     source "${ZDOTDIR:-$HOME}/.zlogin"
   fi
 fi
+# A .zlogin that resets the hook arrays: ours go back in.
+if (( $+functions[__tmuxmcp_hooks] )); then __tmuxmcp_hooks; fi
 __tmuxmcp_done
 unset TMUXMCP_SHELL_TRACE

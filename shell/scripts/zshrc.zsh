@@ -47,31 +47,63 @@ if [[ -n ${TMUXMCP_SHELL_TAG-} ]]; then
 
   # Ours first and last among precmd hooks, ours last among preexec hooks;
   # every other hook stays, in order.
+  # With PROMPT_SP off our end mark comes from our first precmd hook, and
+  # zsh runs a function named precmd before every hook: the user's precmd
+  # function becomes the hook right after ours (what it prints is then not
+  # the command's output).
   __tmuxmcp_hooks() {
+    local sp=
+    [[ -o promptsp && -o promptcr ]] && sp=1
     emulate -L zsh
+    if [[ -z $sp ]] && (( $+functions[precmd] )); then
+      functions[__tmuxmcp_user_precmd]=$functions[precmd]
+      unfunction precmd
+      precmd_functions=(${precmd_functions:#__tmuxmcp_user_precmd})
+      precmd_functions[1,0]=(__tmuxmcp_user_precmd)
+    fi
     precmd_functions=(__tmuxmcp_precmd ${precmd_functions:#(__tmuxmcp_precmd|__tmuxmcp_prompt_end)} __tmuxmcp_prompt_end)
     preexec_functions=(${preexec_functions:#__tmuxmcp_preexec} __tmuxmcp_preexec)
   }
 
-  __tmuxmcp_prompt_end() {
-    local s=$? e= w=
-    [[ -o errexit ]] && e=1
-    [[ -o correct || -o correctall ]] && w=1
-    emulate -L zsh
-    if [[ ${precmd_functions[1]-} != __tmuxmcp_precmd || ${precmd_functions[-1]-} != __tmuxmcp_prompt_end || ${preexec_functions[-1]-} != __tmuxmcp_preexec ]]; then
-      __tmuxmcp_hooks
-    fi
-    # Last, so a theme that rebuilds PROMPT keeps the mark at its end.
+  # __tmuxmcp_mark puts the end-of-prompt mark, in its form for the
+  # shell's options, at the end of PS1; it reports whether PS1 changed
+  # (callers keep a shell under set -e alive: "|| :").
+  __tmuxmcp_mark() {
     local b=$__tmuxmcp_b
-    [[ -n $w ]] && b=$__tmuxmcp_bw
-    [[ -n $e ]] && b=$__tmuxmcp_be
+    [[ -o correct || -o correctall ]] && b=$__tmuxmcp_bw
+    [[ -o errexit ]] && b=$__tmuxmcp_be
+    # Without prompt_percent, %{ %} would show: no mark then (commands come
+    # in job scripts, which bring their own).
+    [[ -o promptpercent ]] || b=
+    emulate -L zsh
+    [[ -n $b && $PS1 == *"$b" ]] && return 1
     PS1=${PS1//$__tmuxmcp_b/}
     PS1=${PS1//$__tmuxmcp_bw/}
     PS1=${PS1//$__tmuxmcp_be/}$b
+    return 0
+  }
+
+  __tmuxmcp_prompt_end() {
+    local s=$? e=
+    [[ -o errexit ]] && e=1
+    if (( $+functions[precmd] )) || [[ ${precmd_functions[1]-} != __tmuxmcp_precmd || ${precmd_functions[-1]-} != __tmuxmcp_prompt_end || ${preexec_functions[-1]-} != __tmuxmcp_preexec ]]; then
+      __tmuxmcp_hooks
+    fi
+    # Last, so a theme that rebuilds PROMPT keeps the mark at its end.
+    __tmuxmcp_mark || :
+    emulate -L zsh
     local eol=${PROMPT_EOL_MARK-%B%S%#%s%b}
     [[ $eol == $__tmuxmcp_eol* ]] || PROMPT_EOL_MARK=$__tmuxmcp_eol$eol
     [[ -n $e ]] && return 0
     return s
+  }
+
+  # zle reset-prompt draws again a prompt that a theme rebuilt once it was
+  # drawn (an async git status: pure, powerlevel10k, spaceship): the mark
+  # goes back in first. In every other way zle stays the builtin.
+  zle() {
+    case ${1-} in reset-prompt | .reset-prompt) __tmuxmcp_mark || : ;; esac
+    builtin zle "$@"
   }
 
   __tmuxmcp_hooks

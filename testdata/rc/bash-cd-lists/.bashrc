@@ -1,0 +1,3 @@
+# List the directory after every cd (a very common function).
+cd() { builtin cd "$@" && ls -A; }
+PS1='cdls \W\$ '

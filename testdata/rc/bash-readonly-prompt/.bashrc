@@ -1,0 +1,2 @@
+PS1='[\u@\h \W]\$ '
+readonly PS1

@@ -1,0 +1,3 @@
+# List the directory on every cd.
+chpwd() { ls -A }
+PS1='chpwd %1~ %# '
