@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"strings"
 	"sync"
 	"time"
 )
@@ -53,7 +54,7 @@ func (l *Log) Record(ev Event) error {
 	if ev.Time.IsZero() {
 		ev.Time = time.Now().UTC()
 	}
-	ev.Command = Redact(ev.Command)
+	ev.Command, ev.Reason = Redact(ev.Command), Redact(ev.Reason)
 	b, err := json.Marshal(ev)
 	if err != nil {
 		return err
@@ -72,26 +73,57 @@ func (l *Log) Close() error {
 	return l.f.Close()
 }
 
+// secrets are the shapes of secrets in command lines, typed text and
+// reasons, each with what replaces it. The first group of each match is
+// kept; the rest becomes [REDACTED].
 var secrets = []struct {
 	re   *regexp.Regexp
 	repl string
 }{
-	// user:password@ in URLs
-	{regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://[^/\s:@]+):[^@\s/]+@`), "$1:[REDACTED]@"},
-	// NAME_KEY=value, TOKEN=..., PASSWORD=..., SECRET=...
-	{regexp.MustCompile(`(?i)\b([A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|CREDENTIALS?)[A-Z0-9_]*)=("[^"]*"|'[^']*'|[^\s;&|'"]+)`), "$1=[REDACTED]"},
-	// Authorization headers
-	{regexp.MustCompile(`(?i)(authorization:\s*(?:bearer|basic|token)\s+)[^\s;&|'"]+`), "$1[REDACTED]"},
-	// --password x, --token=x, -p secret is too ambiguous to touch
-	{regexp.MustCompile(`(?i)(--(?:password|passwd|token|secret|api-key|apikey)[= ])("[^"]*"|'[^']*'|[^\s;&|'"]+)`), "$1[REDACTED]"},
+	// private-key blocks, whole
+	{regexp.MustCompile(`(?s)(-----BEGIN [A-Z0-9 ]*PRIVATE KEY-----).*?(?:-----END [A-Z0-9 ]*PRIVATE KEY-----|$)`), "$1[REDACTED]-----END PRIVATE KEY-----"},
+	// URL userinfo in every form: user:pw@, :pw@, token@, p@ss with @ in it
+	{regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s'"@]*@([^/\s'"@]*@)*`), "$1[REDACTED]@"},
+	// header values: Authorization, Proxy-Authorization, X-Api-Key, *-Token, Cookie
+	{regexp.MustCompile(`(?i)((?:proxy-)?authorization|x-api-key|api-key|x-[a-z0-9-]*token|x-[a-z0-9-]*secret|private-token|cookie)(\s*:\s*)[^'"\n]+`), "$1$2[REDACTED]"},
+	// NAME=value and "name": value where the name says secret
+	{regexp.MustCompile(`(?i)(\b[A-Z0-9_.-]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|PASS|CREDENTIALS?|AUTH)[A-Z0-9_]*"?\s*(?:=|:\s))("[^"]*"|'[^']*'|[^\s;&|'",}]+)`), "$1[REDACTED]"},
+	// --password x, --password=x, --token x, --api-key=x, --passphrase x
+	{regexp.MustCompile(`(?i)(--(?:password|passwd|pass|passphrase|token|secret|api-key|apikey|auth-token|access-token|client-secret)(?:=|\s+))("[^"]*"|'[^']*'|[^\s;&|'"]+)`), "$1[REDACTED]"},
+	// curl -u user:pw, --user user:pw (a value with a colon)
+	{regexp.MustCompile(`((?:^|\s)(?:-u|--user|--proxy-user)(?:=|\s*))(['"]?)([^\s'":]*):[^\s'"]+(['"]?)`), "$1$2$3:[REDACTED]$4"},
+	// mysql -pPW (attached), sshpass -p PW, docker/podman/helm login -p PW
+	{regexp.MustCompile(`(\b(?:mysql\w*|mariadb\w*)\b[^;&|\n]*?\s-p)([^\s;&|]+)`), "$1[REDACTED]"},
+	{regexp.MustCompile(`(\bsshpass\b(?:\s+-[a-oq-zA-Z]\S*)*\s+-p\s*)([^\s;&|]+)`), "$1[REDACTED]"},
+	{regexp.MustCompile(`(\b(?:docker|podman|nerdctl|helm(?:\s+registry)?)\s+login\b[^;&|\n]*?\s-p\s*)([^\s;&|]+)`), "$1[REDACTED]"},
+	// openssl pass:PW, and enc -k PW
+	{regexp.MustCompile(`(\bpass:)([^\s;&|'"]+)`), "$1[REDACTED]"},
+	{regexp.MustCompile(`(\bopenssl\b[^;&|\n]*?\s-k\s+)([^\s;&|]+)`), "$1[REDACTED]"},
+	// JWTs
+	{regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`), "[REDACTED]"},
 	// well-known token shapes
-	{regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|AKIA[0-9A-Z]{16})\b`), "[REDACTED]"},
+	{regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|glpat-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35})\b`), "[REDACTED]"},
 }
 
-// Redact replaces secrets in a command text with [REDACTED].
+// awsSecret matches what may be an AWS secret access key: 40 characters of
+// base64; mixedCase tells one from a hex digest (a git commit id).
+var awsSecret = regexp.MustCompile(`(^|[^A-Za-z0-9/+])([A-Za-z0-9/+]{40})($|[^A-Za-z0-9/+=])`)
+
+func mixedCase(s string) bool {
+	return strings.ContainsAny(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") && strings.ContainsAny(s, "abcdefghijklmnopqrstuvwxyz") && strings.ContainsAny(s, "0123456789")
+}
+
+// Redact replaces secrets in a text (a command, typed text, a reason) with
+// [REDACTED].
 func Redact(s string) string {
 	for _, r := range secrets {
 		s = r.re.ReplaceAllString(s, r.repl)
 	}
-	return s
+	return awsSecret.ReplaceAllStringFunc(s, func(m string) string {
+		sub := awsSecret.FindStringSubmatch(m)
+		if !mixedCase(sub[2]) {
+			return m
+		}
+		return sub[1] + "[REDACTED]" + sub[3]
+	})
 }

@@ -1,9 +1,10 @@
-// Package policy decides whether a command may run without asking a person:
-// an ordered list of allow/ask/deny rules matched by regular expression
-// against the command text, the pane's current program and its directory,
-// first match wins, and a default for everything else. It knows nothing of
-// tmux or MCP; rules are Go (RE2) regular expressions, so a rule can never
-// take exponential time.
+// Package policy holds the approval rules: an ordered list of allow/ask/deny
+// rules matched by regular expression against one command's text, the
+// program it runs in and its directory (or an environment variable's
+// name), first match wins, and a default for everything else. It matches
+// one subject at a time; splitting a command line into the simple commands
+// it runs is approval's job. It knows nothing of tmux or MCP; rules are Go
+// (RE2) regular expressions, so a rule can never take exponential time.
 package policy
 
 import (
@@ -12,6 +13,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"slices"
 )
 
 // Action is what a rule or the default says.
@@ -47,8 +49,13 @@ type Rule struct {
 	Command string `json:"command,omitempty"`
 	Program string `json:"program,omitempty"`
 	CWD     string `json:"cwd,omitempty"`
+	// Env matches the names of environment variables create_pane sets; a
+	// rule with Env judges variables only, never commands. An allow rule
+	// is the only way a variable that runs code or changes what runs
+	// (PROMPT_COMMAND, LD_PRELOAD, PATH, GIT_CONFIG_*, ...) is let through.
+	Env string `json:"env,omitempty"`
 
-	command, program, cwd *regexp.Regexp
+	command, program, cwd, env *regexp.Regexp
 }
 
 // File is the JSON form of a policy file.
@@ -84,6 +91,12 @@ func New(def Action, rules []Rule) (*Policy, error) {
 		if r.cwd, err = compile(r.Name, "cwd", r.CWD); err != nil {
 			return nil, err
 		}
+		if r.env, err = compile(r.Name, "env", r.Env); err != nil {
+			return nil, err
+		}
+		if r.env != nil && (r.command != nil || r.program != nil || r.cwd != nil) {
+			return nil, fmt.Errorf("%s: env judges variable names only; put command, program and cwd in another rule", r.Name)
+		}
 		p.rules = append(p.rules, r)
 	}
 	return p, nil
@@ -110,7 +123,7 @@ func Load(path string, def Action) (*Policy, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields() // a misspelt "comand" must not widen a rule to everything
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("policy file %s: %w (a file holds {\"rules\": [{\"name\", \"action\", \"command\", \"program\", \"cwd\"}]})", path, err)
+		return nil, fmt.Errorf("policy file %s: %w (a file holds {\"rules\": [{\"name\", \"action\", \"command\", \"program\", \"cwd\", \"env\"}]})", path, err)
 	}
 	p, err := New(def, f.Rules)
 	if err != nil {
@@ -121,20 +134,42 @@ func Load(path string, def Action) (*Policy, error) {
 
 // Subject is what a decision is about.
 type Subject struct {
-	Command string // the text that will be submitted
-	Program string // the pane's current program, e.g. bash
-	CWD     string // the pane's current directory
+	Command string // one simple command, or a whole line (see Match)
+	Program string // the program it runs in, e.g. bash
+	CWD     string // the directory it runs in
 }
 
-// Decide returns the action for s and what decided it: a rule's name, or
-// "default".
+// Default is what the policy says when no rule matches.
+func (p *Policy) Default() Action { return p.def }
+
+// Decide returns the action of the first command rule matching s, or the
+// default, and what decided it: a rule's name, or "default".
 func (p *Policy) Decide(s Subject) (Action, string) {
-	for _, r := range p.rules {
-		if match(r.command, s.Command) && match(r.program, s.Program) && match(r.cwd, s.CWD) {
-			return r.Action, r.Name
-		}
+	if r, ok := p.Match(s, Allow, Ask, Deny); ok {
+		return r.Action, r.Name
 	}
 	return p.def, "default"
+}
+
+// Match returns the first command rule with one of actions that matches s.
+func (p *Policy) Match(s Subject, actions ...Action) (Rule, bool) {
+	for _, r := range p.rules {
+		if r.env == nil && slices.Contains(actions, r.Action) && match(r.command, s.Command) && match(r.program, s.Program) && match(r.cwd, s.CWD) {
+			return r, true
+		}
+	}
+	return Rule{}, false
+}
+
+// DecideEnv returns the action of the first env rule matching the
+// variable name, and the rule's name; ok is false when none does.
+func (p *Policy) DecideEnv(name string) (action Action, rule string, ok bool) {
+	for _, r := range p.rules {
+		if r.env != nil && r.env.MatchString(name) {
+			return r.Action, r.Name, true
+		}
+	}
+	return "", "", false
 }
 
 func match(re *regexp.Regexp, s string) bool { return re == nil || re.MatchString(s) }

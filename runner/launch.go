@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmuxmcp/tmuxmcp/input"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
@@ -215,7 +216,7 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 		_, _ = r.fleet.Exec(ctx, "select-pane", "-t", id, "-T", j.Description)
 	}
 	// The line and its Enter in one pass of tmux's loop.
-	if _, err := r.fleet.ExecBatch(ctx, []string{"send-keys", "-t", id, "-l", "--", typed}, []string{"send-keys", "-t", id, "Enter"}); err != nil {
+	if _, err := r.fleet.ExecBatch(ctx, input.TextCommands(id, typed, "tmuxmcp-"+j.ID, true)...); err != nil {
 		s.Untype(in)
 		if j.Description != "" && !j.FreshPane {
 			_, _ = r.fleet.Exec(context.WithoutCancel(ctx), "select-pane", "-t", id, "-T", j.PaneTitle)

@@ -27,6 +27,10 @@ type Probe struct {
 	// Canonical is true when the terminal is in canonical (cooked) mode:
 	// a line editor (readline, zle) turns it off while it reads a command.
 	Canonical bool
+	// Echo is true when the terminal echoes what is typed. A line editor
+	// turns both it and canonical mode off (it draws the line itself); a
+	// password prompt (read -s, sudo, ssh) turns only echo off.
+	Echo bool
 	// First names the pane's first process (usually its shell), and
 	// FirstArgs is its command line.
 	First     string
@@ -37,6 +41,10 @@ type Probe struct {
 	// Age is how long the pane's first process has run.
 	Age time.Duration
 }
+
+// Secret reports whether the terminal reads a line without echoing it: a
+// password prompt. What is typed there must not be recorded anywhere.
+func (p Probe) Secret() bool { return p.Canonical && !p.Echo }
 
 // AtShellPrompt reports whether the terminal belongs to a shell, not to a
 // program it runs — the shell is between commands. Other processes in the
@@ -121,6 +129,7 @@ func ProbePane(pid int, tty string) (Probe, error) {
 		return p, fmt.Errorf("read terminal mode of %s: %w", tty, e)
 	}
 	p.Canonical = t.Lflag&syscall.ICANON != 0
+	p.Echo = t.Lflag&syscall.ECHO != 0
 	return p, nil
 }
 

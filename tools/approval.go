@@ -3,9 +3,12 @@ package tools
 import (
 	"context"
 	"fmt"
+	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/oklog/ulid/v2"
+	"github.com/tmuxmcp/tmuxmcp/approval"
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/shell"
@@ -23,15 +26,19 @@ func ownerReviewUnavailable(reason, what string) error {
 	return errorf("OwnerReviewUnavailable: reason=%s launchOutcome=NOT_STARTED. %s needs a person's approval under this server's policy, and no person can be asked now, so nothing was typed or run. Report this to the user and wait for them; do not resubmit it automatically or in another form", reason, what)
 }
 
-// subject describes what input would be submitted where, for the policy.
-func (h *Handlers) subject(ctx context.Context, pane int, command string) policy.Subject {
-	s := policy.Subject{Command: command}
+// subject describes what input would be submitted where, for the policy:
+// the program it goes to, the shell whose language it is in (when that
+// program is a shell) and the directory, resolved.
+func (h *Handlers) subject(ctx context.Context, pane int, command string) approval.Subject {
+	s := approval.Subject{Line: command}
 	if pane < 0 {
 		s.Program = h.run.DefaultShell(ctx)
-		return s
+	} else if p, err := h.fleet.Pane(ctx, pane); err == nil {
+		s.Program, s.CWD = programName(p.CurrentCommand, p.Program), approval.ResolveDir(p.CWD)
 	}
-	if p, err := h.fleet.Pane(ctx, pane); err == nil {
-		s.Program, s.CWD = programName(p.CurrentCommand, p.Program), p.CWD
+	if _, ok := shell.KindOf(s.Program); ok {
+		s.Program = strings.TrimPrefix(filepath.Base(s.Program), "-")
+		s.Shell = s.Program
 	}
 	return s
 }
@@ -40,48 +47,48 @@ func (h *Handlers) subject(ctx context.Context, pane int, command string) policy
 // when given: the decision for the result and audit log, who decided, and
 // the subject it judged. A nil policy allows everything without reading
 // the pane.
-func (h *Handlers) judge(ctx context.Context, pane int, command, cwd string) (decision, decidedBy string, subj policy.Subject) {
+func (h *Handlers) judge(ctx context.Context, pane int, command, cwd string) (decision, decidedBy string, subj approval.Subject) {
 	if h.opts.Policy == nil {
-		return "auto-approved", "policy:default", policy.Subject{Command: command, CWD: cwd}
+		return "auto-approved", "policy:default", approval.Subject{Line: command, CWD: cwd}
 	}
 	subj = h.subject(ctx, pane, command)
 	if cwd != "" {
-		subj.CWD = cwd
+		subj.CWD = approval.ResolveDir(cwd)
 	}
-	decision, decidedBy = h.decide(subj)
+	decision, decidedBy, _ = h.decide(subj)
 	return decision, decidedBy, subj
 }
 
-// decide applies the (non-nil) policy to subj.
-func (h *Handlers) decide(subj policy.Subject) (decision, decidedBy string) {
-	action, rule := h.opts.Policy.Decide(subj)
-	by := "policy:" + rule
-	switch action {
+// decide applies the (non-nil) policy to subj: the decision, who made it,
+// and for a refusal that is no rule's, why.
+func (h *Handlers) decide(subj approval.Subject) (decision, decidedBy, why string) {
+	v := approval.Judge(h.opts.Policy, subj)
+	switch v.Action {
 	case policy.Deny:
-		return "blocked", by
+		return "blocked", v.By, v.Why
 	case policy.Ask:
 		h.mu.Lock()
 		all := h.allowAll
 		h.mu.Unlock()
-		if all {
-			return "auto-approved", "tmux:allowed for this session"
+		if all && v.By != "policy:unparsed" {
+			return "auto-approved", "tmux:allowed for this session", ""
 		}
-		return "ask", by
+		return "ask", v.By, v.Why
 	}
-	return "auto-approved", by
+	return "auto-approved", v.By, ""
 }
 
 // startReview claims the one review slot, or says why nobody can be asked.
 func (h *Handlers) startReview(ctx context.Context, tool string, pane int, command string) error {
-	if len(h.humanClients(ctx)) == 0 {
+	if len(h.humanClients(ctx)) == 0 && h.opts.Approver == "" {
 		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneOrEmpty(pane), Command: command, Decision: "rejected", DecidedBy: "nobody", Refusal: ownerSessionUnavailable})
-		return ownerReviewUnavailable(ownerSessionUnavailable, fmt.Sprintf("This input (%s)", truncate(command, 60)))
+		return ownerReviewUnavailable(ownerSessionUnavailable, fmt.Sprintf("This input (%s)", truncate(approval.Visible(command), 60)))
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if h.reviewing {
 		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneOrEmpty(pane), Command: command, Decision: "rejected", DecidedBy: "nobody", Refusal: reviewBusy})
-		return ownerReviewUnavailable(reviewBusy, fmt.Sprintf("This input (%s)", truncate(command, 60)))
+		return ownerReviewUnavailable(reviewBusy, fmt.Sprintf("This input (%s)", truncate(approval.Visible(command), 60)))
 	}
 	h.reviewing = true
 	return nil
@@ -101,48 +108,80 @@ func (h *Handlers) audit(ev audit.Event) {
 	}
 }
 
-// visible makes a command safe to show a person: control characters other
-// than line breaks and tabs are written as escapes, so text such as a
-// carriage return cannot hide part of the command.
-func visible(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		switch {
-		case r == '\n' || r == '\t':
-			b.WriteRune(r)
-		case r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0):
-			fmt.Fprintf(&b, "\\x%02x", r)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
-}
-
-// allowLaunch applies the approval policy to a program create_pane starts:
-// its argv, shell-quoted, is the command judged.
-func (h *Handlers) allowLaunch(ctx context.Context, argv []string, cwd string) error {
+// allowLaunch applies the approval policy to a program create_pane starts
+// (argv; nil for the default shell) with the environment env: the command
+// judged is the line a shell would need to run it (env assignments, then
+// argv quoted), its program argv[0], and every variable is judged by name.
+func (h *Handlers) allowLaunch(ctx context.Context, argv []string, env map[string]string, cwd string) error {
 	if h.opts.Policy == nil {
 		return nil
 	}
-	quoted := make([]string, len(argv))
-	for i, a := range argv {
-		quoted[i] = shell.Quote(a)
+	program := ""
+	if len(argv) == 0 {
+		program = h.run.DefaultShell(ctx)
+		argv = []string{program}
 	}
-	command := strings.Join(quoted, " ")
-	decision, by, subj := h.judge(ctx, -1, command, cwd)
+	command := launchLine(argv, env)
+	subj := approval.Subject{Line: command, Shell: "bash", Program: filepath.Base(argv[0]), CWD: approval.ResolveDir(cwd), Env: env}
+	decision, by, why := h.decide(subj)
 	if decision == "ask" {
+		if sh := approval.Show(command); sh.TooLong {
+			h.audit(audit.Event{Event: "decision", Tool: "create_pane", Command: command, Decision: "rejected", DecidedBy: "tmuxmcp: too long to show"})
+			return tooLongToShow(sh)
+		}
 		if err := h.startReview(ctx, "create_pane", -1, command); err != nil {
 			return err
 		}
-		decision, by = h.askInTmux(ctx, reviewRequest{id: strings.ToLower(ulid.Make().String()), tool: "create_pane", program: subj.Program, cwd: cwd, command: command})
+		decision, by = h.askInTmux(ctx, reviewRequest{id: strings.ToLower(ulid.Make().String()), tool: "create_pane", program: subj.Program, cwd: subj.CWD, command: command, env: env})
 	}
 	h.audit(audit.Event{Event: "decision", Tool: "create_pane", Command: command, Decision: decision, DecidedBy: by})
 	switch decision {
 	case "auto-approved", "approved":
 		return nil
 	case "blocked":
-		return errorf("blocked by this server's policy (%s): the program was not started. Do not retry it in another form; tell the user what you wanted to run and why", by)
+		return errorf("blocked by this server's policy (%s)%s: the pane was not created. Do not retry it in another form; tell the user what you wanted to run and why", by, because(why))
 	}
-	return errorf("%s by the person asked (%s): the program was not started. Do not retry it in another form; ask the user what to do instead", decision, by)
+	return errorf("%s by the person asked (%s): the pane was not created. Do not retry it in another form; ask the user what to do instead", decision, by)
+}
+
+// launchLine is argv with env as the shell line that would run it.
+func launchLine(argv []string, env map[string]string) string {
+	var parts []string
+	names := make([]string, 0, len(env))
+	for n := range env {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	for _, n := range names {
+		parts = append(parts, n+"="+shell.Quote(env[n]))
+	}
+	for _, a := range argv {
+		parts = append(parts, shellWord(a))
+	}
+	return strings.Join(parts, " ")
+}
+
+// shellWord quotes a only when a shell would need it, so rules written for
+// commands (^git status, \brm\s+-r) match argv as they match a typed line.
+func shellWord(a string) string {
+	if a != "" && !strings.ContainsFunc(a, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./=:,+@%^", r))
+	}) {
+		return a
+	}
+	return shell.Quote(a)
+}
+
+// because renders why after a decision, or "".
+func because(why string) string {
+	if why == "" {
+		return ""
+	}
+	return ": " + why
+}
+
+// tooLongToShow is the tool error for a command a person would have to
+// approve without being able to read it.
+func tooLongToShow(sh approval.Shown) error {
+	return errorf("this input needs a person's approval, but at %d bytes it takes more than %d rows of %d characters, so it cannot be shown whole and is not put to anyone: nothing ran. Put the long part in a file (a script you show the user first), then ask to run the short command that uses it", sh.Bytes, approval.MaxShownRows, approval.ShowWidth)
 }

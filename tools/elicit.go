@@ -3,11 +3,11 @@ package tools
 import (
 	"context"
 	"crypto/rand"
-	"fmt"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/approval"
 	"github.com/tmuxmcp/tmuxmcp/audit"
 )
 
@@ -15,13 +15,19 @@ import (
 // exact request it is for: its answer cannot approve anything else.
 type elicitation struct {
 	command, pane, cwd, requestID string
+	program                       string // shown, not compared
 	expires                       time.Time
 }
 
-// reviewRoute picks how to ask a person: "tmux", "elicitation" or "".
+// reviewRoute picks how to ask a person: "tmux" (popups on attached
+// clients and the approver program, racing), "elicitation" or "".
 func (h *Handlers) reviewRoute(ctx context.Context, req *mcp.CallToolRequest) string {
 	for _, via := range h.opts.ApprovalVia {
 		switch via {
+		case "exec":
+			if h.opts.Approver != "" {
+				return "tmux"
+			}
 		case "tmux":
 			if len(h.humanClients(ctx)) > 0 {
 				return "tmux"
@@ -56,10 +62,11 @@ func (h *Handlers) askClient(e elicitation, reason string) error {
 	}
 	h.elicits[state] = e
 	h.mu.Unlock()
-	msg := fmt.Sprintf("The agent asks to run, in %s:\n\n%s", firstNonEmpty(e.pane, "a new pane"), e.command)
-	if reason != "" {
-		msg += "\n\nReason: " + reason
+	where := "a new pane"
+	if e.pane != "" {
+		where = "pane " + e.pane
 	}
+	msg := approval.Text(where, e.program, e.cwd, e.command, reason, nil)
 	return &inputRequired{res: &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{
 			"approval": &mcp.ElicitParams{

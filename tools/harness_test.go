@@ -41,6 +41,8 @@ type envOptions struct {
 	protocol string // MCP protocol version the client asks for ("" = latest)
 	restart  bool   // act as the embedded default: restart the server when gone
 	client   *mcp.ClientOptions
+	via      []string // --approval-via (default tmux, elicitation)
+	approver string   // --approval-via exec: program
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -66,7 +68,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if stateDir == "" {
 		stateDir = t.TempDir()
 	}
-	h, err := Start(ctx, target, hub, Options{Session: "agent", WaitMax: o.waitMax, Version: "test", StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review, RestartServer: restartFunc(t, o.restart, target)}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, err := Start(ctx, target, hub, Options{Session: "agent", WaitMax: o.waitMax, Version: "test", StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review, ApprovalVia: o.via, Approver: o.approver, RestartServer: restartFunc(t, o.restart, target)}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}

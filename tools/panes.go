@@ -269,15 +269,18 @@ func (h *Handlers) createPane(ctx context.Context, _ *mcp.CallToolRequest, in *c
 	if in.Split != nil {
 		split = *in.Split
 	}
-	if len(in.Argv) > 0 {
-		// Starting a program runs a command: the approval policy judges it.
+	if len(in.Argv) > 0 || len(in.Env) > 0 {
+		// Starting a program runs a command, and the environment can
+		// change what runs: the approval policy judges both.
 		cwd := ""
 		if in.CWD != nil {
 			cwd = *in.CWD
 		}
-		if err := h.allowLaunch(ctx, in.Argv, cwd); err != nil {
+		if err := h.allowLaunch(ctx, in.Argv, in.Env, cwd); err != nil {
 			return nil, err
 		}
+	}
+	if len(in.Argv) > 0 {
 		if err := h.programExists(ctx, in.Argv[0]); err != nil {
 			return nil, err
 		}

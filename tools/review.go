@@ -9,8 +9,10 @@ import (
 	"sync"
 	"time"
 
+	"github.com/tmuxmcp/tmuxmcp/approval"
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/runner"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 )
@@ -21,6 +23,7 @@ const DefaultReviewTimeout = 600 * time.Second
 // reviewRequest is what a person is asked to approve.
 type reviewRequest struct {
 	id, tool, pane, program, cwd, command, reason string
+	env                                           map[string]string
 }
 
 // reviewAnswer is how the review ended.
@@ -77,8 +80,11 @@ func (h *Handlers) askInTmux(ctx context.Context, req reviewRequest) (decision, 
 
 // decidedBy names who answered, for the audit log: "tmux:<client>".
 func (a reviewAnswer) decidedBy() string {
-	if a.client == "" {
+	switch {
+	case a.client == "":
 		return "tmux"
+	case strings.HasPrefix(a.client, "exec:"):
+		return a.client
 	}
 	return "tmux:" + a.client
 }
@@ -95,30 +101,12 @@ func (h *Handlers) askPeople(ctx context.Context, clients []string, req reviewRe
 	}
 	details := filepath.Join(dir, req.id+".txt")
 	script := filepath.Join(dir, req.id+".sh")
-	var b strings.Builder
 	where := "a new pane"
 	if req.pane != "" {
 		where = "pane " + req.pane
 	}
-	fmt.Fprintf(&b, "\n  The agent asks to run, in %s (%s, %s):\n\n", where, firstNonEmpty(req.program, "shell"), firstNonEmpty(req.cwd, "its start directory"))
-	if req.reason != "" {
-		fmt.Fprintf(&b, "  Reason: %s\n\n", visible(req.reason))
-	}
-	// The start of a long command matters most: show its head and tail
-	// and say what is left out, so nothing hides above the fold.
-	lines := strings.Split(visible(req.command), "\n")
-	const head, tail = 12, 3
-	for i, l := range lines {
-		if len(lines) > head+tail+1 && i == head {
-			fmt.Fprintf(&b, "    … %d more lines (the whole command is in %s) …\n", len(lines)-head-tail, filepath.Join(dir, req.id+".txt"))
-		}
-		if len(lines) > head+tail+1 && i >= head && i < len(lines)-tail {
-			continue
-		}
-		fmt.Fprintf(&b, "    %s\n", l)
-	}
-	fmt.Fprintf(&b, "\n  (%d line(s), %d bytes)\n", len(lines), len(req.command))
-	_ = os.WriteFile(details, []byte(b.String()), 0o600)
+	text := approval.Text(where, req.program, req.cwd, req.command, req.reason, req.env)
+	_ = os.WriteFile(details, []byte(text), 0o600)
 	_ = os.WriteFile(script, []byte(reviewScript), 0o600)
 	defer func() {
 		_ = os.Remove(details)
@@ -128,10 +116,33 @@ func (h *Handlers) askPeople(ctx context.Context, clients []string, req reviewRe
 	type result struct {
 		client, answer string
 		err            error
+		timedOut       bool // the approver program was silent
 	}
-	results := make(chan result, len(clients))
+	askers := len(clients)
+	if h.opts.Approver != "" {
+		askers++
+	}
+	results := make(chan result, askers)
 	target := h.fleet.Target()
 	var wg sync.WaitGroup
+	actx, withdraw := context.WithCancel(ctx) // ends the approver program once an answer is in
+	defer withdraw()
+	if h.opts.Approver != "" {
+		host, _ := os.Hostname()
+		areq := approval.Request{RequestID: req.id, Tool: req.tool, Command: req.command, Shown: approval.Visible(req.command), Pane: req.pane, Program: req.program, CWD: req.cwd, Host: host, Reason: req.reason, Env: req.env}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pctx, cancel := context.WithTimeout(actx, h.opts.ReviewTimeout)
+			defer cancel()
+			d, err := approval.AskProgram(pctx, h.opts.Approver, areq)
+			answer := map[approval.Decision]string{approval.Approved: "y", approval.Denied: "n"}[d]
+			if err != nil && h.log != nil {
+				h.log.Warn("approver program", "program", h.opts.Approver, "decision", d, "err", err)
+			}
+			results <- result{client: "exec:" + filepath.Base(h.opts.Approver), answer: answer, err: err, timedOut: d == approval.DeniedTimeout}
+		}()
+	}
 	for i, c := range clients {
 		answer := filepath.Join(dir, fmt.Sprintf("%s.%d.answer", req.id, i))
 		wg.Add(1)
@@ -156,9 +167,9 @@ func (h *Handlers) askPeople(ctx context.Context, clients []string, req reviewRe
 	timer := time.NewTimer(h.opts.ReviewTimeout)
 	defer timer.Stop()
 	ans := reviewAnswer{decision: "denied"}
-	failed, closed := 0, 0
+	failed, closed, silent := 0, 0, 0
 wait:
-	for closed < len(clients) {
+	for closed < askers {
 		select {
 		case r := <-results:
 			closed++
@@ -173,7 +184,10 @@ wait:
 				ans = reviewAnswer{decision: "denied", client: r.client}
 				break wait
 			}
-			if r.err != nil {
+			switch {
+			case r.timedOut:
+				silent++
+			case r.err != nil:
 				failed++
 			}
 		case <-timer.C:
@@ -184,9 +198,13 @@ wait:
 			break wait
 		}
 	}
-	if closed == len(clients) && failed == len(clients) {
+	switch {
+	case closed == askers && failed == askers:
 		ans.decision = "denied-error"
+	case closed == askers && silent > 0 && ans.client == "":
+		ans.decision = "denied-timeout"
 	}
+	withdraw()
 	closeAll()
 	wg.Wait()
 	return ans
@@ -216,7 +234,7 @@ func (h *Handlers) review(run *runner.Run, req reviewRequest, in *runIn, pane in
 		if p, err := h.fleet.Pane(rctx, n); err == nil {
 			oldTitle = p.Title
 		}
-		_, _ = h.fleet.Exec(rctx, "select-pane", "-t", req.pane, "-T", "approve? "+truncate(visible(audit.Redact(req.command)), 40))
+		_, _ = h.fleet.Exec(rctx, "select-pane", "-t", req.pane, "-T", "approve? "+truncate(approval.Visible(audit.Redact(req.command)), 40))
 	}
 	ans := h.askPeople(rctx, h.humanClients(rctx), req)
 	endReview()
@@ -256,9 +274,9 @@ func (h *Handlers) review(run *runner.Run, req reviewRequest, in *runIn, pane in
 			return
 		}
 		if h.opts.Policy != nil {
-			if action, rule := h.opts.Policy.Decide(now); action == "deny" {
+			if v := approval.Judge(h.opts.Policy, now); v.Action == policy.Deny {
 				_, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.Decision, x.Ended = "blocked", time.Now().UTC() })
-				h.audit(audit.Event{Event: "decision", Tool: req.tool, JobID: req.id, PaneID: req.pane, Command: req.command, Decision: "blocked", DecidedBy: "policy:" + rule})
+				h.audit(audit.Event{Event: "decision", Tool: req.tool, JobID: req.id, PaneID: req.pane, Command: req.command, Decision: "blocked", DecidedBy: v.By})
 				return
 			}
 		}

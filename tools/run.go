@@ -12,6 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/approval"
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/runner"
@@ -270,13 +271,17 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 		}
 	}
 	if decision == "ask" {
+		if sh := approval.Show(j.Command); sh.TooLong {
+			h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", PaneID: paneOrEmpty(pane), Command: j.Command, Decision: "rejected", DecidedBy: "tmuxmcp: too long to show"})
+			return nil, tooLongToShow(sh)
+		}
 		switch h.reviewRoute(ctx, req) {
 		case "elicitation":
-			return nil, h.askClient(elicitation{command: j.Command, pane: paneOrEmpty(pane), cwd: cwd, requestID: j.RequestID}, j.Reason)
+			return nil, h.askClient(elicitation{command: j.Command, pane: paneOrEmpty(pane), cwd: cwd, requestID: j.RequestID, program: subj.Program}, j.Reason)
 		case "tmux":
 		default:
 			h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", PaneID: paneOrEmpty(pane), Command: j.Command, Decision: "rejected", Reason: ownerSessionUnavailable})
-			return nil, ownerReviewUnavailable(ownerSessionUnavailable, fmt.Sprintf("This command (%s)", truncate(j.Command, 60)))
+			return nil, ownerReviewUnavailable(ownerSessionUnavailable, fmt.Sprintf("This command (%s)", truncate(approval.Visible(j.Command), 60)))
 		}
 		if err := h.startReview(ctx, "run_shell_command", pane, j.Command); err != nil {
 			return nil, err
@@ -290,7 +295,7 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 			h.mu.Unlock()
 			return nil, err
 		}
-		req := reviewRequest{id: created.ID, tool: "run_shell_command", pane: created.PaneID, program: subj.Program, cwd: firstNonEmpty(cwd, subj.CWD), command: j.Command, reason: j.Reason}
+		req := reviewRequest{id: created.ID, tool: "run_shell_command", pane: created.PaneID, program: subj.Program, cwd: subj.CWD, command: j.Command, reason: j.Reason}
 		h.run.Go(created.ID, func(run *runner.Run) { h.review(run, req, in, pane) })
 		return created, nil
 	}

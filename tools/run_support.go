@@ -54,7 +54,7 @@ func (h *Handlers) runnerError(field string, pane int, err error) error {
 		return h.paneError(field, pane, err)
 	}
 	id := paneName(pane)
-	if ref.State == runner.HalfTyped && h.lineOf(pane).line != "" {
+	if ref.State == runner.HalfTyped && h.lines.Get(pane).Text != "" {
 		ref.TypedByUs = true // type_text without submit
 	}
 	next := ""

@@ -23,6 +23,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/input"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/runner"
@@ -57,9 +58,13 @@ type Options struct {
 	// default); tools call it when they find the server gone.
 	RestartServer func(context.Context) error
 	// ApprovalVia lists how to ask a person, in order of preference:
-	// "tmux" (a popup on attached clients) and "elicitation" (the MCP
-	// client asks its user). Default: tmux, then elicitation.
+	// "tmux" (a popup on attached clients), "elicitation" (the MCP client
+	// asks its user) and "exec" (the program Approver). Default: tmux,
+	// then elicitation.
 	ApprovalVia []string
+	// Approver is the program a person away from the terminal answers
+	// through (--approval-via exec:PROGRAM): it races the tmux popups.
+	Approver string
 	// Shell is the installed shell integration; nil installs it under
 	// StateDir/shell.
 	Shell *shell.Integration
@@ -88,7 +93,7 @@ type Handlers struct {
 	reviewing bool                   // a person is being asked (one review at a time)
 	elicits   map[string]elicitation // open elicitations, by request state
 	subs      subscriptions          // pane resources being watched
-	typedLine map[int]lineState      // each pane's edit line as tmuxmcp typed it (for the policy)
+	lines     *input.Lines           // each pane's edit line as tmuxmcp typed it (for the policy)
 	waits     map[int]int            // open waits per pane
 	waitsAll  int                    // open waits in all
 	server    *mcp.Server            // for resource-updated notifications
@@ -107,7 +112,7 @@ func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Option
 	opts = withDefaults(opts)
 	h := &Handlers{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1,
 		closing: make(chan struct{}), elicits: map[string]elicitation{},
-		subs: subscriptions{watches: map[string]*resourceWatch{}}, typedLine: map[int]lineState{}, waits: map[int]int{}}
+		subs: subscriptions{watches: map[string]*resourceWatch{}}, lines: input.NewLines(), waits: map[int]int{}}
 	store, err := jobs.Open(filepath.Join(opts.StateDir, "jobs"))
 	if err != nil {
 		return nil, err

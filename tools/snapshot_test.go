@@ -3,6 +3,7 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
+	"github.com/tmuxmcp/tmuxmcp/input"
 	"os"
 	"path/filepath"
 	"strings"
@@ -64,7 +65,17 @@ func TestEveryToolIsDescribedAndAnnotatedExplicitly(t *testing.T) {
 }
 
 func TestReadmeToolReferenceIsGenerated(t *testing.T) {
-	const start, end = "<!-- tools:start -->\n", "<!-- tools:end -->"
+	readmeSection(t, "tools", Markdown(Catalog(Options{})))
+}
+
+func TestReadmeKeyTableIsGenerated(t *testing.T) {
+	readmeSection(t, "keys", input.Markdown())
+}
+
+// readmeSection checks (or with UPDATE_SNAPSHOTS rewrites) the part of
+// README.md between <!-- name:start --> and <!-- name:end -->.
+func readmeSection(t *testing.T, name, want string) {
+	start, end := "<!-- "+name+":start -->\n", "<!-- "+name+":end -->"
 	path := filepath.Join("..", "README.md")
 	b, err := os.ReadFile(path)
 	if err != nil {
@@ -75,7 +86,6 @@ func TestReadmeToolReferenceIsGenerated(t *testing.T) {
 	if i < 0 || j < i {
 		t.Fatalf("README.md has no %q ... %q section", start, end)
 	}
-	want := Markdown(Catalog(Options{}))
 	if update {
 		readme = readme[:i+len(start)] + want + readme[j:]
 		if err := os.WriteFile(path, []byte(readme), 0o644); err != nil {
@@ -84,6 +94,6 @@ func TestReadmeToolReferenceIsGenerated(t *testing.T) {
 		return
 	}
 	if readme[i+len(start):j] != want {
-		t.Errorf("README.md tool reference is out of date: run UPDATE_SNAPSHOTS=1 go test ./tools")
+		t.Errorf("README.md %s section is out of date: run make docs", name)
 	}
 }

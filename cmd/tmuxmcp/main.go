@@ -20,6 +20,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"os/exec"
 	"os/signal"
 	"path/filepath"
 	"runtime/debug"
@@ -74,6 +75,7 @@ type config struct {
 	review    time.Duration
 	via       string
 	viaList   []string // --approval-via, split
+	approver  string   // the exec: program of --approval-via
 	httpAddr  string
 	remote    bool
 	tokenFile string
@@ -104,7 +106,7 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the HTTP bearer token (default: $TMUXMCP_TOKEN, else a generated token saved under --state-dir)")
 	fs.BoolVar(&c.noAuth, "no-auth", false, "serve --http without a bearer token (loopback addresses only; for clients that cannot send one, such as the MCP conformance suite)")
 	fs.DurationVar(&c.idle, "session-timeout", 30*time.Minute, "close HTTP sessions that sent no request this long (0: never); a session that only listens for resource updates counts as idle")
-	fs.StringVar(&c.via, "approval-via", "tmux,elicitation", "how to ask a person, in order: tmux (a popup on attached clients), elicitation (the MCP client asks its user)")
+	fs.StringVar(&c.via, "approval-via", "tmux,elicitation", "how to ask a person, in order: tmux (a popup on attached clients), elicitation (the MCP client asks its user), exec:PROGRAM (a program of yours gets the request as JSON on stdin and prints approve or deny; it races the popups)")
 	fs.StringVar(&c.audit, "audit", "", "append a JSON line per approval decision and per command completion to this file (secrets redacted)")
 	debugLog := fs.Bool("debug", false, "log debug messages to stderr")
 	fs.DurationVar(&c.shellWait, "shell-wait", 20*time.Second, "doctor: how long the shell tmuxmcp starts may take to show its first prompt")
@@ -128,10 +130,23 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	if c.waitMax < time.Second {
 		return nil, fmt.Errorf("--wait-max %v: must be at least 1s", c.waitMax)
 	}
-	c.viaList = strings.Split(c.via, ",")
-	for _, v := range c.viaList {
-		if v != "tmux" && v != "elicitation" {
-			return nil, fmt.Errorf("--approval-via %q: use tmux and/or elicitation, comma-separated", c.via)
+	c.viaList = nil
+	for _, v := range strings.Split(c.via, ",") {
+		switch prog, isExec := strings.CutPrefix(v, "exec:"); {
+		case v == "tmux" || v == "elicitation":
+			c.viaList = append(c.viaList, v)
+		case isExec && prog != "":
+			path, err := exec.LookPath(prog)
+			if err != nil {
+				return nil, fmt.Errorf("--approval-via exec:%s: %w (give the path of an executable program that reads the request as JSON on stdin and prints approve or deny)", prog, err)
+			}
+			if c.approver != "" {
+				return nil, fmt.Errorf("--approval-via %q: one exec: program at most", c.via)
+			}
+			c.approver, _ = filepath.Abs(path)
+			c.viaList = append(c.viaList, "exec")
+		default:
+			return nil, fmt.Errorf("--approval-via %q: use tmux, elicitation and exec:PROGRAM, comma-separated (e.g. tmux,exec:/usr/local/bin/ask-phone)", c.via)
 		}
 	}
 	if c.shellWait < time.Second || c.shellWait > 90*time.Second {
@@ -223,7 +238,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	if c.embedded {
 		restart = ensure
 	}
-	opts := tools.Options{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: stateDir, ReviewTimeout: c.review, ApprovalVia: c.viaList, Shell: integ}
+	opts := tools.Options{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: stateDir, ReviewTimeout: c.review, ApprovalVia: c.viaList, Approver: c.approver, Shell: integ}
 	if c.policy != "" || c.def != policy.Allow {
 		if c.policy != "" {
 			opts.Policy, err = policy.Load(c.policy, c.def)

@@ -1,0 +1,207 @@
+package approval
+
+import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/tmuxmcp/tmuxmcp/policy"
+)
+
+// Decision is how a request was decided, as results and the audit log say.
+type Decision string
+
+// The decisions.
+const (
+	AutoApproved  Decision = "auto-approved"  // the policy allows it
+	Approved      Decision = "approved"       // a person allowed it
+	Blocked       Decision = "blocked"        // the policy denies it
+	Ask           Decision = "ask"            // a person must decide (not final)
+	Pending       Decision = "pending"        // a person is being asked
+	Denied        Decision = "denied"         // a person refused it
+	DeniedTimeout Decision = "denied-timeout" // nobody answered in time
+	DeniedError   Decision = "denied-error"   // asking failed
+	Rejected      Decision = "rejected"       // withdrawn, or nobody could be asked
+)
+
+// Runs reports whether the decision lets the input run.
+func (d Decision) Runs() bool { return d == AutoApproved || d == Approved }
+
+// Subject is what is about to run.
+type Subject struct {
+	// Line is the text that will be submitted (a command line, a line
+	// typed into a program).
+	Line string
+	// Shell is the shell whose language Line is in (bash, zsh, fish, sh,
+	// dash, mksh, ...), or "" when a program that is not a shell reads it
+	// (a REPL, an editor).
+	Shell string
+	// Program is the program it runs in (the pane's current program, or
+	// argv[0] for create_pane).
+	Program string
+	// CWD is the directory it runs in, resolved (see ResolveDir).
+	CWD string
+	// Env is the environment create_pane sets for it.
+	Env map[string]string
+	// Screen says Line was read from the screen, prompt and all: when it
+	// does not parse it is judged as written, not asked.
+	Screen bool
+}
+
+// Verdict is a policy's answer about a subject.
+type Verdict struct {
+	Action policy.Action
+	// By names what decided: "policy:<rule>", "policy:default",
+	// "policy:unparsed" or "policy:env".
+	By string
+	// Why says, for a refusal that is not a rule's, what to do.
+	Why string
+	// Commands are the simple commands judged.
+	Commands []string
+}
+
+// Judge applies p to s. Every simple command of the line is judged: the
+// line is allowed only when each is, denied when any is denied (or a deny
+// rule matches the whole line, for rules written across a pipeline), and
+// asked when any is asked. A line of a shell that does not parse is asked
+// (denied when the default is deny). Environment variables that run code
+// or change what runs are denied unless an env rule allows them by name.
+func Judge(p *policy.Policy, s Subject) Verdict {
+	if v, ok := judgeEnv(p, s.Env); ok {
+		return v
+	}
+	cmds, err := Commands(s.Line, shellOr(s.Shell))
+	var pe *ParseError
+	if errors.As(err, &pe) {
+		if s.Shell != "" && !s.Screen {
+			a := policy.Ask
+			if p.Default() == policy.Deny {
+				a = policy.Deny
+			}
+			if r, ok := p.Match(policy.Subject{Command: s.Line, Program: s.Program, CWD: s.CWD}, policy.Deny); ok {
+				return Verdict{Action: policy.Deny, By: "policy:" + r.Name}
+			}
+			return Verdict{Action: a, By: "policy:unparsed", Why: pe.Error()}
+		}
+		// A program that is not a shell (or the screen's rendering of a
+		// line, prompt and all): its lines are judged as written, and each
+		// line that reads as shell (typed ahead of a shell that will read
+		// it) by its commands.
+		cmds = nil
+		for _, l := range strings.Split(s.Line, "\n") {
+			if c, err := Commands(l, "bash"); err == nil && len(c) > 0 {
+				cmds = append(cmds, c...)
+			} else if strings.TrimSpace(l) != "" {
+				cmds = append(cmds, strings.TrimSpace(l))
+			}
+		}
+	}
+	if len(cmds) == 0 {
+		cmds = []string{strings.TrimSpace(s.Line)} // nothing runs: the default decides
+	}
+	v := Verdict{Action: policy.Allow, Commands: cmds}
+	rank := map[policy.Action]int{policy.Allow: 0, policy.Ask: 1, policy.Deny: 2}
+	for _, c := range cmds {
+		a, rule := p.Decide(policy.Subject{Command: c, Program: s.Program, CWD: s.CWD})
+		if rank[a] > rank[v.Action] || v.By == "" {
+			v.Action, v.By = a, "policy:"+rule
+		}
+	}
+	// Deny and ask rules written for a whole line (curl … | sh).
+	whole := policy.Subject{Command: s.Line, Program: s.Program, CWD: s.CWD}
+	for _, a := range []policy.Action{policy.Deny, policy.Ask} {
+		if rank[v.Action] >= rank[a] {
+			break
+		}
+		if r, ok := p.Match(whole, a); ok {
+			v.Action, v.By = a, "policy:"+r.Name
+		}
+	}
+	return v
+}
+
+func shellOr(s string) string {
+	if s == "" {
+		return "bash"
+	}
+	return s
+}
+
+// judgeEnv judges create_pane's environment: an env rule decides a
+// variable by name; without one, a variable that runs code or changes what
+// runs is denied.
+func judgeEnv(p *policy.Policy, env map[string]string) (Verdict, bool) {
+	names := make([]string, 0, len(env))
+	for n := range env {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	var ask *Verdict
+	for _, n := range names {
+		a, rule, ok := p.DecideEnv(n)
+		switch {
+		case ok && a == policy.Deny:
+			return Verdict{Action: policy.Deny, By: "policy:" + rule}, true
+		case ok && a == policy.Ask && ask == nil:
+			ask = &Verdict{Action: policy.Ask, By: "policy:" + rule}
+		case !ok && RunsCode(n):
+			return Verdict{Action: policy.Deny, By: "policy:env", Why: fmt.Sprintf("env %s runs code or changes what runs (the shell's hooks, the loader, the search path, git's configuration), so under a command policy it needs a rule that allows it by name: {\"action\": \"allow\", \"env\": \"^%s$\"}", n, n)}, true
+		}
+	}
+	if ask != nil {
+		return *ask, true
+	}
+	return Verdict{}, false
+}
+
+// codeVars are variables that run code or change what runs.
+var codeVars = map[string]bool{
+	"PROMPT_COMMAND": true, "PS0": true, "PS1": true, "PS2": true, "PS3": true, "PS4": true, "PROMPT": true, "RPROMPT": true,
+	"BASH_ENV": true, "ENV": true, "ZDOTDIR": true, "SHELLOPTS": true, "BASHOPTS": true, "IFS": true, "CDPATH": true,
+	"HISTFILE": true, "HOME": true, "SHELL": true, "INPUTRC": true, "XDG_CONFIG_HOME": true, "XDG_DATA_DIRS": true,
+	"LD_PRELOAD": true, "LD_LIBRARY_PATH": true, "LD_AUDIT": true, "PATH": true, "MANPAGER": true, "PAGER": true, "EDITOR": true, "VISUAL": true,
+	"GIT_SSH": true, "GIT_EXEC_PATH": true, "GIT_TEMPLATE_DIR": true, "GIT_ASKPASS": true, "SSH_ASKPASS": true, "SUDO_ASKPASS": true,
+	"PYTHONSTARTUP": true, "PYTHONPATH": true, "PYTHONHOME": true, "PYTHONINSPECT": true, "NODE_OPTIONS": true, "NODE_PATH": true,
+	"PERL5OPT": true, "PERL5LIB": true, "PERLLIB": true, "RUBYOPT": true, "RUBYLIB": true, "JAVA_TOOL_OPTIONS": true, "_JAVA_OPTIONS": true,
+	"LESSOPEN": true, "LESSCLOSE": true, "TMUX": true, "TMUX_TMPDIR": true, "FPATH": true, "fish_function_path": true,
+}
+
+// RunsCode reports whether an environment variable runs code or changes
+// what runs: the shell's hooks and startup files, the dynamic loader, the
+// search paths, git's commands and configuration, interpreters' startup
+// options.
+func RunsCode(name string) bool {
+	if codeVars[name] {
+		return true
+	}
+	switch {
+	case strings.HasPrefix(name, "GIT_CONFIG"), strings.HasPrefix(name, "GIT_") && strings.HasSuffix(name, "_COMMAND"),
+		strings.HasPrefix(name, "LD_"), strings.HasPrefix(name, "DYLD_"), strings.HasPrefix(name, "BASH_FUNC_"),
+		strings.HasSuffix(name, "_OPTIONS") && strings.HasPrefix(name, "NODE"), strings.HasPrefix(name, "PYTHON"):
+		return true
+	}
+	return false
+}
+
+// ResolveDir is dir as it is judged and shown: cleaned (no "..", "//"),
+// with its symbolic links resolved when it exists, so a rule about a
+// directory cannot be walked around.
+func ResolveDir(dir string) string {
+	if dir == "" {
+		return ""
+	}
+	clean := filepath.Clean(dir)
+	if real, err := filepath.EvalSymlinks(clean); err == nil {
+		return real
+	}
+	// A directory that does not exist yet: resolve the part that does.
+	parent, base := filepath.Split(clean)
+	if parent != "" && parent != clean {
+		if real, err := filepath.EvalSymlinks(filepath.Clean(parent)); err == nil {
+			return filepath.Join(real, base)
+		}
+	}
+	return clean
+}

@@ -1,0 +1,166 @@
+package approval
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Bounds of what a person is shown.
+const (
+	// ShowWidth is the longest row shown; longer lines are wrapped, each
+	// continuation row marked.
+	ShowWidth = 100
+	// MaxShownRows is the most rows a request may take: a command longer
+	// than that cannot be read before answering, so it is refused, never
+	// approved blind.
+	MaxShownRows = 40
+)
+
+// Visible makes s safe to show a person: control characters (other than
+// line breaks), invisible and direction-changing Unicode (zero-width
+// spaces and joiners, bidi overrides and isolates, the BOM, soft hyphens)
+// and invalid bytes are written as escapes, and a run of three or more
+// spaces or tabs is written as a count, so nothing in the text can hide
+// another part of it.
+func Visible(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+			i++
+			continue
+		}
+		if r == ' ' || r == '\t' {
+			j := i
+			for j < len(s) && (s[j] == ' ' || s[j] == '\t') {
+				j++
+			}
+			if run := s[i:j]; len(run) >= 3 {
+				fmt.Fprintf(&b, "⟨%d %s⟩", len(run), blankName(run))
+				i = j
+				continue
+			}
+			if r == '\t' {
+				b.WriteString(`\t`)
+			} else {
+				b.WriteRune(r)
+			}
+			i += size
+			continue
+		}
+		switch {
+		case r == '\n':
+			b.WriteRune(r)
+		case r < 0x20 || r == 0x7f || r >= 0x80 && r < 0xa0:
+			fmt.Fprintf(&b, `\x%02x`, r)
+		case hidden(r):
+			fmt.Fprintf(&b, `\u{%04X}`, r)
+		default:
+			b.WriteRune(r)
+		}
+		i += size
+	}
+	return b.String()
+}
+
+func blankName(run string) string {
+	switch strings.Count(run, "\t") {
+	case 0:
+		return "spaces"
+	case len(run):
+		return "tabs"
+	}
+	return "spaces and tabs"
+}
+
+// hidden reports whether r draws nothing or reorders what is drawn.
+func hidden(r rune) bool {
+	switch {
+	case r == 0xad, r == 0x34f, r == 0x61c, r == 0x115f, r == 0x1160, r == 0x180e,
+		r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e, r >= 0x2060 && r <= 0x206f,
+		r == 0x3164, r == 0xfeff, r >= 0xfff0 && r <= 0xfffb, r >= 0xe0000 && r <= 0xe007f:
+		return true
+	}
+	return unicode.Is(unicode.Cf, r) || unicode.Is(unicode.Co, r) || !unicode.IsPrint(r) && r != ' '
+}
+
+// Shown is a request as a person reads it.
+type Shown struct {
+	// Rows are the command's rows: made visible, wrapped at ShowWidth
+	// (continuations start with "↪ "), from its first character.
+	Rows []string
+	// Bytes is the command's length in bytes.
+	Bytes int
+	// TooLong says the command needs more than MaxShownRows rows: it
+	// cannot be shown whole, so it must not be approved.
+	TooLong bool
+}
+
+// Show lays out command for a person.
+func Show(command string) Shown {
+	sh := Shown{Bytes: len(command)}
+	for _, line := range strings.Split(Visible(command), "\n") {
+		runes := []rune(line)
+		first := true
+		for first || len(runes) > 0 {
+			n := min(len(runes), ShowWidth)
+			row := string(runes[:n])
+			if !first {
+				row = "↪ " + row
+			}
+			sh.Rows = append(sh.Rows, row)
+			runes, first = runes[n:], false
+			if len(sh.Rows) > MaxShownRows {
+				sh.TooLong = true
+				sh.Rows = sh.Rows[:MaxShownRows]
+				return sh
+			}
+		}
+	}
+	return sh
+}
+
+// Text is the whole request as a person reads it in a popup: where it
+// runs, the command from its first row, its size, and the agent's reason
+// labelled as the agent's claim.
+func Text(where, program, cwd, command, reason string, env map[string]string) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "\n  The agent asks to run, in %s (%s, %s):\n\n", where, firstNonEmpty(program, "shell"), firstNonEmpty(cwd, "its start directory"))
+	sh := Show(command)
+	for _, row := range sh.Rows {
+		fmt.Fprintf(&b, "    %s\n", row)
+	}
+	fmt.Fprintf(&b, "\n  (%d row(s), %d bytes)\n", len(sh.Rows), sh.Bytes)
+	if len(env) > 0 {
+		b.WriteString("\n  With the environment:\n")
+		for _, n := range sortedKeys(env) {
+			fmt.Fprintf(&b, "    %s=%s\n", n, Visible(env[n]))
+		}
+	}
+	if reason != "" {
+		fmt.Fprintf(&b, "\n  The agent says why (its claim, not checked): %s\n", Visible(reason))
+	}
+	return b.String()
+}
+
+func sortedKeys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}

@@ -1,0 +1,184 @@
+package input
+
+import (
+	"fmt"
+	"strings"
+	"sync"
+)
+
+// Line is tmuxmcp's model of the line a pane's program is editing, built
+// from what tmuxmcp typed into it since the line began, so that an Enter
+// (in any spelling) and every other key that may run the line is judged
+// on what the program will run.
+type Line struct {
+	// Text is what tmuxmcp typed since the line began.
+	Text string
+	// Kill is the last text C-u killed, which C-y brings back.
+	Kill string
+	// Anchor is 1 + the absolute row (history size + cursor row) where
+	// tmuxmcp first typed into the line, or 0: the screen from there to
+	// the cursor holds the whole edit buffer, even a multi-line one.
+	Anchor int
+	// EditedBy is the key after which the model no longer knows the line
+	// (a cursor move, a deletion, history recall, a yank, any key with an
+	// unknown effect), or "".
+	EditedBy string
+	// Escaped says Escape or a Meta key was sent: every key after it is a
+	// line-editor command (vi command mode), until C-c ends the line.
+	Escaped bool
+}
+
+// Step is what a batch of input does to the line.
+type Step struct {
+	// Judge is each line the input may run, in order, to be judged before
+	// anything is sent.
+	Judge []string
+	// Echo is the text the input types, for the echo ledger.
+	Echo string
+	// Submitted says a key ended or discarded the typed text (Enter, C-c,
+	// C-d, C-u, Escape): the echo ledger stops waiting for its echo.
+	Submitted bool
+	// Ended says a line ended (Enter, C-c): the next one starts wherever
+	// the output leaves the cursor.
+	Ended bool
+	// Cleared says the input left the line empty (its last key is C-u or
+	// C-c): what the screen shows up to the cursor is then the prompt.
+	Cleared bool
+}
+
+// EditedError is a key that may run the line sent after keys the model
+// does not follow: under a policy such a line cannot be judged before it
+// runs.
+type EditedError struct {
+	Key     string // the key that may run the line ("" for typed text)
+	After   string // the key after which the line is unknown
+	Escaped bool   // After is Escape or a Meta key
+}
+
+func (e *EditedError) Error() string {
+	what := fmt.Sprintf("%q", e.Key)
+	if e.Key == "" {
+		what = "typed text"
+	}
+	if e.Escaped {
+		return fmt.Sprintf("%s comes after %q: after Escape or a Meta (M-) key every key is a line-editor command (vi command mode, M-# accepts the line, M-C-e expands $(…)), which a command policy cannot check", what, e.After)
+	}
+	return fmt.Sprintf("%s comes after the editing key %q: a line changed with editing keys (arrows, BSpace, C-a, history Up, C-y, C-r, Tab) cannot be checked before it runs under a command policy", what, e.After)
+}
+
+// Keys replays keys on l. With strict (a command policy is active), a key
+// that may run the line after the model lost track of it is refused with
+// an *EditedError, and l is returned unchanged.
+func (l Line) Keys(keys []Key, strict bool) (Line, Step, error) {
+	orig := l
+	var st Step
+	for i, k := range keys {
+		kind := k.Kind
+		if l.Escaped && kind != Abort {
+			kind = Control // a vi command, or the second half of M-x
+		}
+		if strict && l.EditedBy != "" && kind.Submits() {
+			return orig, Step{}, &EditedError{Key: spelling(k), After: l.EditedBy, Escaped: l.Escaped}
+		}
+		st.Echo += k.Text
+		switch kind {
+		case Submit:
+			st.Judge = append(st.Judge, l.Text)
+			l = Line{Kill: l.Kill}
+			st.Submitted, st.Ended = true, true
+		case KillLine:
+			l.Kill, l.Text = l.Text, ""
+			st.Submitted = true
+		case Abort:
+			l = Line{Kill: l.Kill}
+			st.Submitted, st.Ended = true, true
+		case Yank:
+			// The kill ring may hold what someone else killed.
+			l.Text += l.Kill
+			l.EditedBy = spelling(k)
+		case Edit:
+			st.Submitted = st.Submitted || k.Name == "C-d"
+			l.EditedBy = spelling(k)
+		case Meta:
+			st.Judge = append(st.Judge, l.Text)
+			l.EditedBy, l.Escaped, st.Submitted = spelling(k), true, true
+		case Control:
+			st.Judge = append(st.Judge, l.Text+k.Text)
+			l.EditedBy = spelling(k)
+		default:
+			l.Text += k.Text
+		}
+		st.Cleared = i == len(keys)-1 && (kind == KillLine || kind == Abort)
+	}
+	return l, st, nil
+}
+
+// Type replays text typed literally (type_text), then Enter when submit.
+// A line break or other control character in the text can run the line by
+// itself, so under strict it is judged as a submit.
+func (l Line) Type(text string, submit, strict bool) (Line, Step, error) {
+	runs := submit || strict && (HasControl(text) || strings.Contains(text, "\n"))
+	if strict && l.EditedBy != "" && (runs || l.Escaped) {
+		k := ""
+		if submit {
+			k = "Enter"
+		}
+		return l, Step{}, &EditedError{Key: k, After: l.EditedBy, Escaped: l.Escaped}
+	}
+	st := Step{Echo: text}
+	if runs {
+		st.Judge = []string{l.Text + text}
+	}
+	l.Text += text
+	if submit {
+		l = Line{Kill: l.Kill}
+		st.Submitted, st.Ended = true, true
+	}
+	return l, st, nil
+}
+
+// spelling names a key in an error: its tmux name, or its text.
+func spelling(k Key) string {
+	if k.Name != "" {
+		return k.Name
+	}
+	return k.Text
+}
+
+// Lines holds every pane's Line. It is safe for concurrent use.
+type Lines struct {
+	mu sync.Mutex
+	m  map[int]Line
+}
+
+// NewLines returns an empty set of lines.
+func NewLines() *Lines { return &Lines{m: map[int]Line{}} }
+
+// Get returns pane's line (empty when nothing was typed).
+func (ls *Lines) Get(pane int) Line {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	return ls.m[pane]
+}
+
+// Set records pane's line.
+func (ls *Lines) Set(pane int, l Line) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ls.m[pane] = l
+}
+
+// Submitted records that a whole line was typed and submitted in pane (by
+// run_shell_command): the next line starts empty. The kill ring is kept.
+func (ls *Lines) Submitted(pane int) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	ls.m[pane] = Line{Kill: ls.m[pane].Kill}
+}
+
+// Forget drops pane's line (the pane is gone).
+func (ls *Lines) Forget(pane int) {
+	ls.mu.Lock()
+	defer ls.mu.Unlock()
+	delete(ls.m, pane)
+}

@@ -1,0 +1,124 @@
+package input
+
+import (
+	"errors"
+	"slices"
+	"testing"
+)
+
+func keys(t *testing.T, names ...string) []Key {
+	t.Helper()
+	out := make([]Key, len(names))
+	for i, n := range names {
+		k, err := Parse(n)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[i] = k
+	}
+	return out
+}
+
+func TestEnterInAnySpellingJudgesTheTypedLine(t *testing.T) {
+	for _, enter := range []string{"Enter", "enter", "C-m", "^M", "C-j", "0xd", "0x0a", "KPEnter"} {
+		_, st, err := Line{}.Keys(keys(t, "rm -rf /tmp/v", enter), true)
+		if err != nil || !slices.Equal(st.Judge, []string{"rm -rf /tmp/v"}) || !st.Submitted || !st.Ended {
+			t.Errorf("%s: judge %q, step %+v, err %v", enter, st.Judge, st, err)
+		}
+	}
+}
+
+func TestEscapeAndMetaKeysAreJudgedAsSubmitting(t *testing.T) {
+	for _, seq := range [][]string{{"Escape"}, {"M-#"}, {"C-M-e"}, {"0x1b"}, {"C-["}} {
+		_, st, err := Line{Text: "rm -rf /tmp/v"}.Keys(keys(t, seq...), true)
+		if err != nil || !slices.Equal(st.Judge, []string{"rm -rf /tmp/v"}) {
+			t.Errorf("%v: judge %q, err %v", seq, st.Judge, err)
+		}
+	}
+}
+
+func TestEveryKeyAfterEscapeIsRefusedUnderAPolicy(t *testing.T) {
+	// Escape C-e (shell-expand-line), Escape 1 Escape # (insert-comment
+	// accepts the line), vi command mode's v (edit-and-execute).
+	for _, seq := range [][]string{{"Escape", "C-e"}, {"Escape", "1", "Escape", "#"}, {"Escape", "v"}, {"M-x", "a"}} {
+		l, _, err := Line{Text: "rm -rf /tmp/v"}.Keys(keys(t, seq...), true)
+		var e *EditedError
+		if !errors.As(err, &e) || !e.Escaped {
+			t.Errorf("%v in one call: %v (line %+v)", seq, err, l)
+		}
+		// The same keys over two calls.
+		l, _, err = Line{Text: "rm -rf /tmp/v"}.Keys(keys(t, seq[0]), true)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := l.Keys(keys(t, seq[1:]...), true); !errors.As(err, &e) {
+			t.Errorf("%v across calls: %v", seq, err)
+		}
+		if _, _, err := l.Type("#", false, true); !errors.As(err, &e) {
+			t.Errorf("%v then type_text: %v", seq[:1], err)
+		}
+	}
+}
+
+func TestCtrlCEndsTheEscapedState(t *testing.T) {
+	l, _, err := Line{}.Keys(keys(t, "Escape", "C-c"), true)
+	if err != nil || l.Escaped || l.EditedBy != "" {
+		t.Fatalf("after Escape C-c: %+v, %v", l, err)
+	}
+	if _, st, err := l.Keys(keys(t, "ls", "Enter"), true); err != nil || !slices.Equal(st.Judge, []string{"ls"}) {
+		t.Fatalf("a fresh line after C-c: %+v, %v", st, err)
+	}
+}
+
+func TestAYankedOrEditedLineCannotBeSubmittedUnderAPolicy(t *testing.T) {
+	for _, seq := range [][]string{{"C-u", "C-y", "Enter"}, {"Left", "Enter"}, {"Up", "Enter"}, {"C-r", "Enter"}, {"Tab", "C-o"}} {
+		_, _, err := Line{Text: "rm -rf x"}.Keys(keys(t, seq...), true)
+		var e *EditedError
+		if !errors.As(err, &e) || e.Escaped {
+			t.Errorf("%v: %v", seq, err)
+		}
+		if _, _, err := (Line{Text: "rm -rf x"}).Keys(keys(t, seq...), false); err != nil {
+			t.Errorf("%v without a policy: %v", seq, err)
+		}
+	}
+	l, _, _ := Line{Text: "x"}.Keys(keys(t, "Left"), true)
+	if _, _, err := l.Type("", true, true); err == nil {
+		t.Error("type_text submit after an editing key in an earlier call was not refused")
+	}
+}
+
+func TestControlKeysAndTextWithControlsAreJudged(t *testing.T) {
+	_, st, err := Line{Text: "rm -rf x"}.Keys(keys(t, "C-o"), true)
+	if err != nil || !slices.Equal(st.Judge, []string{"rm -rf x"}) {
+		t.Errorf("C-o: %+v %v", st, err)
+	}
+	_, st, err = Line{}.Type("rm -rf x\n", false, true)
+	if err != nil || !slices.Equal(st.Judge, []string{"rm -rf x\n"}) {
+		t.Errorf("a newline in type_text: %+v %v", st, err)
+	}
+	_, st, _ = Line{}.Type("rm -rf x\n", false, false)
+	if len(st.Judge) != 0 {
+		t.Errorf("without a policy nothing is judged: %+v", st)
+	}
+}
+
+func TestClearingKeysTellTheLineIsEmpty(t *testing.T) {
+	for seq, want := range map[string]bool{"C-u": true, "C-c": true, "a": false} {
+		_, st, _ := Line{Text: "x"}.Keys(keys(t, seq), true)
+		if st.Cleared != want {
+			t.Errorf("%s: cleared %v, want %v", seq, st.Cleared, want)
+		}
+	}
+}
+
+func TestKeysAreSentAsJudged(t *testing.T) {
+	got := KeyCommands("%1", keys(t, "ls", "0xd", "C-M-e", "Space", "q"))
+	want := [][]string{
+		{"send-keys", "-t", "%1", "-l", "--", "ls"},
+		{"send-keys", "-t", "%1", "--", "C-m", "M-C-e", "Space"},
+		{"send-keys", "-t", "%1", "-l", "--", "q"},
+	}
+	if !slices.EqualFunc(got, want, slices.Equal) {
+		t.Fatalf("KeyCommands = %q, want %q", got, want)
+	}
+}

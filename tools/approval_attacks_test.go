@@ -1,0 +1,263 @@
+// Regression tests for the attacks of issue 13: each ran a command or
+// skipped a rule under --approval deny or the README's example policy.
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/policy"
+)
+
+// attackPolicies are the policies every attack is tried under: the
+// README's example rules with the default auto, the same rules with the
+// default deny, and --approval deny alone.
+func attackPolicies(t *testing.T) map[string]*policy.Policy {
+	rules := []policy.Rule{
+		{Name: "no recursive rm", Action: policy.Deny, Command: `\brm\s+(-\w*[rR]|--recursive)`},
+		{Name: "read-only git", Action: policy.Allow, Command: `^git (status|log|diff)\b`},
+		{Name: "REPLs ask", Action: policy.Ask, Program: `^python`},
+	}
+	out := map[string]*policy.Policy{}
+	for name, def := range map[string]policy.Action{"readme": policy.Allow, "readme-deny": policy.Deny} {
+		p, err := policy.New(def, rules)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out[name] = p
+	}
+	out["deny"], _ = policy.New(policy.Deny, nil)
+	return out
+}
+
+func TestNoKeySpellingOrEscapeRunsARefusedCommand(t *testing.T) {
+	attacks := map[string][]string{
+		"hex with junk 0xdg":   {"0xdg"},
+		"hex with junk 0x0dz":  {"0x0dz"},
+		"hex with junk 0xd.":   {"0xd."},
+		"hex with junk 0xaq":   {"0xaq"},
+		"caret modifiers ^C-m": {"^C-m"},
+		"hex Enter 0xd":        {"0xd"},
+		"Escape C-e":           {"Escape", "C-e", "Enter"},
+		"Escape 1 Escape #":    {"Escape", "1", "Escape", "#"},
+		"M-#":                  {"M-#"},
+		"C-M-e then Enter":     {"C-M-e", "Enter"},
+		"C-o":                  {"C-o"},
+	}
+	for pname, pol := range attackPolicies(t) {
+		t.Run(pname, func(t *testing.T) {
+			e := newEnv(t, envOptions{policy: pol})
+			pane, _ := e.shell(t)
+			for name, keys := range attacks {
+				v := mkVictim(t)
+				r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": append([]string{"rm -rf " + v}, keys...)})
+				if !r.isError {
+					t.Errorf("%s: send_keys was taken: %v", name, r)
+				}
+				// Escape in one call, the key in the next.
+				if len(keys) > 1 && keys[0] == "Escape" {
+					e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v})
+					first := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": keys[:1]})
+					rest := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": keys[1:]})
+					if !first.isError && !rest.isError {
+						t.Errorf("%s over two calls was taken: %v / %v", name, first, rest)
+					}
+				}
+				if victimGone(t, v) {
+					t.Errorf("BYPASS %s: the refused command ran", name)
+				}
+				e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
+			}
+		})
+	}
+}
+
+func TestAKeyNameOutsideTheTableIsAnErrorThatListsTheNames(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"echo hi", "Return"}})
+	if !r.isError || !strings.Contains(r.text, `keys[1] "Return"`) || !strings.Contains(r.text, `"Enter"`) || !strings.Contains(r.text, "nothing was sent") {
+		t.Fatalf("Return: %v", r)
+	}
+	r = e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-foo"}})
+	if !r.isError || !strings.Contains(r.text, "Accepted: Enter, Escape") {
+		t.Fatalf("C-foo: %v", r)
+	}
+}
+
+func TestCreatePaneEnvAndArgvAreJudgedAsWhatTheyRun(t *testing.T) {
+	for pname, pol := range attackPolicies(t) {
+		t.Run(pname, func(t *testing.T) {
+			e := newEnv(t, envOptions{policy: pol})
+			before := len(e.ok(t, "list_panes", map[string]any{}).m["panes"].([]any))
+			v := mkVictim(t)
+			for name, args := range map[string]map[string]any{
+				"env PROMPT_COMMAND": {"env": map[string]any{"PROMPT_COMMAND": "rm -rf " + v}},
+				"env BASH_ENV":       {"env": map[string]any{"BASH_ENV": "/tmp/evil"}},
+				"env GIT_CONFIG_*":   {"argv": []string{"git", "status"}, "env": map[string]any{"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.fsmonitor", "GIT_CONFIG_VALUE_0": "rm -rf " + v}},
+				"env LD_PRELOAD":     {"argv": []string{"git", "status"}, "env": map[string]any{"LD_PRELOAD": "/tmp/evil.so"}},
+				"argv rm -rf":        {"argv": []string{"rm", "-rf", v}},
+				"argv python3 -c":    {"argv": []string{"python3", "-c", "import shutil; shutil.rmtree(" + "'" + v + "')"}},
+				"argv sh -c rm":      {"argv": []string{"sh", "-c", "rm -r " + v}},
+			} {
+				if r := e.call(t, "create_pane", args); !r.isError {
+					t.Errorf("%s: a pane was created: %v", name, r)
+				}
+			}
+			if victimGone(t, v) {
+				t.Error("BYPASS: a refused create_pane ran")
+			}
+			if after := len(e.ok(t, "list_panes", map[string]any{}).m["panes"].([]any)); after != before {
+				t.Errorf("refused create_pane calls left %d panes, want %d", after, before)
+			}
+		})
+	}
+}
+
+func TestAnAllowedCommandCannotCarryAnother(t *testing.T) {
+	pol := attackPolicies(t)["readme-deny"]
+	e := newEnv(t, envOptions{policy: pol})
+	pane, _ := e.shell(t)
+	dir := t.TempDir()
+	for i, line := range []string{"git status; touch %s", "git status && touch %s", "git log $(touch %s)", "git status `touch %s`", "git status | sh -c 'touch %s'", "git status\ntouch %s", "git diff <(touch %s)"} {
+		f := filepath.Join(dir, "f"+string(rune('a'+i)))
+		cmd := strings.ReplaceAll(line, "%s", f)
+		r := e.runCmd(t, map[string]any{"paneId": pane, "command": cmd, "waitMs": 5000})
+		if r.str("decision") != "blocked" || r.str("status") != "not_started" {
+			t.Errorf("%q: %v", cmd, r)
+		}
+		if _, err := os.Stat(f); err == nil {
+			t.Errorf("BYPASS %q created its file", cmd)
+		}
+	}
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "git status && git log -1", "waitMs": 20000}); r.str("decision") != "auto-approved" {
+		t.Errorf("a line of allowed commands: %v", r)
+	}
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo 'unclosed", "waitMs": 5000})
+	if r.str("decision") != "blocked" {
+		t.Errorf("a line that does not parse, under deny: %v", r)
+	}
+}
+
+func TestACwdRuleHoldsForEverySpellingOfTheDirectory(t *testing.T) {
+	dir := t.TempDir()
+	prot := filepath.Join(dir, "prod")
+	if err := os.Mkdir(prot, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "innocent")
+	if err := os.Symlink(prot, link); err != nil {
+		t.Fatal(err)
+	}
+	real, _ := filepath.EvalSymlinks(prot)
+	pol, _ := policy.New(policy.Allow, []policy.Rule{{Name: "not in prod", Action: policy.Deny, CWD: "^" + real + "(/|$)"}})
+	e := newEnv(t, envOptions{policy: pol})
+	pane, _ := e.shell(t)
+	for _, cwd := range []string{prot, prot + "/../prod", dir + "//prod", link, link + "/."} {
+		if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "touch ran", "cwd": cwd, "waitMs": 5000}); r.str("decision") != "blocked" {
+			t.Errorf("cwd %q: %v", cwd, r)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(prot, "ran")); err == nil {
+		t.Error("BYPASS: a command ran in the protected directory")
+	}
+}
+
+func TestACommandTooLongToShowIsNeverPutToAPerson(t *testing.T) {
+	pol, _ := policy.New(policy.Ask, nil)
+	e := newEnv(t, envOptions{policy: pol})
+	pane, _ := e.shell(t)
+	// 41 rows of 100 characters: more than a person is shown.
+	cmd := "echo " + strings.Repeat("y", 4100) + "; touch /tmp/hidden"
+	r := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": cmd})
+	if !r.isError || !strings.Contains(r.text, "cannot be shown whole") {
+		t.Fatalf("a padded command under ask: %v", r)
+	}
+}
+
+func TestTextTypedAtAPasswordPromptIsNeverRecorded(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
+	al, _ := audit.Open(logPath)
+	e := newEnv(t, envOptions{audit: al})
+	pane, _ := e.shell(t)
+	c := e.run(t, pane, "read -s -p 'Password: ' pw; echo; echo got-${#pw}")
+	e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"Password:"}, "timeoutMs": 20000})
+	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "hunter2-secret", "submit": true})
+	e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"got-14"}, "timeoutMs": 20000})
+	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo visible-text", "submit": true})
+	_ = al.Close()
+	log, _ := os.ReadFile(logPath)
+	if strings.Contains(string(log), "hunter2") || !strings.Contains(string(log), "echo off") || !strings.Contains(string(log), "visible-text") {
+		t.Fatalf("audit log:\n%s", log)
+	}
+}
+
+func TestTheAuditLogRedactsReasonsAndTypedSecrets(t *testing.T) {
+	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
+	al, _ := audit.Open(logPath)
+	e := newEnv(t, envOptions{audit: al})
+	pane, _ := e.shell(t)
+	e.runCmd(t, map[string]any{"paneId": pane, "command": "true # curl -u bob:pw1 https://:pw2@h", "reason": "uses token=pw3", "waitMs": 20000})
+	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "true sshpass -p pw4", "submit": true})
+	_ = al.Close()
+	log, _ := os.ReadFile(logPath)
+	for _, pw := range []string{"pw1", "pw2", "pw3", "pw4"} {
+		if strings.Contains(string(log), pw) {
+			t.Errorf("the audit log holds %s:\n%s", pw, log)
+		}
+	}
+}
+
+// A person away from the terminal answers through a program of theirs:
+// its answer decides, its silence is denied-timeout, its crash
+// denied-error, and nothing runs unless it approves.
+func TestAnApproverProgramDecidesForAPersonAway(t *testing.T) {
+	dir := t.TempDir()
+	cases := []struct {
+		name, body, decision string
+		runs                 bool
+	}{
+		{"approves", "cat > " + filepath.Join(dir, "req.json") + "; echo approve", "approved", true},
+		{"denies", "echo deny", "denied", false},
+		{"hangs", "sleep 60", "denied-timeout", false},
+		{"crashes", "kill -KILL $$", "denied-error", false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			prog := filepath.Join(t.TempDir(), "approver")
+			if err := os.WriteFile(prog, []byte("#!/bin/sh\n"+c.body+"\n"), 0o700); err != nil {
+				t.Fatal(err)
+			}
+			logPath := filepath.Join(t.TempDir(), "audit.jsonl")
+			al, _ := audit.Open(logPath)
+			pol, _ := policy.New(policy.Ask, nil)
+			e := newEnv(t, envOptions{policy: pol, audit: al, review: 2 * time.Second, via: []string{"exec"}, approver: prog})
+			pane, _ := e.shell(t)
+			ran := filepath.Join(t.TempDir(), "ran")
+			r := e.runCmd(t, map[string]any{"paneId": pane, "command": "touch " + ran, "reason": "testing", "waitMs": 0})
+			if r.str("decision") != "pending" {
+				t.Fatalf("not pending: %v", r)
+			}
+			a := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 30000})
+			if a.str("decision") != c.decision {
+				t.Fatalf("decision %v, want %s", a, c.decision)
+			}
+			if _, err := os.Stat(ran); (err == nil) != c.runs {
+				t.Fatalf("ran: %v, want %v (%v)", err == nil, c.runs, a)
+			}
+			_ = al.Close()
+			log, _ := os.ReadFile(logPath)
+			if !strings.Contains(string(log), `"decidedBy":"exec:approver"`) && c.runs {
+				t.Errorf("audit log does not name the program:\n%s", log)
+			}
+		})
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "req.json"))
+	if !strings.Contains(string(b), `"command":"touch `) || !strings.Contains(string(b), `"reason":"testing"`) || !strings.Contains(string(b), `"host":`) {
+		t.Fatalf("the program read %s", b)
+	}
+}
