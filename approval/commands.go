@@ -1,10 +1,11 @@
-// Package approval decides whether input may run, and shows a person what
-// they are asked to approve: command lines parsed into the simple commands
-// they run (every one judged by the policy's rules), create_pane's argv and
-// environment judged as what they are, directories judged resolved, the
-// decision vocabulary, the text a person reads before answering, and the
-// program a person away from the terminal answers through. It knows
-// nothing of MCP or of how input reaches a pane.
+// Package approval decides whether input may run and asks people when it
+// must: command lines parsed into the simple commands they run (every one
+// judged by the policy's rules), create_pane's argv and environment judged
+// as what they are, directories judged resolved, the decision vocabulary,
+// the text a person reads before answering, the one review slot, the
+// popups and approver program that race for an answer (Asker), and the
+// ledger that binds an MCP elicitation's answer to its request. It knows
+// nothing of MCP or of how input reaches a pane: the caller shows popups.
 package approval
 
 import (

@@ -47,9 +47,9 @@ func (h *Handlers) subject(ctx context.Context, pane int, command string) approv
 // when given: the decision for the result and audit log, who decided, and
 // the subject it judged. A nil policy allows everything without reading
 // the pane.
-func (h *Handlers) judge(ctx context.Context, pane int, command, cwd string) (decision, decidedBy string, subj approval.Subject) {
+func (h *Handlers) judge(ctx context.Context, pane int, command, cwd string) (decision approval.Decision, decidedBy string, subj approval.Subject) {
 	if h.opts.Policy == nil {
-		return "auto-approved", "policy:default", approval.Subject{Line: command, CWD: cwd}
+		return approval.AutoApproved, "policy:default", approval.Subject{Line: command, CWD: cwd}
 	}
 	subj = h.subject(ctx, pane, command)
 	if cwd != "" {
@@ -61,36 +61,30 @@ func (h *Handlers) judge(ctx context.Context, pane int, command, cwd string) (de
 
 // decide applies the (non-nil) policy to subj: the decision, who made it,
 // and for a refusal that is no rule's, why.
-func (h *Handlers) decide(subj approval.Subject) (decision, decidedBy, why string) {
+func (h *Handlers) decide(subj approval.Subject) (decision approval.Decision, decidedBy, why string) {
 	v := approval.Judge(h.opts.Policy, subj)
 	switch v.Action {
 	case policy.Deny:
-		return "blocked", v.By, v.Why
+		return approval.Blocked, v.By, v.Why
 	case policy.Ask:
-		h.mu.Lock()
-		all := h.allowAll
-		h.mu.Unlock()
-		if all && v.By != "policy:unparsed" {
-			return "auto-approved", "tmux:allowed for this session", ""
+		if h.slot.AllowedAll() && v.By != "policy:unparsed" {
+			return approval.AutoApproved, "tmux:allowed for this session", ""
 		}
-		return "ask", v.By, v.Why
+		return approval.Ask, v.By, v.Why
 	}
-	return "auto-approved", v.By, ""
+	return approval.AutoApproved, v.By, ""
 }
 
 // startReview claims the one review slot, or says why nobody can be asked.
 func (h *Handlers) startReview(ctx context.Context, tool string, pane int, command string) error {
 	if len(h.humanClients(ctx)) == 0 && h.opts.Approver == "" {
-		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneOrEmpty(pane), Command: command, Decision: "rejected", DecidedBy: "nobody", Refusal: ownerSessionUnavailable})
+		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneOrEmpty(pane), Command: command, Decision: string(approval.Rejected), DecidedBy: "nobody", Refusal: ownerSessionUnavailable})
 		return ownerReviewUnavailable(ownerSessionUnavailable, fmt.Sprintf("This input (%s)", truncate(approval.Visible(command), 60)))
 	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if h.reviewing {
-		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneOrEmpty(pane), Command: command, Decision: "rejected", DecidedBy: "nobody", Refusal: reviewBusy})
+	if !h.slot.Claim() {
+		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneOrEmpty(pane), Command: command, Decision: string(approval.Rejected), DecidedBy: "nobody", Refusal: reviewBusy})
 		return ownerReviewUnavailable(reviewBusy, fmt.Sprintf("This input (%s)", truncate(approval.Visible(command), 60)))
 	}
-	h.reviewing = true
 	return nil
 }
 
@@ -124,21 +118,21 @@ func (h *Handlers) allowLaunch(ctx context.Context, argv []string, env map[strin
 	command := launchLine(argv, env)
 	subj := approval.Subject{Line: command, Shell: "bash", Program: filepath.Base(argv[0]), CWD: approval.ResolveDir(cwd), Env: env}
 	decision, by, why := h.decide(subj)
-	if decision == "ask" {
+	if decision == approval.Ask {
 		if sh := approval.Show(command); sh.TooLong {
-			h.audit(audit.Event{Event: "decision", Tool: "create_pane", Command: command, Decision: "rejected", DecidedBy: "tmuxmcp: too long to show"})
+			h.audit(audit.Event{Event: "decision", Tool: "create_pane", Command: command, Decision: string(approval.Rejected), DecidedBy: "tmuxmcp: too long to show"})
 			return tooLongToShow(sh)
 		}
 		if err := h.startReview(ctx, "create_pane", -1, command); err != nil {
 			return err
 		}
-		decision, by = h.askInTmux(ctx, reviewRequest{id: strings.ToLower(ulid.Make().String()), tool: "create_pane", program: subj.Program, cwd: subj.CWD, command: command, env: env})
+		decision, by = h.askInTmux(ctx, approval.Request{RequestID: strings.ToLower(ulid.Make().String()), Tool: "create_pane", Program: subj.Program, CWD: subj.CWD, Command: command, Env: env})
 	}
-	h.audit(audit.Event{Event: "decision", Tool: "create_pane", Command: command, Decision: decision, DecidedBy: by})
-	switch decision {
-	case "auto-approved", "approved":
+	h.audit(audit.Event{Event: "decision", Tool: "create_pane", Command: command, Decision: string(decision), DecidedBy: by})
+	switch {
+	case decision.Runs():
 		return nil
-	case "blocked":
+	case decision == approval.Blocked:
 		return errorf("blocked by this server's policy (%s)%s: the pane was not created. Do not retry it in another form; tell the user what you wanted to run and why", by, because(why))
 	}
 	return errorf("%s by the person asked (%s): the pane was not created. Do not retry it in another form; ask the user what to do instead", decision, by)

@@ -186,7 +186,7 @@ func testAskingThroughTheMCPClient(t *testing.T, proto string) {
 		t.Fatalf("decline: %v", r)
 	}
 	// An answer given for command A cannot approve command B.
-	err := e.h.askClient(elicitation{command: "echo A", pane: pane}, "")
+	err := e.h.askClient(elicitation{Command: "echo A", Pane: pane}, "")
 	state := err.(*inputRequired).res.RequestState
 	res, cerr := e.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_shell_command",
 		Arguments:      map[string]any{"paneId": pane, "command": "echo B-replayed"},

@@ -2,8 +2,6 @@ package tools
 
 import (
 	"context"
-	"crypto/rand"
-	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -12,12 +10,8 @@ import (
 )
 
 // elicitation is an approval asked through the MCP client, bound to the
-// exact request it is for: its answer cannot approve anything else.
-type elicitation struct {
-	command, pane, cwd, requestID string
-	program                       string // shown, not compared
-	expires                       time.Time
-}
+// exact request it is for.
+type elicitation = approval.Elicitation
 
 // reviewRoute picks how to ask a person: "tmux" (popups on attached
 // clients and the approver program, racing), "elicitation" or "".
@@ -52,21 +46,12 @@ func elicitAnswered(req *mcp.CallToolRequest) bool {
 // askClient returns the input request that asks the client's user to
 // approve e, remembering it under a fresh request state.
 func (h *Handlers) askClient(e elicitation, reason string) error {
-	state := rand.Text()
-	e.expires = time.Now().Add(h.opts.ReviewTimeout)
-	h.mu.Lock()
-	for k, v := range h.elicits {
-		if time.Now().After(v.expires) {
-			delete(h.elicits, k)
-		}
-	}
-	h.elicits[state] = e
-	h.mu.Unlock()
+	state := h.elicits.Open(e, h.opts.ReviewTimeout)
 	where := "a new pane"
-	if e.pane != "" {
-		where = "pane " + e.pane
+	if e.Pane != "" {
+		where = "pane " + e.Pane
 	}
-	msg := approval.Text(where, e.program, e.cwd, e.command, reason, nil)
+	msg := approval.Text(where, e.Program, e.CWD, e.Command, reason, nil)
 	return &inputRequired{res: &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{
 			"approval": &mcp.ElicitParams{
@@ -86,22 +71,18 @@ func (h *Handlers) askClient(e elicitation, reason string) error {
 
 // elicitDecision checks the answer in req against the request it was
 // asked for and returns approved or denied.
-func (h *Handlers) elicitDecision(req *mcp.CallToolRequest, want elicitation) (string, error) {
-	state := req.Params.RequestState
-	h.mu.Lock()
-	got, ok := h.elicits[state]
-	delete(h.elicits, state) // an answer is used once
-	h.mu.Unlock()
-	if !ok || time.Now().After(got.expires) {
-		h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", PaneID: want.pane, Command: want.command, Decision: "denied-timeout", DecidedBy: "elicitation"})
+func (h *Handlers) elicitDecision(req *mcp.CallToolRequest, want elicitation) (approval.Decision, error) {
+	got, ok := h.elicits.Take(req.Params.RequestState) // an answer is used once
+	if !ok {
+		h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", PaneID: want.Pane, Command: want.Command, Decision: string(approval.DeniedTimeout), DecidedBy: "elicitation"})
 		return "", errorf("denied-timeout: the approval answer came after the review timeout, or belongs to no open request (already used, or from before a restart), so nothing ran. Tell the user; do not resubmit the command automatically")
 	}
-	if got.command != want.command || got.pane != want.pane || got.cwd != want.cwd || got.requestID != want.requestID {
-		return "", errorf("the approval answer was given for another command (%q), not this one: nothing ran. An approval cannot be moved to another command; call again to ask for this one", truncate(got.command, 60))
+	if !got.Matches(want) {
+		return "", errorf("the approval answer was given for another command (%q), not this one: nothing ran. An approval cannot be moved to another command; call again to ask for this one", truncate(approval.Visible(got.Command), 60))
 	}
 	res, _ := req.Params.InputResponses["approval"].(*mcp.ElicitResult)
 	if res != nil && res.Action == "accept" && res.Content["approve"] == true {
-		return "approved", nil
+		return approval.Approved, nil
 	}
-	return "denied", nil
+	return approval.Denied, nil
 }

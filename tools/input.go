@@ -131,7 +131,7 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID string, lines [
 		text = hiddenText(text)
 	}
 	if h.opts.Policy == nil {
-		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: text, Decision: "auto-approved", DecidedBy: "policy:default"})
+		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: text, Decision: string(approval.AutoApproved), DecidedBy: "policy:default"})
 		return nil
 	}
 	st := h.lines.Get(pane)
@@ -152,8 +152,8 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID string, lines [
 	if secret {
 		shown = hiddenText(shown)
 	}
-	decision, by, why := "auto-approved", "", ""
-	rank := map[string]int{"auto-approved": 0, "ask": 1, "blocked": 2}
+	decision, by, why := approval.AutoApproved, "", ""
+	rank := map[approval.Decision]int{approval.AutoApproved: 0, approval.Ask: 1, approval.Blocked: 2}
 	subj := h.subject(ctx, pane, "") // where it runs: the same for every candidate
 	for i, c := range candidates {
 		subj.Line, subj.Screen = c, i >= typed
@@ -162,22 +162,22 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID string, lines [
 			decision, by, why = d, b, w
 		}
 	}
-	if decision == "ask" {
+	if decision == approval.Ask {
 		if sh := approval.Show(shown); sh.TooLong {
-			h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: shown, Decision: "rejected", DecidedBy: "tmuxmcp: too long to show"})
+			h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: shown, Decision: string(approval.Rejected), DecidedBy: "tmuxmcp: too long to show"})
 			return tooLongToShow(sh)
 		}
 		// No job to hand back: wait here for the person's answer.
 		if err := h.startReview(ctx, tool, pane, shown); err != nil {
 			return err
 		}
-		decision, by = h.askInTmux(ctx, reviewRequest{id: strings.ToLower(ulid.Make().String()), tool: tool, pane: paneID, program: subj.Program, cwd: subj.CWD, command: shown})
+		decision, by = h.askInTmux(ctx, approval.Request{RequestID: strings.ToLower(ulid.Make().String()), Tool: tool, Pane: paneID, Program: subj.Program, CWD: subj.CWD, Command: shown})
 	}
-	h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: shown, Decision: decision, DecidedBy: by})
-	switch decision {
-	case "auto-approved", "approved":
+	h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: shown, Decision: string(decision), DecidedBy: by})
+	switch {
+	case decision.Runs():
 		return nil
-	case "blocked":
+	case decision == approval.Blocked:
 		return errorf("blocked by this server's policy (%s)%s: nothing was typed. Do not retry it in another form; tell the user what you wanted to run and why", by, because(why))
 	}
 	return errorf("%s by the person asked (%s): nothing was typed. Do not retry it in another form; ask the user what to do instead", decision, by)
@@ -316,7 +316,7 @@ func (h *Handlers) anchored(ctx context.Context, pane int, l input.Line) input.L
 // editedError is the tool error for input refused because the line it
 // would run cannot be judged.
 func (h *Handlers) editedError(tool, paneID string, err *input.EditedError) error {
-	h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: err.Key, Decision: "blocked", DecidedBy: "policy:edited-line"})
+	h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: err.Key, Decision: string(approval.Blocked), DecidedBy: "policy:edited-line"})
 	return errorf("%s: %s, so nothing was sent. Send C-c with send_keys to clear the line, then type the whole command with type_text (submit: true) or use run_shell_command", tool, err.Error())
 }
 

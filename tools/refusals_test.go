@@ -186,8 +186,9 @@ func TestBusyPaneAfterMuchOutputIsNotStarting(t *testing.T) {
 
 // Waiting for one pane's slow shell holds up no other pane's command.
 func TestSlowShellDoesNotHoldUpOtherPanes(t *testing.T) {
-	e := homeEnv(t, "/bin/bash", map[string]string{".bash_profile": "sleep 3\nPS1='$ '\n"})
-	slow := e.ok(t, "create_pane", map[string]any{"waitMs": 0}).str("paneId")
+	// Only the pane created with SLOW set takes 5 s to start.
+	e := homeEnv(t, "/bin/bash", map[string]string{".bash_profile": "[ -n \"$SLOW\" ] && sleep 5\nPS1='$ '\n"})
+	slow := e.ok(t, "create_pane", map[string]any{"waitMs": 0, "env": map[string]any{"SLOW": "1"}}).str("paneId")
 	fast := e.ok(t, "create_pane", map[string]any{"waitMs": 20000}).str("paneId")
 	done := make(chan result, 1)
 	go func() {

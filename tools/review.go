@@ -2,11 +2,8 @@ package tools
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/approval"
@@ -14,24 +11,10 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/runner"
-	"github.com/tmuxmcp/tmuxmcp/shell"
 )
 
 // DefaultReviewTimeout is how long a person has to answer (--review-timeout).
 const DefaultReviewTimeout = 600 * time.Second
-
-// reviewRequest is what a person is asked to approve.
-type reviewRequest struct {
-	id, tool, pane, program, cwd, command, reason string
-	env                                           map[string]string
-}
-
-// reviewAnswer is how the review ended.
-type reviewAnswer struct {
-	decision     string // approved, denied, denied-timeout or denied-error
-	client       string // the tmux client that answered
-	allowSession bool   // "allow for the rest of this session"
-}
 
 // humanClients lists the tmux clients people have attached (not control
 // clients such as tmuxmcp's own).
@@ -49,170 +32,39 @@ func (h *Handlers) humanClients(ctx context.Context) []string {
 	return out
 }
 
-const reviewScript = `# tmuxmcp approval prompt: $1 is the file that receives the answer.
-cat "$2"
-printf '\n  [y] allow once   [a] allow for the rest of this session   [n] deny  '
-while :; do
-  stty -icanon -echo 2>/dev/null
-  k=$(dd bs=1 count=1 2>/dev/null)
-  stty icanon echo 2>/dev/null
-  case "$k" in
-    y|Y|a|A|n|N) break ;;
-    q|"$(printf '\033')") k=n; break ;;
-  esac
-done
-printf '%s' "$k" > "$1"
-`
-
-// askInTmux asks the people attached to the server about a request whose
-// review startReview began, waits for the first answer (or ctx), ends the
-// review and returns the decision and who made it.
-func (h *Handlers) askInTmux(ctx context.Context, req reviewRequest) (decision, by string) {
-	ans := h.askPeople(ctx, h.humanClients(ctx), req)
-	h.mu.Lock()
-	h.reviewing = false
-	if ans.allowSession {
-		h.allowAll = true
-	}
-	h.mu.Unlock()
-	return ans.decision, ans.decidedBy()
-}
-
-// decidedBy names who answered, for the audit log: "tmux:<client>".
-func (a reviewAnswer) decidedBy() string {
-	switch {
-	case a.client == "":
-		return "tmux"
-	case strings.HasPrefix(a.client, "exec:"):
-		return a.client
-	}
-	return "tmux:" + a.client
-}
-
-// askPeople shows the request in a popup on every client in clients, each
+// asker puts requests to the people attached to the server, each popup
 // through its own short-lived tmux command (never the control connection,
-// whose queue a waiting command would stall). The first answer wins and
-// the other popups close; no answer within the review timeout is
-// denied-timeout.
-func (h *Handlers) askPeople(ctx context.Context, clients []string, req reviewRequest) reviewAnswer {
-	dir := filepath.Join(h.opts.StateDir, "approvals")
-	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return reviewAnswer{decision: "denied-error"}
-	}
-	details := filepath.Join(dir, req.id+".txt")
-	script := filepath.Join(dir, req.id+".sh")
-	where := "a new pane"
-	if req.pane != "" {
-		where = "pane " + req.pane
-	}
-	text := approval.Text(where, req.program, req.cwd, req.command, req.reason, req.env)
-	_ = os.WriteFile(details, []byte(text), 0o600)
-	_ = os.WriteFile(script, []byte(reviewScript), 0o600)
-	defer func() {
-		_ = os.Remove(details)
-		_ = os.Remove(script)
-	}()
-
-	type result struct {
-		client, answer string
-		err            error
-		timedOut       bool // the approver program was silent
-	}
-	askers := len(clients)
-	if h.opts.Approver != "" {
-		askers++
-	}
-	results := make(chan result, askers)
+// whose queue a waiting command would stall), and to the approver program.
+func (h *Handlers) asker() *approval.Asker {
 	target := h.fleet.Target()
-	var wg sync.WaitGroup
-	actx, withdraw := context.WithCancel(ctx) // ends the approver program once an answer is in
-	defer withdraw()
-	if h.opts.Approver != "" {
-		host, _ := os.Hostname()
-		areq := approval.Request{RequestID: req.id, Tool: req.tool, Command: req.command, Shown: approval.Visible(req.command), Pane: req.pane, Program: req.program, CWD: req.cwd, Host: host, Reason: req.reason, Env: req.env}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			pctx, cancel := context.WithTimeout(actx, h.opts.ReviewTimeout)
-			defer cancel()
-			d, err := approval.AskProgram(pctx, h.opts.Approver, areq)
-			answer := map[approval.Decision]string{approval.Approved: "y", approval.Denied: "n"}[d]
-			if err != nil && h.log != nil {
-				h.log.Warn("approver program", "program", h.opts.Approver, "decision", d, "err", err)
-			}
-			results <- result{client: "exec:" + filepath.Base(h.opts.Approver), answer: answer, err: err, timedOut: d == approval.DeniedTimeout}
-		}()
+	return &approval.Asker{
+		Dir:      filepath.Join(h.opts.StateDir, "approvals"),
+		Timeout:  h.opts.ReviewTimeout,
+		Approver: h.opts.Approver,
+		Log:      h.log,
+		Popup: func(ctx context.Context, client, cmd string) error {
+			_, err := target.Run(ctx, "display-popup", "-c", client, "-E", "-w", "90%", "-h", "60%", "-T", " tmuxmcp asks: run this command? ", cmd)
+			return err
+		},
+		Close: func(ctx context.Context, client string) {
+			_, _ = target.Run(ctx, "display-popup", "-C", "-c", client)
+		},
 	}
-	for i, c := range clients {
-		answer := filepath.Join(dir, fmt.Sprintf("%s.%d.answer", req.id, i))
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			defer os.Remove(answer)
-			pctx, cancel := context.WithTimeout(ctx, h.opts.ReviewTimeout+10*time.Second)
-			defer cancel()
-			_, err := target.Run(pctx, "display-popup", "-c", c, "-E", "-w", "90%", "-h", "60%",
-				"-T", " tmuxmcp asks: run this command? ", "sh "+shell.Quote(script)+" "+shell.Quote(answer)+" "+shell.Quote(details))
-			got, _ := os.ReadFile(answer)
-			results <- result{client: c, answer: strings.TrimSpace(string(got)), err: err}
-		}()
-	}
-	closeAll := func() {
-		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		for _, c := range clients {
-			_, _ = target.Run(cctx, "display-popup", "-C", "-c", c)
-		}
-	}
-	timer := time.NewTimer(h.opts.ReviewTimeout)
-	defer timer.Stop()
-	ans := reviewAnswer{decision: "denied"}
-	failed, closed, silent := 0, 0, 0
-wait:
-	for closed < askers {
-		select {
-		case r := <-results:
-			closed++
-			switch strings.ToLower(r.answer) {
-			case "y":
-				ans = reviewAnswer{decision: "approved", client: r.client}
-				break wait
-			case "a":
-				ans = reviewAnswer{decision: "approved", client: r.client, allowSession: true}
-				break wait
-			case "n":
-				ans = reviewAnswer{decision: "denied", client: r.client}
-				break wait
-			}
-			switch {
-			case r.timedOut:
-				silent++
-			case r.err != nil:
-				failed++
-			}
-		case <-timer.C:
-			ans = reviewAnswer{decision: "denied-timeout"}
-			break wait
-		case <-ctx.Done():
-			ans = reviewAnswer{decision: "denied-error"}
-			break wait
-		}
-	}
-	switch {
-	case closed == askers && failed == askers:
-		ans.decision = "denied-error"
-	case closed == askers && silent > 0 && ans.client == "":
-		ans.decision = "denied-timeout"
-	}
-	withdraw()
-	closeAll()
-	wg.Wait()
-	return ans
+}
+
+// askInTmux asks the people attached to the server (and the approver
+// program) about a request whose review startReview began, waits for the
+// first answer (or ctx), ends the review and returns the decision and who
+// made it.
+func (h *Handlers) askInTmux(ctx context.Context, req approval.Request) (approval.Decision, string) {
+	ans := h.asker().Ask(ctx, h.humanClients(ctx), req)
+	h.slot.Release(ans.AllowAll)
+	return ans.Decision, ans.By
 }
 
 // review runs a person's review of a pending job, then the job itself if
 // approved. It runs as the job's run: cancel_command withdraws it.
-func (h *Handlers) review(run *runner.Run, req reviewRequest, in *runIn, pane int) {
+func (h *Handlers) review(run *runner.Run, req approval.Request, in *runIn, pane int) {
 	ctx := context.Background()
 	// While the person is asked, cancel_command withdraws the request.
 	rctx, endReview := context.WithCancel(ctx)
@@ -230,60 +82,53 @@ func (h *Handlers) review(run *runner.Run, req reviewRequest, in *runIn, pane in
 	// People watching the pane see the pending request in their status
 	// line (tmux shows the pane title there by default).
 	oldTitle := ""
-	if n, err := parsePaneID("paneId", req.pane); err == nil {
+	if n, err := parsePaneID("paneId", req.Pane); err == nil {
 		if p, err := h.fleet.Pane(rctx, n); err == nil {
 			oldTitle = p.Title
 		}
-		_, _ = h.fleet.Exec(rctx, "select-pane", "-t", req.pane, "-T", "approve? "+truncate(approval.Visible(audit.Redact(req.command)), 40))
+		_, _ = h.fleet.Exec(rctx, "select-pane", "-t", req.Pane, "-T", "approve? "+truncate(approval.Visible(audit.Redact(req.Command)), 40))
 	}
-	ans := h.askPeople(rctx, h.humanClients(rctx), req)
+	ans := h.asker().Ask(rctx, h.humanClients(rctx), req)
 	endReview()
-	if req.pane != "" {
+	if req.Pane != "" {
 		tctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, _ = h.fleet.Exec(tctx, "select-pane", "-t", req.pane, "-T", oldTitle)
+		_, _ = h.fleet.Exec(tctx, "select-pane", "-t", req.Pane, "-T", oldTitle)
 		cancel()
 	}
-	h.mu.Lock()
-	h.reviewing = false
-	h.mu.Unlock()
+	h.slot.Release(ans.AllowAll)
 	select {
 	case <-withdrawn:
-		ans = reviewAnswer{decision: "rejected", client: "withdrawn by cancel_command"}
+		ans = approval.Answer{Decision: approval.Rejected, By: "withdrawn by cancel_command"}
 	default:
 	}
-	h.audit(audit.Event{Event: "decision", Tool: req.tool, JobID: req.id, PaneID: req.pane, Command: req.command, Decision: ans.decision, DecidedBy: ans.decidedBy(), Reason: req.reason})
-	if ans.allowSession {
-		h.mu.Lock()
-		h.allowAll = true
-		h.mu.Unlock()
-	}
-	if ans.decision != "approved" {
-		_, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.Decision, x.Ended = ans.decision, time.Now().UTC() })
+	h.audit(audit.Event{Event: "decision", Tool: req.Tool, JobID: req.RequestID, PaneID: req.Pane, Command: req.Command, Decision: string(ans.Decision), DecidedBy: ans.By, Reason: req.Reason})
+	if ans.Decision != approval.Approved {
+		_, _ = h.jobs.Update(req.RequestID, func(x *jobs.Job) { x.Decision, x.Ended = string(ans.Decision), time.Now().UTC() })
 		return
 	}
 	// The pane may have changed while the person read the prompt: the
 	// directory they were shown, and the policy, must still hold.
 	if pane >= 0 {
-		now := h.subject(ctx, pane, req.command)
-		if in.CWD == nil && now.CWD != req.cwd && req.cwd != "" {
-			_, _ = h.jobs.Update(req.id, func(x *jobs.Job) {
-				x.Decision, x.Ended = "rejected", time.Now().UTC()
-				x.Output = "approved, but the pane's directory changed from " + req.cwd + " to " + now.CWD + " since the person was asked: not run"
+		now := h.subject(ctx, pane, req.Command)
+		if in.CWD == nil && now.CWD != req.CWD && req.CWD != "" {
+			_, _ = h.jobs.Update(req.RequestID, func(x *jobs.Job) {
+				x.Decision, x.Ended = string(approval.Rejected), time.Now().UTC()
+				x.Output = "approved, but the pane's directory changed from " + req.CWD + " to " + now.CWD + " since the person was asked: not run"
 			})
-			h.audit(audit.Event{Event: "decision", Tool: req.tool, JobID: req.id, PaneID: req.pane, Command: req.command, Decision: "rejected", DecidedBy: "tmuxmcp: directory changed after approval"})
+			h.audit(audit.Event{Event: "decision", Tool: req.Tool, JobID: req.RequestID, PaneID: req.Pane, Command: req.Command, Decision: string(approval.Rejected), DecidedBy: "tmuxmcp: directory changed after approval"})
 			return
 		}
 		if h.opts.Policy != nil {
 			if v := approval.Judge(h.opts.Policy, now); v.Action == policy.Deny {
-				_, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.Decision, x.Ended = "blocked", time.Now().UTC() })
-				h.audit(audit.Event{Event: "decision", Tool: req.tool, JobID: req.id, PaneID: req.pane, Command: req.command, Decision: "blocked", DecidedBy: v.By})
+				_, _ = h.jobs.Update(req.RequestID, func(x *jobs.Job) { x.Decision, x.Ended = string(approval.Blocked), time.Now().UTC() })
+				h.audit(audit.Event{Event: "decision", Tool: req.Tool, JobID: req.RequestID, PaneID: req.Pane, Command: req.Command, Decision: string(approval.Blocked), DecidedBy: v.By})
 				return
 			}
 		}
 	}
-	j, _ := h.jobs.Update(req.id, func(x *jobs.Job) { x.Decision = "approved" })
+	j, _ := h.jobs.Update(req.RequestID, func(x *jobs.Job) { x.Decision = string(approval.Approved) })
 	fail := func(err error) {
-		_, _ = h.jobs.Update(req.id, func(x *jobs.Job) {
+		_, _ = h.jobs.Update(req.RequestID, func(x *jobs.Job) {
 			x.Ended, x.LaunchError = time.Now().UTC(), "approved, but not started: "+err.Error()
 		})
 	}
@@ -297,7 +142,7 @@ func (h *Handlers) review(run *runner.Run, req reviewRequest, in *runIn, pane in
 			fail(err)
 			return
 		}
-		j, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.PaneID, x.FreshPane, x.Status = paneName(np.Pane), true, jobs.Running })
+		j, _ = h.jobs.Update(req.RequestID, func(x *jobs.Job) { x.PaneID, x.FreshPane, x.Status = paneName(np.Pane), true, jobs.Running })
 		h.run.RunFreshIn(run, j, np) // this run goes on as the job's: await and cancel find it
 		return
 	}
@@ -307,10 +152,10 @@ func (h *Handlers) review(run *runner.Run, req reviewRequest, in *runIn, pane in
 		fail(h.runnerError("paneId", pane, err))
 		return
 	}
-	j, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.Status = jobs.Running })
+	j, _ = h.jobs.Update(req.RequestID, func(x *jobs.Job) { x.Status = jobs.Running })
 	st, err := h.run.Start(ctx, j, sh, cwd)
 	if err != nil {
-		_, _ = h.jobs.Update(req.id, func(x *jobs.Job) { x.Status = jobs.NotStarted })
+		_, _ = h.jobs.Update(req.RequestID, func(x *jobs.Job) { x.Status = jobs.NotStarted })
 		fail(err)
 		return
 	}

@@ -253,59 +253,57 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 		}
 	}
 	decision, decidedBy, subj := h.judge(ctx, pane, j.Command, cwd)
-	if decision == "ask" && elicitAnswered(req) {
+	if decision == approval.Ask && elicitAnswered(req) {
 		fresh = false
-		want := elicitation{command: j.Command, pane: paneOrEmpty(pane), cwd: cwd, requestID: j.RequestID}
+		want := elicitation{Command: j.Command, Pane: paneOrEmpty(pane), CWD: cwd, RequestID: j.RequestID}
 		d, err := h.elicitDecision(req, want)
 		if err != nil {
 			return nil, err
 		}
 		decision, decidedBy = d, "elicitation"
-		if d == "denied" {
-			j.Status, j.Decision, j.PaneID = jobs.NotStarted, d, paneOrEmpty(pane)
+		if d == approval.Denied {
+			j.Status, j.Decision, j.PaneID = jobs.NotStarted, string(d), paneOrEmpty(pane)
 			created, err := h.jobs.Create(j)
 			if err == nil {
-				h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", RequestID: j.RequestID, JobID: created.ID, PaneID: j.PaneID, Command: j.Command, Decision: d, DecidedBy: decidedBy})
+				h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", RequestID: j.RequestID, JobID: created.ID, PaneID: j.PaneID, Command: j.Command, Decision: string(d), DecidedBy: decidedBy})
 			}
 			return created, err
 		}
 	}
-	if decision == "ask" {
+	if decision == approval.Ask {
 		if sh := approval.Show(j.Command); sh.TooLong {
-			h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", PaneID: paneOrEmpty(pane), Command: j.Command, Decision: "rejected", DecidedBy: "tmuxmcp: too long to show"})
+			h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", PaneID: paneOrEmpty(pane), Command: j.Command, Decision: string(approval.Rejected), DecidedBy: "tmuxmcp: too long to show"})
 			return nil, tooLongToShow(sh)
 		}
 		switch h.reviewRoute(ctx, req) {
 		case "elicitation":
-			return nil, h.askClient(elicitation{command: j.Command, pane: paneOrEmpty(pane), cwd: cwd, requestID: j.RequestID, program: subj.Program}, j.Reason)
+			return nil, h.askClient(elicitation{Command: j.Command, Pane: paneOrEmpty(pane), CWD: cwd, RequestID: j.RequestID, Program: subj.Program}, j.Reason)
 		case "tmux":
 		default:
-			h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", PaneID: paneOrEmpty(pane), Command: j.Command, Decision: "rejected", Reason: ownerSessionUnavailable})
+			h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", PaneID: paneOrEmpty(pane), Command: j.Command, Decision: string(approval.Rejected), Reason: ownerSessionUnavailable})
 			return nil, ownerReviewUnavailable(ownerSessionUnavailable, fmt.Sprintf("This command (%s)", truncate(approval.Visible(j.Command), 60)))
 		}
 		if err := h.startReview(ctx, "run_shell_command", pane, j.Command); err != nil {
 			return nil, err
 		}
 		// A pending job: the person's answer, then the run, come later.
-		j.Status, j.Decision, j.PaneID = jobs.NotStarted, "pending", paneOrEmpty(pane)
+		j.Status, j.Decision, j.PaneID = jobs.NotStarted, string(approval.Pending), paneOrEmpty(pane)
 		created, err := h.jobs.Create(j)
 		if err != nil {
-			h.mu.Lock()
-			h.reviewing = false
-			h.mu.Unlock()
+			h.slot.Release(false)
 			return nil, err
 		}
-		req := reviewRequest{id: created.ID, tool: "run_shell_command", pane: created.PaneID, program: subj.Program, cwd: subj.CWD, command: j.Command, reason: j.Reason}
+		req := approval.Request{RequestID: created.ID, Tool: "run_shell_command", Pane: created.PaneID, Program: subj.Program, CWD: subj.CWD, Command: j.Command, Reason: j.Reason}
 		h.run.Go(created.ID, func(run *runner.Run) { h.review(run, req, in, pane) })
 		return created, nil
 	}
-	j.Decision = decision
-	if decision == "blocked" {
+	j.Decision = string(decision)
+	if decision == approval.Blocked {
 		// Recorded, so a retry with the requestId gets the same answer.
 		j.Status, j.PaneID = jobs.NotStarted, paneOrEmpty(pane)
 		created, err := h.jobs.Create(j)
 		if err == nil {
-			h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", RequestID: j.RequestID, JobID: created.ID, PaneID: j.PaneID, Command: j.Command, Decision: decision, DecidedBy: decidedBy})
+			h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", RequestID: j.RequestID, JobID: created.ID, PaneID: j.PaneID, Command: j.Command, Decision: string(decision), DecidedBy: decidedBy})
 		}
 		return created, err
 	}
@@ -323,7 +321,7 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 			_, _ = h.fleet.Exec(context.WithoutCancel(ctx), "kill-pane", "-t", paneName(np.Pane))
 			return nil, fmt.Errorf("record job: %w", err)
 		}
-		h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", RequestID: j.RequestID, JobID: created.ID, PaneID: created.PaneID, Command: j.Command, Decision: decision, DecidedBy: decidedBy, Reason: j.Reason})
+		h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", RequestID: j.RequestID, JobID: created.ID, PaneID: created.PaneID, Command: j.Command, Decision: string(decision), DecidedBy: decidedBy, Reason: j.Reason})
 		h.run.RunFresh(created, np)
 		return created, nil
 	}
@@ -337,7 +335,7 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 	if err != nil {
 		return nil, fmt.Errorf("record job: %w", err)
 	}
-	h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", RequestID: j.RequestID, JobID: created.ID, PaneID: created.PaneID, Command: j.Command, Decision: decision, DecidedBy: decidedBy, Reason: j.Reason})
+	h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", RequestID: j.RequestID, JobID: created.ID, PaneID: created.PaneID, Command: j.Command, Decision: string(decision), DecidedBy: decidedBy, Reason: j.Reason})
 	st, err := h.run.Start(ctx, created, sh, cwd)
 	if err != nil {
 		_, _ = h.jobs.Update(created.ID, func(x *jobs.Job) { x.Status = jobs.NotStarted; x.Ended = time.Now().UTC() })

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/tmuxmcp/tmuxmcp/approval"
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/cursor"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
@@ -34,11 +35,11 @@ func (h *Handlers) jobEnded(j *jobs.Job) {
 // to answer them.
 func (h *Handlers) resumePending() {
 	for _, j := range h.jobs.List() {
-		if j.Decision != "pending" {
+		if j.Decision != string(approval.Pending) {
 			continue
 		}
-		_, _ = h.jobs.Update(j.ID, func(x *jobs.Job) { x.Decision, x.Ended = "denied-error", time.Now().UTC() })
-		h.audit(audit.Event{Event: "decision", JobID: j.ID, PaneID: j.PaneID, Command: j.Command, Decision: "denied-error", DecidedBy: "tmuxmcp: restarted during the review"})
+		_, _ = h.jobs.Update(j.ID, func(x *jobs.Job) { x.Decision, x.Ended = string(approval.DeniedError), time.Now().UTC() })
+		h.audit(audit.Event{Event: "decision", JobID: j.ID, PaneID: j.PaneID, Command: j.Command, Decision: string(approval.DeniedError), DecidedBy: "tmuxmcp: restarted during the review"})
 	}
 }
 

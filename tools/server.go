@@ -22,6 +22,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/approval"
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/input"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
@@ -87,17 +88,16 @@ type Handlers struct {
 	jobs *jobs.Store
 	run  *runner.Runner // the command engine: readiness, launch, watching
 
-	mu        sync.Mutex
-	panes     map[int]tmux.PaneInfo  // the latest listing
-	selfPane  int                    // the pane tmuxmcp itself runs in on this server, or -1
-	reviewing bool                   // a person is being asked (one review at a time)
-	elicits   map[string]elicitation // open elicitations, by request state
-	subs      subscriptions          // pane resources being watched
-	lines     *input.Lines           // each pane's edit line as tmuxmcp typed it (for the policy)
-	waits     map[int]int            // open waits per pane
-	waitsAll  int                    // open waits in all
-	server    *mcp.Server            // for resource-updated notifications
-	allowAll  bool                   // a person allowed everything for this session
+	mu       sync.Mutex
+	panes    map[int]tmux.PaneInfo // the latest listing
+	selfPane int                   // the pane tmuxmcp itself runs in on this server, or -1
+	slot     approval.Slot         // the one review open at a time, and "allow for this session"
+	elicits  approval.Elicitations // open elicitations, by request state
+	subs     subscriptions         // pane resources being watched
+	lines    *input.Lines          // each pane's edit line as tmuxmcp typed it (for the policy)
+	waits    map[int]int           // open waits per pane
+	waitsAll int                   // open waits in all
+	server   *mcp.Server           // for resource-updated notifications
 
 	startMu   sync.Mutex    // one job launch at a time
 	closing   chan struct{} // closed by Close: resource watchers stop
@@ -111,8 +111,8 @@ type Handlers struct {
 func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Options, log *slog.Logger) (*Handlers, error) {
 	opts = withDefaults(opts)
 	h := &Handlers{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1,
-		closing: make(chan struct{}), elicits: map[string]elicitation{},
-		subs: subscriptions{watches: map[string]*resourceWatch{}}, lines: input.NewLines(), waits: map[int]int{}}
+		closing: make(chan struct{}),
+		subs:    subscriptions{watches: map[string]*resourceWatch{}}, lines: input.NewLines(), waits: map[int]int{}}
 	store, err := jobs.Open(filepath.Join(opts.StateDir, "jobs"))
 	if err != nil {
 		return nil, err

@@ -1,0 +1,272 @@
+package approval
+
+import (
+	"context"
+	"crypto/rand"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+)
+
+// Slot is the one review open at a time, and a person's "allow everything
+// for the rest of this session". It is safe for concurrent use.
+type Slot struct {
+	mu       sync.Mutex
+	busy     bool
+	allowAll bool
+}
+
+// Claim takes the slot; false when a review is already open.
+func (s *Slot) Claim() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.busy {
+		return false
+	}
+	s.busy = true
+	return true
+}
+
+// Release frees the slot after a review; allowAll records that the person
+// allowed everything from now on.
+func (s *Slot) Release(allowAll bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.busy = false
+	s.allowAll = s.allowAll || allowAll
+}
+
+// AllowedAll reports whether a person allowed everything for this session.
+func (s *Slot) AllowedAll() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.allowAll
+}
+
+// Answer is how a review ended.
+type Answer struct {
+	Decision Decision // Approved, Denied, DeniedTimeout or DeniedError
+	// By names who answered: "tmux:<client>", "exec:<program name>", or
+	// "tmux" when nobody did.
+	By string
+	// AllowAll says the person allowed everything for the rest of the
+	// session (the popup's "a").
+	AllowAll bool
+}
+
+// Asker puts requests to people: a popup on each attached tmux client and
+// the approver program, racing; the first answer wins and the others are
+// withdrawn. How a popup is shown is the caller's (Popup, Close), so this
+// package runs no tmux itself.
+type Asker struct {
+	// Dir holds each request's text and the popups' answers while open.
+	Dir string
+	// Timeout is how long people have to answer.
+	Timeout time.Duration
+	// Approver is the program of --approval-via exec:, or "".
+	Approver string
+	// Popup shows, on client, a popup that runs the shell command line
+	// cmd, and returns when it closes.
+	Popup func(ctx context.Context, client, cmd string) error
+	// Close closes client's popup.
+	Close func(ctx context.Context, client string)
+	Log   *slog.Logger
+}
+
+// popupScript asks in a popup: $1 is the file that receives the answer,
+// $2 the request's text.
+const popupScript = `# tmuxmcp approval prompt
+cat "$2"
+printf '\n  [y] allow once   [a] allow for the rest of this session   [n] deny  '
+while :; do
+  stty -icanon -echo 2>/dev/null
+  k=$(dd bs=1 count=1 2>/dev/null)
+  stty icanon echo 2>/dev/null
+  case "$k" in
+    y|Y|a|A|n|N) break ;;
+    q|"$(printf '\033')") k=n; break ;;
+  esac
+done
+printf '%s' "$k" > "$1"
+`
+
+// Ask puts req to the people at clients and to the approver program and
+// returns the first answer; silence until the timeout is DeniedTimeout,
+// and every asker failing is DeniedError. ctx ending withdraws the
+// request (DeniedError).
+func (a *Asker) Ask(ctx context.Context, clients []string, req Request) Answer {
+	if err := os.MkdirAll(a.Dir, 0o700); err != nil {
+		return Answer{Decision: DeniedError, By: "tmux"}
+	}
+	if req.RequestID == "" {
+		req.RequestID = strings.ToLower(rand.Text())
+	}
+	if req.Shown == "" {
+		req.Shown = Visible(req.Command)
+	}
+	details := filepath.Join(a.Dir, req.RequestID+".txt")
+	script := filepath.Join(a.Dir, req.RequestID+".sh")
+	where := "a new pane"
+	if req.Pane != "" {
+		where = "pane " + req.Pane
+	}
+	_ = os.WriteFile(details, []byte(Text(where, req.Program, req.CWD, req.Command, req.Reason, req.Env)), 0o600)
+	_ = os.WriteFile(script, []byte(popupScript), 0o600)
+	defer func() {
+		_ = os.Remove(details)
+		_ = os.Remove(script)
+	}()
+
+	type result struct {
+		by, answer string
+		err        error
+		silent     bool // the approver program did not answer in time
+	}
+	askers := len(clients)
+	if a.Approver != "" {
+		askers++
+	}
+	results := make(chan result, askers)
+	actx, withdraw := context.WithCancel(ctx)
+	defer withdraw()
+	var wg sync.WaitGroup
+	if a.Approver != "" {
+		if req.Host == "" {
+			req.Host, _ = os.Hostname()
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			pctx, cancel := context.WithTimeout(actx, a.Timeout)
+			defer cancel()
+			d, err := AskProgram(pctx, a.Approver, req)
+			if err != nil && a.Log != nil {
+				a.Log.Warn("approver program", "program", a.Approver, "decision", d, "err", err)
+			}
+			answer := map[Decision]string{Approved: "y", Denied: "n"}[d]
+			results <- result{by: "exec:" + filepath.Base(a.Approver), answer: answer, err: err, silent: d == DeniedTimeout}
+		}()
+	}
+	for i, c := range clients {
+		answer := filepath.Join(a.Dir, fmt.Sprintf("%s.%d.answer", req.RequestID, i))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer os.Remove(answer)
+			pctx, cancel := context.WithTimeout(actx, a.Timeout+10*time.Second)
+			defer cancel()
+			err := a.Popup(pctx, c, "sh "+quote(script)+" "+quote(answer)+" "+quote(details))
+			got, _ := os.ReadFile(answer)
+			results <- result{by: "tmux:" + c, answer: strings.TrimSpace(string(got)), err: err}
+		}()
+	}
+	timer := time.NewTimer(a.Timeout)
+	defer timer.Stop()
+	ans := Answer{Decision: Denied, By: "tmux"}
+	failed, closed, silent := 0, 0, 0
+wait:
+	for closed < askers {
+		select {
+		case r := <-results:
+			closed++
+			switch strings.ToLower(r.answer) {
+			case "y":
+				ans = Answer{Decision: Approved, By: r.by}
+				break wait
+			case "a":
+				ans = Answer{Decision: Approved, By: r.by, AllowAll: true}
+				break wait
+			case "n":
+				ans = Answer{Decision: Denied, By: r.by}
+				break wait
+			}
+			switch {
+			case r.silent:
+				silent++
+			case r.err != nil:
+				failed++
+			}
+		case <-timer.C:
+			ans = Answer{Decision: DeniedTimeout, By: "tmux"}
+			break wait
+		case <-ctx.Done():
+			ans = Answer{Decision: DeniedError, By: "tmux"}
+			break wait
+		}
+	}
+	switch {
+	case closed == askers && failed == askers:
+		ans.Decision = DeniedError
+	case closed == askers && silent > 0 && ans.By == "tmux":
+		ans.Decision = DeniedTimeout
+	}
+	withdraw()
+	if a.Close != nil {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		for _, c := range clients {
+			a.Close(cctx, c)
+		}
+		cancel()
+	}
+	wg.Wait()
+	return ans
+}
+
+// quote is s in single quotes for sh.
+func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// Elicitation is an approval asked through the MCP client, bound to the
+// exact request it is for: its answer cannot approve anything else.
+type Elicitation struct {
+	Command, Pane, CWD, RequestID string
+	Program                       string // shown, not compared
+	expires                       time.Time
+}
+
+// Matches reports whether e was asked for the same command, pane,
+// directory and request as want.
+func (e Elicitation) Matches(want Elicitation) bool {
+	return e.Command == want.Command && e.Pane == want.Pane && e.CWD == want.CWD && e.RequestID == want.RequestID
+}
+
+// Elicitations are the open elicitations, by request state. They are safe
+// for concurrent use.
+type Elicitations struct {
+	mu sync.Mutex
+	m  map[string]Elicitation
+}
+
+// Open records e for ttl and returns the request state that names it.
+func (es *Elicitations) Open(e Elicitation, ttl time.Duration) string {
+	state := rand.Text()
+	e.expires = time.Now().Add(ttl)
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	if es.m == nil {
+		es.m = map[string]Elicitation{}
+	}
+	for k, v := range es.m {
+		if time.Now().After(v.expires) {
+			delete(es.m, k)
+		}
+	}
+	es.m[state] = e
+	return state
+}
+
+// Take returns the elicitation state names and forgets it (an answer is
+// used once); false when there is none or it expired.
+func (es *Elicitations) Take(state string) (Elicitation, bool) {
+	es.mu.Lock()
+	defer es.mu.Unlock()
+	e, ok := es.m[state]
+	delete(es.m, state)
+	if !ok || time.Now().After(e.expires) {
+		return Elicitation{}, false
+	}
+	return e, true
+}
