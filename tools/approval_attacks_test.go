@@ -72,6 +72,16 @@ func TestNoKeySpellingOrEscapeRunsARefusedCommand(t *testing.T) {
 				}
 				e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
 			}
+			// shell-expand-line runs a command substitution without Enter.
+			for _, keys := range [][]string{{"Escape", "C-e"}, {"M-C-e"}} {
+				v := mkVictim(t)
+				e.call(t, "type_text", map[string]any{"paneId": pane, "text": "echo $(rm -rf " + v + ")"})
+				e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": keys})
+				if victimGone(t, v) {
+					t.Errorf("BYPASS %v expanded a refused command substitution", keys)
+				}
+				e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
+			}
 		})
 	}
 }
