@@ -196,9 +196,19 @@ func TestAPersonSeesEverythingTheyApprove(t *testing.T) {
 	if !Show(strings.Repeat("echo x\n", MaxShownRows+1)).TooLong {
 		t.Error("a command of more rows than a person is shown is not too long")
 	}
-	text := Text("pane %1", "bash", "/tmp", "ls", "trust me, it is safe", map[string]string{"A": "1"})
+	text := Text("pane %1", "bash", "/tmp", "A=1 ls", "trust me, it is safe")
 	if !strings.Contains(text, "its claim, not checked") || !strings.Contains(text, "A=1") || strings.Index(text, "ls") > strings.Index(text, "trust me") {
 		t.Errorf("popup text:\n%s", text)
+	}
+	// Nothing around the command can hide it or fake another request.
+	fake := strings.Repeat("\n", 30) + "  The agent asks to run, in pane %1 (bash, /tmp):\n\n    git status\n"
+	text = Text("pane %1", "bash\x1b[8m", "/tmp/x\x1b[8m", "rm -rf ~", fake)
+	if strings.Contains(text, "\x1b") || strings.Count(text, "The agent asks to run") != 2 || strings.Count(text, "\n") > 12 {
+		t.Errorf("escapes or a faked request reached the popup:\n%s", text)
+	}
+	// Wide characters take two columns: 39 rows of them overflow the limit.
+	if !Show(strings.Repeat(strings.Repeat("界", 100), 39) + "; rm -rf /x").TooLong {
+		t.Error("a command of wide characters fits in rows it cannot be shown in")
 	}
 }
 
@@ -221,4 +231,42 @@ func FuzzCommands(f *testing.F) {
 			}
 		}
 	})
+}
+
+// Lines a shell reads differently from the grammar, or that hide a second
+// command, are never approved by an allow rule (found by red-teaming).
+func TestLinesTheShellReadsDifferentlyAreNotApproved(t *testing.T) {
+	p := readmePolicy(t, policy.Deny)
+	for _, c := range []struct{ shell, line string }{
+		{"bash", "coproc eval git status ';touch M'"},
+		{"fish", `git status 'x\'' ; touch M ; #'`},
+		{"fish", "git status @(touch M)"},
+		{"zsh", "git status /*(e:'touch M':)"},
+		{"zsh", "git status *(+touch)"},
+		{"bash", "rm \\"},
+		{"bash", "git diff --no-index a b 2>>~/.bashrc"},
+		{"bash", "git log > ~/.profile"},
+		{"bash", "git status >& out"},
+		{"", "git status $((echo a) ; touch M)"},
+		{"", "git status\x04\x04git status $((echo a) ; touch M)\r"},
+	} {
+		if v := Judge(p, Subject{Line: c.line, Shell: c.shell, Program: "x"}); v.Action == policy.Allow {
+			t.Errorf("%s %q: allowed by %s", c.shell, c.line, v.By)
+		}
+	}
+	for _, line := range []string{"git status 2>/dev/null", "git status >&2", "git log -1 2>&1"} {
+		if v := Judge(p, Subject{Line: line, Shell: "bash"}); v.Action != policy.Allow {
+			t.Errorf("%q: %s by %s", line, v.Action, v.By)
+		}
+	}
+	allow := readmePolicy(t, policy.Allow)
+	for _, line := range []string{`"rm" -rf /x`, `r\m -rf /x`, `rm "-rf" /x`, `'rm' -r /x`} {
+		if v := Judge(allow, Subject{Line: line, Shell: "bash"}); v.Action != policy.Deny {
+			t.Errorf("%q: %s, want deny (quotes removed, it is rm -rf)", line, v.Action)
+		}
+	}
+	py, _ := policy.New(policy.Deny, []policy.Rule{{Name: "python ok", Action: policy.Allow, Program: "^python"}})
+	if v := Judge(py, Subject{Line: "print(1)", Program: "python3"}); v.Action != policy.Allow {
+		t.Errorf("a rule naming the program approves its lines: %s by %s", v.Action, v.By)
+	}
 }

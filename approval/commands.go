@@ -9,6 +9,7 @@
 package approval
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -45,12 +46,21 @@ func (e *ParseError) Error() string {
 // of lists, pipelines and and-or lists, of every line, and those inside
 // $(…), backticks, <(…), subshells, blocks, if/while/for/case clauses and
 // function bodies; a statement that is only a redirection (> file) counts
-// as one. A line the shell's parser rejects is a *ParseError.
+// as one. Besides, each output redirection to a file (2>>~/.bashrc) is a
+// command of its own, a command whose words are all literal is also given
+// with its quotes and backslashes removed ("rm" -\rf → rm -rf), and a
+// coprocess is given whole. A line the shell's parser rejects — or that
+// the shell would read differently from the grammar used (a trailing
+// backslash that joins the next line; zsh glob qualifiers, fish's (…) and
+// \' in single quotes) — is a *ParseError.
 func Commands(line, shell string) ([]string, error) {
+	if t := strings.TrimRight(line, "\n"); (len(t)-len(strings.TrimRight(t, `\`)))%2 == 1 {
+		return nil, &ParseError{Line: line, Err: errors.New("it ends with a backslash, so the shell joins the next line to it")}
+	}
 	var out []string
 	seen := map[string]bool{}
 	for i, lang := range dialects(shell) {
-		cmds, err := commands(line, lang)
+		cmds, err := commands(line, lang, shell)
 		if err != nil {
 			if i == 0 {
 				return nil, &ParseError{Line: line, Err: err}
@@ -67,7 +77,10 @@ func Commands(line, shell string) ([]string, error) {
 	return out, nil
 }
 
-func commands(line string, lang syntax.LangVariant) (out []string, err error) {
+// harmless are redirection targets that write nothing anyone reads.
+var harmless = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true}
+
+func commands(line string, lang syntax.LangVariant, shell string) (out []string, err error) {
 	defer func() {
 		if r := recover(); r != nil { // a parser bug must not let a line through
 			out, err = nil, fmt.Errorf("parser failure: %v", r)
@@ -77,20 +90,145 @@ func commands(line string, lang syntax.LangVariant) (out []string, err error) {
 	if err != nil {
 		return nil, err
 	}
+	var bad error
 	syntax.Walk(f, func(n syntax.Node) bool {
-		st, ok := n.(*syntax.Stmt)
-		if !ok {
-			return true
-		}
-		switch st.Cmd.(type) {
-		case nil, *syntax.CallExpr, *syntax.DeclClause, *syntax.TestClause, *syntax.ArithmCmd, *syntax.LetClause, *syntax.TestDecl:
-			if text := stmtSource(line, st); text != "" {
-				out = append(out, text)
+		switch x := n.(type) {
+		case *syntax.ExtGlob:
+			switch shell {
+			case "zsh":
+				bad = errors.New("zsh reads ( after a word as glob qualifiers, which can run code (e:…:, +func)")
+			case "fish":
+				bad = errors.New("fish reads (…) as a command substitution")
+			}
+		case *syntax.SglQuoted:
+			if shell == "fish" && strings.Contains(x.Value, `\`) {
+				bad = errors.New(`fish reads \' inside single quotes as a quote, not the end of the string`)
+			}
+		case *syntax.Stmt:
+			switch x.Cmd.(type) {
+			case nil, *syntax.CallExpr, *syntax.DeclClause, *syntax.TestClause, *syntax.ArithmCmd, *syntax.LetClause, *syntax.TestDecl, *syntax.CoprocClause:
+				if text := stmtSource(line, x); text != "" {
+					out = append(out, text)
+				}
+			}
+			for _, r := range x.Redirs {
+				if w := writes(r); w != "" && !harmless[w] {
+					out = append(out, nodeSource(line, r))
+				}
+			}
+			if call, ok := x.Cmd.(*syntax.CallExpr); ok {
+				if plain, ok := literalCall(call); ok && plain != "" {
+					out = append(out, plain)
+				}
 			}
 		}
 		return true
 	})
+	if bad != nil {
+		return nil, bad
+	}
 	return out, nil
+}
+
+// writes is the file an output redirection writes to, or "".
+func writes(r *syntax.Redirect) string {
+	switch r.Op {
+	case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:
+	case syntax.DplOut:
+		if lit := r.Word.Lit(); lit == "-" || strings.Trim(lit, "0123456789") == "" {
+			return "" // >&2, >&-: a descriptor, not a file
+		}
+	default:
+		return ""
+	}
+	if w, ok := literal(r.Word); ok {
+		return w
+	}
+	return "?" // not a literal: some file
+}
+
+// literalCall is the command's words with quotes and backslashes removed,
+// when every word (and assignment) is literal.
+func literalCall(c *syntax.CallExpr) (string, bool) {
+	var words []string
+	for _, a := range c.Assigns {
+		if a.Value == nil || a.Name == nil {
+			return "", false
+		}
+		v, ok := literal(a.Value)
+		if !ok {
+			return "", false
+		}
+		words = append(words, a.Name.Value+"="+v)
+	}
+	for _, w := range c.Args {
+		v, ok := literal(w)
+		if !ok {
+			return "", false
+		}
+		words = append(words, v)
+	}
+	return strings.Join(words, " "), true
+}
+
+// literal is w's value when it holds no expansion: literal text, single
+// quotes and double quotes around literal text, backslash escapes.
+func literal(w *syntax.Word) (string, bool) {
+	if w == nil {
+		return "", false
+	}
+	var b strings.Builder
+	for _, part := range w.Parts {
+		switch x := part.(type) {
+		case *syntax.Lit:
+			b.WriteString(unescape(x.Value, ""))
+		case *syntax.SglQuoted:
+			if x.Dollar {
+				return "", false
+			}
+			b.WriteString(x.Value)
+		case *syntax.DblQuoted:
+			if x.Dollar {
+				return "", false
+			}
+			for _, p := range x.Parts {
+				lit, ok := p.(*syntax.Lit)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(unescape(lit.Value, "\"$`\\\n"))
+			}
+		default:
+			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// unescape removes the backslashes of s that quote the next character:
+// any character outside quotes (only), or those in set inside double
+// quotes.
+func unescape(s, set string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\\' && i+1 < len(s) && (set == "" || strings.IndexByte(set, s[i+1]) >= 0) {
+			i++
+			if s[i] == '\n' {
+				continue // a line continuation
+			}
+		}
+		b.WriteByte(s[i])
+	}
+	return b.String()
+}
+
+// nodeSource is the text of n as written in line.
+func nodeSource(line string, n syntax.Node) string {
+	from, to := int(n.Pos().Offset()), int(n.End().Offset())
+	if from < 0 || to > len(line) || from >= to {
+		return ""
+	}
+	return strings.TrimSpace(line[from:to])
 }
 
 // stmtSource is the text of st as written in line, without the ; that

@@ -73,6 +73,7 @@ func Judge(p *policy.Policy, s Subject) Verdict {
 		return v
 	}
 	cmds, err := Commands(s.Line, shellOr(s.Shell))
+	var raw []string // text judged as written: its commands could not be told
 	var pe *ParseError
 	if errors.As(err, &pe) {
 		if s.Shell != "" && !s.Screen {
@@ -89,25 +90,33 @@ func Judge(p *policy.Policy, s Subject) Verdict {
 		// line, prompt and all): its lines are judged as written, and each
 		// line that reads as shell (typed ahead of a shell that will read
 		// it) by its commands.
+		// A line is split wherever a key could end what reads it (a
+		// newline, CR, ^D, ^C): a shell may read each part.
 		cmds = nil
-		for _, l := range strings.Split(s.Line, "\n") {
+		for _, l := range strings.FieldsFunc(s.Line, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }) {
 			if c, err := Commands(l, "bash"); err == nil && len(c) > 0 {
 				cmds = append(cmds, c...)
 			} else if strings.TrimSpace(l) != "" {
-				cmds = append(cmds, strings.TrimSpace(l))
+				raw = append(raw, strings.TrimSpace(l))
 			}
 		}
 	}
-	if len(cmds) == 0 {
+	if len(cmds) == 0 && len(raw) == 0 {
 		cmds = []string{strings.TrimSpace(s.Line)} // nothing runs: the default decides
 	}
-	v := Verdict{Action: policy.Allow, Commands: cmds}
+	v := Verdict{Action: policy.Allow, Commands: append(slices.Clone(cmds), raw...)}
 	rank := map[policy.Action]int{policy.Allow: 0, policy.Ask: 1, policy.Deny: 2}
-	for _, c := range cmds {
-		a, rule := p.Decide(policy.Subject{Command: c, Program: s.Program, CWD: s.CWD})
+	judge := func(c string, isRaw bool) {
+		a, rule := p.Decide(policy.Subject{Command: c, Program: s.Program, CWD: s.CWD, Raw: isRaw})
 		if rank[a] > rank[v.Action] || v.By == "" {
 			v.Action, v.By = a, "policy:"+rule
 		}
+	}
+	for _, c := range cmds {
+		judge(c, false)
+	}
+	for _, c := range raw {
+		judge(c, true)
 	}
 	// Deny and ask rules written for a whole line (curl … | sh).
 	whole := policy.Subject{Command: s.Line, Program: s.Program, CWD: s.CWD}

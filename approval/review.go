@@ -80,14 +80,25 @@ type Asker struct {
 // popupScript asks in a popup: $1 is the file that receives the answer,
 // $2 the request's text.
 const popupScript = `# tmuxmcp approval prompt
-cat "$2"
-printf '\n  [y] allow once   [a] allow for the rest of this session   [n] deny  '
+rows=$(stty size 2>/dev/null | cut -d' ' -f1)
+n=$(wc -l < "$2")
+only_deny=
+if [ -n "$rows" ] && [ "$n" -gt $((rows - 3)) ]; then
+  # Never approve what does not fit: the start would scroll out of sight.
+  head -n $((rows - 4)) "$2"
+  printf '\n  This request needs %s rows and this window shows %s: enlarge it to read it all. [n] deny  ' "$n" "$rows"
+  only_deny=1
+else
+  cat "$2"
+  printf '\n  [y] allow once   [a] allow for the rest of this session   [n] deny  '
+fi
 while :; do
   stty -icanon -echo 2>/dev/null
   k=$(dd bs=1 count=1 2>/dev/null)
   stty icanon echo 2>/dev/null
   case "$k" in
-    y|Y|a|A|n|N) break ;;
+    y|Y|a|A) [ -z "$only_deny" ] && break ;;
+    n|N) break ;;
     q|"$(printf '\033')") k=n; break ;;
   esac
 done
@@ -114,7 +125,7 @@ func (a *Asker) Ask(ctx context.Context, clients []string, req Request) Answer {
 	if req.Pane != "" {
 		where = "pane " + req.Pane
 	}
-	_ = os.WriteFile(details, []byte(Text(where, req.Program, req.CWD, req.Command, req.Reason, req.Env)), 0o600)
+	_ = os.WriteFile(details, []byte(Text(where, req.Program, req.CWD, req.Command, req.Reason)), 0o600)
 	_ = os.WriteFile(script, []byte(popupScript), 0o600)
 	defer func() {
 		_ = os.Remove(details)

@@ -2,7 +2,6 @@ package approval
 
 import (
 	"fmt"
-	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -100,60 +99,77 @@ type Shown struct {
 	TooLong bool
 }
 
-// Show lays out command for a person.
+// Show lays out command for a person: rows of at most ShowWidth screen
+// columns (a wide character takes two), from the command's first
+// character.
 func Show(command string) Shown {
 	sh := Shown{Bytes: len(command)}
 	for _, line := range strings.Split(Visible(command), "\n") {
-		runes := []rune(line)
-		first := true
-		for first || len(runes) > 0 {
-			n := min(len(runes), ShowWidth)
-			row := string(runes[:n])
+		var row strings.Builder
+		cols, first := 0, true
+		flush := func() bool {
+			r := row.String()
 			if !first {
-				row = "↪ " + row
+				r = "↪ " + r
 			}
-			sh.Rows = append(sh.Rows, row)
-			runes, first = runes[n:], false
-			if len(sh.Rows) > MaxShownRows {
-				sh.TooLong = true
-				sh.Rows = sh.Rows[:MaxShownRows]
+			sh.Rows = append(sh.Rows, r)
+			row.Reset()
+			cols, first = 0, false
+			return len(sh.Rows) <= MaxShownRows
+		}
+		for _, r := range line {
+			w := columns(r)
+			if cols+w > ShowWidth && !flush() {
+				sh.TooLong, sh.Rows = true, sh.Rows[:MaxShownRows]
 				return sh
 			}
+			row.WriteRune(r)
+			cols += w
+		}
+		if !flush() {
+			sh.TooLong, sh.Rows = true, sh.Rows[:MaxShownRows]
+			return sh
 		}
 	}
 	return sh
 }
 
+// columns is how many screen columns r may take, never too few: every
+// character from U+1100 on (CJK, Hangul, emoji, ...) counts as wide.
+func columns(r rune) int {
+	if r >= 0x1100 {
+		return 2
+	}
+	return 1
+}
+
+// oneLine is s made visible on one row: line breaks written as \n, cut
+// at max characters with the count left out.
+func oneLine(s string, max int) string {
+	v := strings.ReplaceAll(Visible(s), "\n", `\n`)
+	if r := []rune(v); len(r) > max {
+		return string(r[:max]) + fmt.Sprintf("… (%d more characters)", len(r)-max)
+	}
+	return v
+}
+
 // Text is the whole request as a person reads it in a popup: where it
 // runs, the command from its first row, its size, and the agent's reason
-// labelled as the agent's claim.
-func Text(where, program, cwd, command, reason string, env map[string]string) string {
+// on one row, labelled as the agent's claim. Every part is made visible,
+// so nothing in the program, directory or reason can hide or fake part of
+// the request.
+func Text(where, program, cwd, command, reason string) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n  The agent asks to run, in %s (%s, %s):\n\n", where, firstNonEmpty(program, "shell"), firstNonEmpty(cwd, "its start directory"))
+	fmt.Fprintf(&b, "\n  The agent asks to run, in %s (%s, %s):\n\n", oneLine(where, 40), oneLine(firstNonEmpty(program, "shell"), 60), oneLine(firstNonEmpty(cwd, "its start directory"), 200))
 	sh := Show(command)
 	for _, row := range sh.Rows {
 		fmt.Fprintf(&b, "    %s\n", row)
 	}
 	fmt.Fprintf(&b, "\n  (%d row(s), %d bytes)\n", len(sh.Rows), sh.Bytes)
-	if len(env) > 0 {
-		b.WriteString("\n  With the environment:\n")
-		for _, n := range sortedKeys(env) {
-			fmt.Fprintf(&b, "    %s=%s\n", n, Visible(env[n]))
-		}
-	}
 	if reason != "" {
-		fmt.Fprintf(&b, "\n  The agent says why (its claim, not checked): %s\n", Visible(reason))
+		fmt.Fprintf(&b, "\n  The agent says why (its claim, not checked): %s\n", oneLine(reason, 300))
 	}
 	return b.String()
-}
-
-func sortedKeys(m map[string]string) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
 }
 
 func firstNonEmpty(s ...string) string {

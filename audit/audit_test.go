@@ -22,8 +22,8 @@ func TestRedact(t *testing.T) {
 		`curl -H "X-Auth-Token: t0k" u`:                                                             `curl -H "X-Auth-Token: [REDACTED]" u`,
 		"mysql --password=s3cret -u root":                                                           "mysql --password=[REDACTED] -u root",
 		"mysql -u root -ps3cret db":                                                                 "mysql -u root -p[REDACTED] db",
-		"curl -u user:pw https://x":                                                                 "curl -u user:[REDACTED] https://x",
-		"curl --user 'user:pw' https://x":                                                           "curl --user 'user:[REDACTED]' https://x",
+		"curl -u user:pw https://x":                                                                 "curl -u [REDACTED] https://x",
+		"curl --user 'user:pw' https://x":                                                           "curl --user [REDACTED] https://x",
 		"sshpass -p hunter2 ssh host":                                                               "sshpass -p [REDACTED] ssh host",
 		"openssl pkcs12 -in a.p12 -passin pass:hunter2 -out b":                                      "openssl pkcs12 -in a.p12 -passin pass:[REDACTED] -out b",
 		"openssl enc -aes256 -k hunter2 -in f":                                                      "openssl enc -aes256 -k [REDACTED] -in f",
@@ -39,6 +39,36 @@ func TestRedact(t *testing.T) {
 	} {
 		if got := Redact(in); got != want {
 			t.Errorf("Redact(%q)\n = %q\nwant %q", in, got, want)
+		}
+	}
+}
+
+// Secrets in the forms people type them: each must be gone.
+func TestNoSecretSurvivesRedaction(t *testing.T) {
+	for _, c := range []struct{ text, secret string }{
+		{`curl -d '{"username":"bob","password":"Hunter2xyz"}' https://h/login`, "Hunter2xyz"},
+		{`export DB_PASSWORD=p,ss}w0rdQ`, "ss}w0rdQ"},
+		{`export DB_PASSWORD=abc'def'Q`, "def"},
+		{`redis-cli -h h -a S3cretRedis`, "S3cretRedis"},
+		{`curl https://api.stripe.com/v1/charges -u sk_live_4eC39HqLyjWDarjtT1zdp7dc:`, "4eC39HqLyjWDarjtT1zdp7dc"},
+		{`zip -P ZipPass99 out.zip f`, "ZipPass99"},
+		{`7z a -pSevenPass out.7z f`, "SevenPass"},
+		{`ssh-keygen -t ed25519 -N 'KeyPass77' -f k`, "KeyPass77"},
+		{`printf 'machine h login u password NetrcPw1\n' >> ~/.netrc`, "NetrcPw1"},
+		{"gpg --import <<EOF\n-----BEGIN PGP PRIVATE KEY BLOCK-----\nlQOYBGPGPSECRETMATERIAL\n-----END PGP PRIVATE KEY BLOCK-----\nEOF", "PGPSECRETMATERIAL"},
+		{`aws configure set aws_session_token IQoJb3JpZ2luX2VjEJr//////////wEaCXVzLWVhc3QtMSJHMEUCIQD`, "IQoJb3JpZ2luX2VjEJr"},
+		{`npm config set _authToken npm_a1B2c3D4e5F6g7H8i9J0kLmNoPqRsTuVwXyZ`, "npm_a1B2c3D4e5F6g7H8i9J0"},
+		{`curl -X POST https://hooks.slack.com/services/T00000000/B00000000/XXXXXXXXXXXXXXXXXXXXXXXX -d x`, "XXXXXXXXXXXXXXXXXXXXXXXX"},
+		{`echo 'Hunter2sudo' | sudo -S apt update`, "Hunter2sudo"},
+		{`vault login hvs.CAESIJ7pLqSecretVaultTok`, "CAESIJ7pLqSecretVaultTok"},
+		{`psql "host=db user=u password=PgPw1 dbname=x"`, "PgPw1"},
+		{`mysql -u root -p'My Pw 1'`, "Pw 1"},
+		{`htpasswd -b .htpasswd admin HtPw123`, "HtPw123"},
+		{`TOKEN="abc def"`, "def"},
+		{`curl -H 'Authorization: Bearer abc' -H "X-Foo: 1"`, "abc"},
+	} {
+		if got := Redact(c.text); strings.Contains(got, c.secret) {
+			t.Errorf("%q survives: %q", c.secret, got)
 		}
 	}
 }

@@ -84,8 +84,8 @@ var table = []named{
 	{"Enter", nil, Submit, "", "submits the line"},
 	{"KPEnter", nil, Submit, "", "keypad Enter: submits the line"},
 	{"Escape", nil, Meta, "", "starts a line-editor command (vi command mode, M- bindings)"},
-	{"Tab", nil, Edit, "", "completion"},
-	{"BTab", nil, Edit, "", "Shift-Tab"},
+	{"Tab", nil, Control, "", "completion, which can run code: zsh expands $(…) on the line, programmable completion runs functions"},
+	{"BTab", nil, Control, "", "Shift-Tab: reverse completion"},
 	{"BSpace", nil, Edit, "", "deletes backwards"},
 	{"Space", nil, Text, " ", "types a space"},
 	{"Up", nil, Edit, "", "cursor up, previous history line"},
@@ -110,8 +110,10 @@ func init() {
 // every other C- key is Control.
 var ctrlKinds = map[rune]Kind{
 	'm': Submit, 'j': Submit, 'c': Abort, 'u': KillLine, 'y': Yank, '[': Meta,
-	'a': Edit, 'e': Edit, 'b': Edit, 'f': Edit, 'h': Edit, 'd': Edit, 'k': Edit, 'w': Edit,
-	'l': Edit, 'i': Edit, 'p': Edit, 'n': Edit, 'r': Edit, 't': Edit, '_': Edit,
+	'a': Edit, 'e': Edit, 'b': Edit, 'f': Edit, 'h': Edit, 'k': Edit, 'w': Edit,
+	'l': Edit, 'p': Edit, 'n': Edit, 'r': Edit, 't': Edit, '_': Edit,
+	// C-i is Tab and C-d lists completions in zsh (both expand $(…)), so
+	// they are Control: judged.
 }
 
 // ctrlChars are the characters a C- key can take besides letters.
@@ -277,7 +279,7 @@ func withModifiers(s string) (Key, bool) {
 			kind = Edit // C-Left, S-Up, C-BSpace: still editing
 		}
 		if name == "S-Tab" {
-			name = "BTab" // what a terminal sends for it
+			name, kind = "BTab", Control // what a terminal sends for it
 		}
 		return Key{Name: name, Kind: kind}, true
 	}
@@ -303,7 +305,7 @@ func fromHex(s string) (Key, error) {
 	case r == 0x7f:
 		return Key{Name: "BSpace", Kind: Edit}, nil
 	case r == 0x09:
-		return Key{Name: "Tab", Kind: Edit}, nil
+		return Key{Name: "Tab", Kind: Control}, nil
 	case r == 0x1b:
 		return Key{Name: "Escape", Kind: Meta}, nil
 	case r == 0x00:
@@ -321,12 +323,12 @@ func fromHex(s string) (Key, error) {
 	return Key{Text: string(r), Kind: Text}, nil
 }
 
-// HasControl reports whether s holds a control character other than TAB:
-// typed into a program, it may act as a key (CR submits, C-o runs the line,
-// ESC starts a sequence).
+// HasControl reports whether s holds a control character: typed into a
+// program, it may act as a key (CR submits, C-o runs the line, ESC starts
+// a sequence, TAB completes — and zsh's completion expands $(…)).
 func HasControl(s string) bool {
 	return strings.ContainsFunc(s, func(r rune) bool {
-		return r != '\t' && (r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0))
+		return r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0)
 	})
 }
 
@@ -356,10 +358,11 @@ func Markdown() string {
 	row("`C-c` (`^C`, `0x03`)", Abort, "drops the line (interrupts a program)")
 	row("`C-u`", KillLine, "kills the line into the kill ring")
 	row("`C-y`", Yank, "yanks the kill ring back: the line is no longer known")
-	row("`C-a` `C-b` `C-d` `C-e` `C-f` `C-h` `C-i` `C-k` `C-l` `C-n` `C-p` `C-r` `C-t` `C-w` `C-_`", Edit, "line editing, history, search, clear screen")
+	row("`C-a` `C-b` `C-e` `C-f` `C-h` `C-k` `C-l` `C-n` `C-p` `C-r` `C-t` `C-w` `C-_`", Edit, "line editing, history, search, clear screen")
+	row("`C-d`, `C-i` (= Tab)", Control, "delete / end of input / list completions; completion (zsh expands $(…) for both)")
 	row("`C-[` (`0x1b`), any `M-` key (`M-x`, `M-C-e`, `M-Enter`)", Meta, "Escape: a line-editor command; under a policy every key after it but C-c is refused")
 	row("every other `C-` key (`C-o`, `C-x`, `C-v`, `C-z`, `C-\\`, `C-@` ...)", Control, "may run the line (C-o runs it, C-x C-e opens an editor) or anything a binding does")
-	row("`S-` and `C-` with an editing key (`S-Left`, `C-Right`, `C-BSpace`); `S-Tab` = `BTab`", Edit, "word moves, selection")
+	row("`S-` and `C-` with an editing key (`S-Left`, `C-Right`, `C-BSpace`); `S-Tab` is `BTab`", Edit, "word moves, selection")
 	row("`0x` and 1–6 hex digits of a printable character (`0x41`)", Text, "types it")
 	row("any other string (`ls -la`, `q`, `:wq`)", Text, "typed literally (a control character inside makes it control)")
 	b.WriteString("\nRefused, with the spelling to use: hex with anything after the digits (`0xdg`, `0x0xd`, `0x d`), `^` before more than one character (`^C-m`), modifiers before something that is not a key or one character (`C-foo`, `S-a`), repeated modifiers (`C-C-m`), `User0`…, `Any`, `None`, keypad and mouse keys, and the names tmux does not know: `Return`, `Esc`, `Backspace`, `Del`, `Ctrl-C`, ...\n")

@@ -2,7 +2,6 @@ package input
 
 import (
 	"fmt"
-	"strings"
 	"sync"
 )
 
@@ -105,6 +104,7 @@ func (l Line) Keys(keys []Key, strict bool) (Line, Step, error) {
 		case Control:
 			st.Judge = append(st.Judge, l.Text+k.Text)
 			l.EditedBy = spelling(k)
+			st.Submitted = st.Submitted || k.Name == "C-d"
 		default:
 			l.Text += k.Text
 		}
@@ -114,10 +114,10 @@ func (l Line) Keys(keys []Key, strict bool) (Line, Step, error) {
 }
 
 // Type replays text typed literally (type_text), then Enter when submit.
-// A line break or other control character in the text can run the line by
-// itself, so under strict it is judged as a submit.
+// A line break, TAB or other control character in the text can run the
+// line by itself, so under strict it is judged as a submit.
 func (l Line) Type(text string, submit, strict bool) (Line, Step, error) {
-	runs := submit || strict && (HasControl(text) || strings.Contains(text, "\n"))
+	runs := submit || strict && HasControl(text)
 	if strict && l.EditedBy != "" && (runs || l.Escaped) {
 		k := ""
 		if submit {

@@ -122,3 +122,17 @@ func TestKeysAreSentAsJudged(t *testing.T) {
 		t.Fatalf("KeyCommands = %q, want %q", got, want)
 	}
 }
+
+// zsh's completion (Tab, and C-d's listing) expands $(…) on the line: they
+// are judged like a submit.
+func TestCompletionKeysAreJudged(t *testing.T) {
+	for _, k := range []string{"Tab", "C-i", "C-d", "BTab", "0x09"} {
+		_, st, err := Line{Text: "echo $(touch x)"}.Keys(keys(t, k), true)
+		if err != nil || !slices.Equal(st.Judge, []string{"echo $(touch x)"}) {
+			t.Errorf("%s: judge %q, err %v", k, st.Judge, err)
+		}
+	}
+	if _, st, _ := (Line{}).Type("echo $(touch x)\t", false, true); !slices.Equal(st.Judge, []string{"echo $(touch x)\t"}) {
+		t.Errorf("a TAB in type_text: judge %q", st.Judge)
+	}
+}

@@ -137,6 +137,10 @@ type Subject struct {
 	Command string // one simple command, or a whole line (see Match)
 	Program string // the program it runs in, e.g. bash
 	CWD     string // the directory it runs in
+	// Raw says Command is text whose commands could not be told (a line
+	// typed into a program that is not a shell): an allow rule approves it
+	// only when it names the program, never by its command pattern alone.
+	Raw bool
 }
 
 // Default is what the policy says when no rule matches.
@@ -154,6 +158,9 @@ func (p *Policy) Decide(s Subject) (Action, string) {
 // Match returns the first command rule with one of actions that matches s.
 func (p *Policy) Match(s Subject, actions ...Action) (Rule, bool) {
 	for _, r := range p.rules {
+		if s.Raw && r.Action == Allow && r.program == nil {
+			continue
+		}
 		if r.env == nil && slices.Contains(actions, r.Action) && match(r.command, s.Command) && match(r.program, s.Program) && match(r.cwd, s.CWD) {
 			return r, true
 		}

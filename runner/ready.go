@@ -734,3 +734,29 @@ func truncate(s string, n int) string {
 	}
 	return s
 }
+
+// Prompt returns the last line of the prompt pane's shell draws, as the
+// screen shows it, when tmuxmcp knows it (from the shell's own marks, or a
+// look at an earlier prompt); "" otherwise.
+func (r *Runner) Prompt(ctx context.Context, pane int) string {
+	s, ok := r.hub.Live(pane)
+	if !ok {
+		return ""
+	}
+	p, err := r.fleet.Pane(ctx, pane)
+	if err != nil {
+		return ""
+	}
+	if p.ShellTag != "" {
+		if mi := lastMarks(s, p.ShellTag); mi.prompted && mi.prompt != "" {
+			return mi.prompt
+		}
+	}
+	r.mu.Lock()
+	seen, ok := r.prompts[pane]
+	r.mu.Unlock()
+	if ok && seen.stream == s.ID() {
+		return seen.text
+	}
+	return p.Prompt
+}

@@ -52,6 +52,11 @@ func (h *Handlers) judge(ctx context.Context, pane int, command, cwd string) (de
 		return approval.AutoApproved, "policy:default", approval.Subject{Line: command, CWD: cwd}
 	}
 	subj = h.subject(ctx, pane, command)
+	if subj.Shell == "" {
+		// run_shell_command's text always goes to a shell (a fresh pane's
+		// default-command, or a pane whose shell is not told by name).
+		subj.Shell = "bash"
+	}
 	if cwd != "" {
 		subj.CWD = approval.ResolveDir(cwd)
 	}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/policy"
 )
 
@@ -269,5 +270,108 @@ func TestAnApproverProgramDecidesForAPersonAway(t *testing.T) {
 	b, _ := os.ReadFile(filepath.Join(dir, "req.json"))
 	if !strings.Contains(string(b), `"command":"touch `) || !strings.Contains(string(b), `"reason":"testing"`) || !strings.Contains(string(b), `"host":`) {
 		t.Fatalf("the program read %s", b)
+	}
+}
+
+// marker is a file that must not appear; appeared waits a moment for it.
+func marker(t *testing.T) string { return filepath.Join(t.TempDir(), "MARK") }
+
+func appeared(path string) bool {
+	deadline := time.Now().Add(2 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(path); err == nil {
+			return true
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+	return false
+}
+
+// zsh's completion runs $(…) on the line (Tab, and C-d's listing), bash's
+// and fish's do not, but every shell's Tab and C-d are judged.
+func TestCompletionKeysCannotRunACommandSubstitution(t *testing.T) {
+	for _, sh := range []string{"/usr/bin/zsh", "/bin/bash", "/usr/bin/fish"} {
+		t.Run(filepath.Base(sh), func(t *testing.T) {
+			e := newEnv(t, envOptions{policy: attackPolicies(t)["deny"], shell: sh})
+			pane := e.ok(t, "create_pane", map[string]any{"waitMs": 30000}).str("paneId")
+			for _, keys := range [][]string{{"Tab"}, {"C-d"}, {"C-i"}} {
+				m := marker(t)
+				e.call(t, "type_text", map[string]any{"paneId": pane, "text": "echo $(touch " + m + ")"})
+				if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": keys}); !r.isError {
+					t.Errorf("%v under deny was sent: %v", keys, r)
+				}
+				if appeared(m) {
+					t.Errorf("BYPASS %v ran the command substitution", keys)
+				}
+				e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
+			}
+			m := marker(t)
+			if r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "echo $(touch " + m + ")\t"}); !r.isError {
+				t.Errorf("type_text with a TAB under deny was typed: %v", r)
+			}
+			if appeared(m) {
+				t.Error("BYPASS a TAB in type_text ran the command substitution")
+			}
+		})
+	}
+}
+
+func TestALineContinuedAcrossEntersIsJudgedWhole(t *testing.T) {
+	e := newEnv(t, envOptions{policy: attackPolicies(t)["readme"]})
+	pane, _ := e.shell(t)
+	v := mkVictim(t)
+	if r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm \\", "submit": true}); !r.isError {
+		t.Errorf("a line ending in a backslash was submitted: %v", r)
+	}
+	e.call(t, "type_text", map[string]any{"paneId": pane, "text": "-rf " + v, "submit": true})
+	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm \\", "Enter", "-rf " + v, "Enter"}}); !r.isError {
+		t.Errorf("send_keys with a continued line was sent: %v", r)
+	}
+	if victimGone(t, v) {
+		t.Error("BYPASS: rm \\ Enter -rf V Enter removed the victim")
+	}
+}
+
+func TestAFreshPaneUnderADefaultCommandIsJudgedAsShell(t *testing.T) {
+	target := tmuxtest.Server(t, "agent", 120, 40)
+	if _, err := target.Run(t.Context(), "set-option", "-g", "default-command", "exec /bin/bash"); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, envOptions{target: &target, policy: attackPolicies(t)["readme-deny"]})
+	m := marker(t)
+	r := e.runCmd(t, map[string]any{"command": "git status $((echo a) ; touch " + m + ")", "waitMs": 20000})
+	if r.str("decision") != "blocked" {
+		t.Errorf("a line that does not parse, for a fresh pane under deny: %v", r)
+	}
+	if appeared(m) {
+		t.Error("BYPASS: it ran")
+	}
+}
+
+func TestTextTypedAheadOfTheShellIsJudgedAsShell(t *testing.T) {
+	e := newEnv(t, envOptions{policy: attackPolicies(t)["readme-deny"]})
+	pane, _ := e.shell(t)
+	// An allowed command that reads the terminal: git diff of standard input.
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "git diff --no-index - /dev/null >/dev/null", "waitMs": 500}); r.str("status") != "running" {
+		t.Fatalf("the reader: %v", r)
+	}
+	m := marker(t)
+	r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "git status\x04\x04git status $((echo a) ; touch " + m + ")\r"})
+	if !r.isError {
+		t.Errorf("type-ahead past cat was typed: %v", r)
+	}
+	if appeared(m) {
+		t.Error("BYPASS: the shell ran the typed-ahead line")
+	}
+}
+
+// Under a default of deny, an allowed command typed with type_text runs:
+// the prompt the screen shows before it is not part of what is judged.
+func TestAnAllowedCommandCanBeTypedUnderDefaultDeny(t *testing.T) {
+	e := newEnv(t, envOptions{policy: attackPolicies(t)["readme-deny"]})
+	pane, _ := e.shell(t)
+	r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "git status --short 2>/dev/null", "submit": true})
+	if r.isError {
+		t.Fatalf("an allowed command typed under default deny: %v", r)
 	}
 }

@@ -51,7 +51,7 @@ func (h *Handlers) askClient(e elicitation, reason string) error {
 	if e.Pane != "" {
 		where = "pane " + e.Pane
 	}
-	msg := approval.Text(where, e.Program, e.CWD, e.Command, reason, nil)
+	msg := approval.Text(where, e.Program, e.CWD, e.Command, reason)
 	return &inputRequired{res: &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{
 			"approval": &mcp.ElicitParams{

@@ -138,6 +138,11 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID string, lines [
 	candidates := slices.Clone(lines)
 	typed := len(candidates) // the rest are read from the screen, prompt and all
 	screen, region := h.screenLines(ctx, pane, st.Anchor)
+	// The screen's rows start with the prompt: the line is what follows it.
+	if prompt := strings.TrimSpace(h.run.Prompt(ctx, pane)); prompt != "" {
+		screen = strings.TrimSpace(strings.TrimPrefix(screen, prompt))
+		region = strings.TrimSpace(strings.TrimPrefix(region, prompt))
+	}
 	if screen != "" && len(lines) > 0 {
 		// The line as the screen shows it may hold more: a person's typing,
 		// a recalled history line, a completion.

@@ -79,7 +79,10 @@ func TestPolicyBypassCtrlDResetsLedger(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v})
-	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-d"}})
+	// C-d is judged itself (zsh lists completions with it): refused here.
+	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-d"}}); !r.isError {
+		t.Errorf("C-d on a denied line was sent: %v", r)
+	}
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}})
 	t.Logf("result: %v", r)
 	if victimGone(t, v) {

@@ -43,7 +43,7 @@ func (h *Handlers) asker() *approval.Asker {
 		Approver: h.opts.Approver,
 		Log:      h.log,
 		Popup: func(ctx context.Context, client, cmd string) error {
-			_, err := target.Run(ctx, "display-popup", "-c", client, "-E", "-w", "90%", "-h", "60%", "-T", " tmuxmcp asks: run this command? ", cmd)
+			_, err := target.Run(ctx, "display-popup", "-c", client, "-E", "-w", "90%", "-h", "90%", "-T", " tmuxmcp asks: run this command? ", cmd)
 			return err
 		},
 		Close: func(ctx context.Context, client string) {
