@@ -270,3 +270,39 @@ func TestLinesTheShellReadsDifferentlyAreNotApproved(t *testing.T) {
 		t.Errorf("a rule naming the program approves its lines: %s by %s", v.Action, v.By)
 	}
 }
+
+func TestHistoryExpansionInATypedLineIsNotApproved(t *testing.T) {
+	p := readmePolicy(t, policy.Deny)
+	for _, line := range []string{`git status !-1:gs/"//"`, "git status !!", "^status^log", `git status "it's" !-1`, "git status !$"} {
+		for _, sh := range []string{"bash", "zsh"} {
+			if v := Judge(p, Subject{Line: line, Shell: sh, Typed: true}); v.Action == policy.Allow {
+				t.Errorf("%s %q allowed", sh, line)
+			}
+		}
+	}
+	for _, line := range []string{"git status 'a!b'", "git log --grep='!x'", "git status", `git diff a b && [ 1 != 2 ]`} {
+		if v := Judge(p, Subject{Line: line, Shell: "bash", Typed: true}); v.Action == policy.Deny && v.By == "policy:unparsed" {
+			t.Errorf("%q taken for history expansion", line)
+		}
+	}
+	// Typed ahead of some shell: zsh's and fish's readings count too.
+	for _, line := range []string{"git status /*(e:'touch M':)", "git status @(touch M)", "git status !!"} {
+		if v := Judge(p, Subject{Line: line, Program: "git"}); v.Action == policy.Allow {
+			t.Errorf("typed ahead %q allowed", line)
+		}
+	}
+}
+
+func TestDollarQuotedWordsAreJudgedDecoded(t *testing.T) {
+	p := readmePolicy(t, policy.Allow)
+	for _, line := range []string{`$'rm' -rf /x`, `rm $'-rf' /x`, `rm -$'r'f /x`, `$'\x72m' -rf /x`, `$'\162m' -r /x`} {
+		if v := Judge(p, Subject{Line: line, Shell: "bash"}); v.Action != policy.Deny {
+			t.Errorf("%q: %s, want deny", line, v.Action)
+		}
+	}
+	for _, r := range []rune{0xffa0, 0x2800, 0x1d159} {
+		if got := Visible("git status" + strings.Repeat(string(r), 3) + "; rm"); !strings.Contains(got, `\u{`) {
+			t.Errorf("U+%04X is shown as is: %q", r, got)
+		}
+	}
+}

@@ -11,6 +11,7 @@ package approval
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
@@ -184,7 +185,12 @@ func literal(w *syntax.Word) (string, bool) {
 			b.WriteString(unescape(x.Value, ""))
 		case *syntax.SglQuoted:
 			if x.Dollar {
-				return "", false
+				v, ok := ansiC(x.Value)
+				if !ok {
+					return "", false
+				}
+				b.WriteString(v)
+				continue
 			}
 			b.WriteString(x.Value)
 		case *syntax.DblQuoted:
@@ -200,6 +206,56 @@ func literal(w *syntax.Word) (string, bool) {
 			}
 		default:
 			return "", false
+		}
+	}
+	return b.String(), true
+}
+
+// ansiC decodes the body of $'…' (bash's ANSI-C quoting); false for an
+// escape it does not know.
+func ansiC(s string) (string, bool) {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' || i+1 == len(s) {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		switch c := s[i]; c {
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'a', 'b', 'e', 'E', 'f', 'v', 'c', 'u', 'U':
+			return "", false // control characters and code points: not text a rule names
+		case '\\', '\'', '"', '?':
+			b.WriteByte(c)
+		case 'x':
+			j := i + 1
+			for j < len(s) && j < i+3 && strings.IndexByte("0123456789abcdefABCDEF", s[j]) >= 0 {
+				j++
+			}
+			n, err := strconv.ParseUint(s[i+1:j], 16, 8)
+			if err != nil {
+				return "", false
+			}
+			b.WriteByte(byte(n))
+			i = j - 1
+		default:
+			if c < '0' || c > '7' {
+				b.WriteByte('\\')
+				b.WriteByte(c)
+				continue
+			}
+			j := i
+			for j < len(s) && j < i+3 && s[j] >= '0' && s[j] <= '7' {
+				j++
+			}
+			n, _ := strconv.ParseUint(s[i:j], 8, 8)
+			b.WriteByte(byte(n))
+			i = j - 1
 		}
 	}
 	return b.String(), true

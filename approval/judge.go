@@ -48,6 +48,10 @@ type Subject struct {
 	// Screen says Line was read from the screen, prompt and all: when it
 	// does not parse it is judged as written, not asked.
 	Screen bool
+	// Typed says Line is typed into a line editor (type_text, send_keys),
+	// where bash and zsh apply history expansion (!-1, !!:gs/x/y/, ^a^b)
+	// before parsing: a line using it is not what it reads as.
+	Typed bool
 }
 
 // Verdict is a policy's answer about a subject.
@@ -73,6 +77,14 @@ func Judge(p *policy.Policy, s Subject) Verdict {
 		return v
 	}
 	cmds, err := Commands(s.Line, shellOr(s.Shell))
+	if s.Shell == "" && err == nil {
+		// Not a shell: judged part by part below, in every shell's reading.
+		err, cmds = &ParseError{Line: s.Line, Err: errors.New("not read by a shell")}, nil
+	}
+	if err == nil && s.Typed && s.Shell != "fish" && historyExpands(s.Line) {
+		err = &ParseError{Line: s.Line, Err: errors.New("it uses history expansion (! or a leading ^), so the shell runs another line than the one typed")}
+		cmds = nil
+	}
 	var raw []string // text judged as written: its commands could not be told
 	var pe *ParseError
 	if errors.As(err, &pe) {
@@ -94,7 +106,7 @@ func Judge(p *policy.Policy, s Subject) Verdict {
 		// newline, CR, ^D, ^C): a shell may read each part.
 		cmds = nil
 		for _, l := range strings.FieldsFunc(s.Line, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }) {
-			if c, err := Commands(l, "bash"); err == nil && len(c) > 0 {
+			if c, ok := everyShell(l); ok && len(c) > 0 {
 				cmds = append(cmds, c...)
 			} else if strings.TrimSpace(l) != "" {
 				raw = append(raw, strings.TrimSpace(l))
@@ -129,6 +141,50 @@ func Judge(p *policy.Policy, s Subject) Verdict {
 		}
 	}
 	return v
+}
+
+// everyShell is the commands of a line some shell may read later (typed
+// ahead of the pane's shell, whichever it is): ok only when bash, zsh and
+// fish would each read it as the grammar does, and without history
+// expansion.
+func everyShell(line string) ([]string, bool) {
+	if historyExpands(line) {
+		return nil, false
+	}
+	var out []string
+	for _, sh := range []string{"bash", "zsh", "fish"} {
+		c, err := Commands(line, sh)
+		if err != nil {
+			return nil, false
+		}
+		out = append(out, c...)
+	}
+	return out, true
+}
+
+// historyExpands reports whether an interactive bash or zsh would apply
+// history expansion to line: a ! outside single quotes followed by
+// something other than a blank, = or (, or a ^ that starts the line.
+func historyExpands(line string) bool {
+	if strings.HasPrefix(strings.TrimLeft(line, " \t"), "^") {
+		return true
+	}
+	single, double := false, false
+	for i := 0; i < len(line); i++ {
+		switch c := line[i]; {
+		case single:
+			single = c != '\''
+		case c == '\'' && !double:
+			single = true
+		case c == '"':
+			double = !double
+		case c == '\\':
+			i++
+		case c == '!' && i+1 < len(line) && !strings.ContainsRune(" \t\n=(\"", rune(line[i+1])):
+			return true
+		}
+	}
+	return false
 }
 
 func shellOr(s string) string {

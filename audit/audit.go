@@ -89,7 +89,14 @@ var secrets = []struct {
 	// NAME=value and "name": value where the name says secret
 	{regexp.MustCompile(`(?i)(\b[A-Z0-9_.-]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|PASS|CREDENTIALS?|AUTH)[A-Z0-9_]*"?\s*(?:=|:)\s*)("[^"]*"(?:[^\s;&|,}"']|'[^']*'|"[^"]*")*|'[^']*'(?:[^\s;&|,}"']|'[^']*'|"[^"]*")*|(?:[^\s;&|'"]|'[^']*'|"[^"]*")+)`), "$1[REDACTED]"},
 	// --password x, --password=x, --token x, --api-key=x, --passphrase x
-	{regexp.MustCompile(`(?i)(--(?:password|passwd|pass|passphrase|token|secret|api-key|apikey|auth-token|access-token|client-secret)(?:=|\s+))("[^"]*"|'[^']*'|[^\s;&|'"]+)`), "$1[REDACTED]"},
+	{regexp.MustCompile(`(?i)(--[a-z0-9-]*(?:password|passwd|pass|passphrase|token|secret|bearer|api-?key|key)(?:=|\s+))("[^"]*"|'[^']*'|[^\s;&|'"]+)`), "$1[REDACTED]"},
+	// ldapsearch -w, smbclient -U user%pw, mongo* -p, az login -p, nmcli … password
+	{regexp.MustCompile(`(\bldap\w*\b[^;&|\n]*?\s-w\s*|\bsmbclient\b[^;&|\n]*?\s-U\s*[^%\s]+%|\bmongo\w*\b[^;&|\n]*?\s-p\s*|\baz\s+login\b[^;&|\n]*?\s-p\s*|\bnmcli\b[^;&|\n]*?\bpassword\s+)('[^']*'|"[^"]*"|[^\s;&|]+)`), "$1[REDACTED]"},
+	// a password fed to sudo -S, chpasswd or passwd --stdin, piped or as a here-string
+	{regexp.MustCompile(`(\b(?:echo|printf)\s+(?:(?:'[^']*%s[^']*'|"[^"]*%s[^"]*")\s+)?)('[^']*'|"[^"]*"|[^\s|]+)(\s*\|\s*(?:sudo\b[^;&\n]*\s-S\b|chpasswd\b|passwd\b[^;&\n]*--stdin))`), "$1[REDACTED]$3"},
+	{regexp.MustCompile(`(\b(?:sudo\b[^;&|\n]*\s-S\b|chpasswd\b|passwd\b[^;&|\n]*--stdin)[^;&|\n]*<<<\s*)('[^']*'|"[^"]*"|\S+)`), "$1[REDACTED]"},
+	// Azure SAS and other signed URLs
+	{regexp.MustCompile(`([?&](?:sig|signature|X-Amz-Signature|X-Goog-Signature|token|access_token)=)([^&\s'"]+)`), "$1[REDACTED]"},
 	// curl -u user:pw, --user user:pw (a value with a colon)
 	{regexp.MustCompile(`((?:^|\s)(?:-u|--user|--proxy-user)(?:=|\s*))(?:'[^'\s]*:[^']*'|"[^"\s]*:[^"]*"|[^\s'"]*:[^\s'"]*)`), "$1[REDACTED]"},
 	// mysql -pPW (attached), sshpass -p PW, docker/podman/helm login -p PW
@@ -98,8 +105,7 @@ var secrets = []struct {
 	{regexp.MustCompile(`(\bredis-cli\b[^;&|\n]*?\s-a\s+|\bzip\b[^;&|\n]*?\s-P\s+|\b7za?\b[^;&|\n]*?\s-p|\bssh-keygen\b[^;&|\n]*?\s-[NP]\s*|\bhtpasswd\b[^;&|\n]*?\s-\w*b\w*\s+\S+\s+\S+\s+)('[^']*'|"[^"]*"|[^\s;&|]+)`), "$1[REDACTED]"},
 	// .netrc lines, libpq connection strings
 	{regexp.MustCompile(`(\bmachine\s+\S+(?:\s+login\s+\S+)?\s+password\s+)(\S+)`), "$1[REDACTED]"},
-	// echo PW | sudo -S
-	{regexp.MustCompile(`(\b(?:echo|printf)\s+)('[^']*'|"[^"]*"|\S+)(\s*\|\s*sudo\b[^;&\n]*\s-S\b)`), "$1[REDACTED]$3"},
+
 	{regexp.MustCompile(`(\bsshpass\b(?:\s+-[a-oq-zA-Z]\S*)*\s+-p\s*)([^\s;&|]+)`), "$1[REDACTED]"},
 	{regexp.MustCompile(`(\b(?:docker|podman|nerdctl|helm(?:\s+registry)?)\s+login\b[^;&|\n]*?\s-p\s*)([^\s;&|]+)`), "$1[REDACTED]"},
 	// openssl pass:PW, and enc -k PW
@@ -108,7 +114,7 @@ var secrets = []struct {
 	// JWTs
 	{regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`), "[REDACTED]"},
 	// well-known token shapes
-	{regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|glpat-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}|hvs\.[A-Za-z0-9_-]{16,}|npm_[A-Za-z0-9]{30,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|rk_(?:live|test)_[A-Za-z0-9]{16,})\b`), "[REDACTED]"},
+	{regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|glpat-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}|hvs\.[A-Za-z0-9_-]{16,}|npm_[A-Za-z0-9]{30,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|rk_(?:live|test)_[A-Za-z0-9]{16,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,})\b`), "[REDACTED]"},
 	// Slack webhooks carry their secret in the path
 	{regexp.MustCompile(`(hooks\.slack\.com/services/)[A-Za-z0-9/]+`), "$1[REDACTED]"},
 }

@@ -66,6 +66,22 @@ func TestNoSecretSurvivesRedaction(t *testing.T) {
 		{`htpasswd -b .htpasswd admin HtPw123`, "HtPw123"},
 		{`TOKEN="abc def"`, "def"},
 		{`curl -H 'Authorization: Bearer abc' -H "X-Foo: 1"`, "abc"},
+		{`wget --http-password HttpPw1 u`, "HttpPw1"},
+		{`tool --db-password DbPw1`, "DbPw1"},
+		{`tool --secret-key SkPw1`, "SkPw1"},
+		{`curl --oauth2-bearer BearerPw1 u`, "BearerPw1"},
+		{`sendgrid --key SG.abcdefghijklmnopqrstuv.abcdefghijklmnopqrstuv`, "abcdefghijklmnopqrstuv"},
+		{`curl --ftp-pass FtpPw1 ftp://h`, "FtpPw1"},
+		{`ldapsearch -x -D cn=admin -w LdapPw1 -b dc=x`, "LdapPw1"},
+		{`smbclient //h/s -U alice%SmbPw1`, "SmbPw1"},
+		{`mongosh --host h -u admin -p MongoPw1`, "MongoPw1"},
+		{`az login -u me@x.com -p AzPw1`, "AzPw1"},
+		{`sudo -S apt update <<< 'SudoPw1'`, "SudoPw1"},
+		{`printf '%s\n' SudoPw2 | sudo -S true`, "SudoPw2"},
+		{`echo 'alice:ChPw1' | chpasswd`, "ChPw1"},
+		{`echo PasswdPw1 | passwd --stdin alice`, "PasswdPw1"},
+		{`nmcli dev wifi connect Home password WifiPw1`, "WifiPw1"},
+		{`curl 'https://a.blob.core.windows.net/c/f?sv=2020&sig=SasSig1%3D&se=1'`, "SasSig1"},
 	} {
 		if got := Redact(c.text); strings.Contains(got, c.secret) {
 			t.Errorf("%q survives: %q", c.secret, got)

@@ -9,6 +9,7 @@ package input
 import (
 	"fmt"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"unicode"
@@ -67,6 +68,10 @@ type Key struct {
 	// character of a hex code; "" for keys that type nothing printable.
 	Text string
 	Kind Kind
+	// Sequence says the terminal sends the key as an escape sequence
+	// (arrows, Home, PageUp, F5, S-/C- forms): a shell in vi insert mode
+	// that has no binding for it reads its ESC as "command mode".
+	Sequence bool
 }
 
 // named is one row of the key table.
@@ -105,6 +110,9 @@ func init() {
 		table = append(table, named{"F" + strconv.Itoa(i), nil, Control, "", "function key"})
 	}
 }
+
+// plainKeys are the named keys a terminal sends as one byte (or none).
+var plainKeys = map[string]bool{"Enter": true, "Tab": true, "BSpace": true, "Space": true, "Escape": true, "KPEnter": true}
 
 // ctrlKinds are the control keys whose effect on a shell's line is known;
 // every other C- key is Control.
@@ -204,13 +212,8 @@ func Parse(s string) (Key, error) {
 // lookup finds s in the table, in any case.
 func lookup(s string) (Key, bool) {
 	for _, n := range table {
-		if strings.EqualFold(s, n.name) {
-			return Key{Name: n.name, Text: n.text, Kind: n.kind}, true
-		}
-		for _, a := range n.aliases {
-			if strings.EqualFold(s, a) {
-				return Key{Name: n.name, Text: n.text, Kind: n.kind}, true
-			}
+		if strings.EqualFold(s, n.name) || slices.ContainsFunc(n.aliases, func(a string) bool { return strings.EqualFold(s, a) }) {
+			return Key{Name: n.name, Text: n.text, Kind: n.kind, Sequence: !plainKeys[n.name]}, true
 		}
 	}
 	return Key{}, false
@@ -281,7 +284,7 @@ func withModifiers(s string) (Key, bool) {
 		if name == "S-Tab" {
 			name, kind = "BTab", Control // what a terminal sends for it
 		}
-		return Key{Name: name, Kind: kind}, true
+		return Key{Name: name, Kind: kind, Sequence: true}, true
 	}
 	r, size := utf8.DecodeRuneInString(rest)
 	if size != len(rest) || r == utf8.RuneError || !unicode.IsPrint(r) || r == ' ' {

@@ -60,15 +60,17 @@ func (e *EditedError) Error() string {
 		what = "typed text"
 	}
 	if e.Escaped {
-		return fmt.Sprintf("%s comes after %q: after Escape or a Meta (M-) key every key is a line-editor command (vi command mode, M-# accepts the line, M-C-e expands $(…)), which a command policy cannot check", what, e.After)
+		return fmt.Sprintf("%s comes after %q: after Escape, a Meta (M-) key, or in a shell a key sent as an escape sequence (arrows, Home, PageUp, F-keys, which a vi-mode editor may read as Escape), every key but C-c is a line-editor command (vi command mode, M-# accepts the line, M-C-e expands $(…)) that a command policy cannot check", what, e.After)
 	}
 	return fmt.Sprintf("%s comes after the editing key %q: a line changed with editing keys (arrows, BSpace, C-a, history Up, C-y, C-r, Tab) cannot be checked before it runs under a command policy", what, e.After)
 }
 
 // Keys replays keys on l. With strict (a command policy is active), a key
 // that may run the line after the model lost track of it is refused with
-// an *EditedError, and l is returned unchanged.
-func (l Line) Keys(keys []Key, strict bool) (Line, Step, error) {
+// an *EditedError, and l is returned unchanged. shell says a shell's line
+// editor reads the keys: a key sent as an escape sequence may then put a
+// vi-mode editor in command mode, so it counts as Escape.
+func (l Line) Keys(keys []Key, strict, shell bool) (Line, Step, error) {
 	orig := l
 	var st Step
 	for i, k := range keys {
@@ -96,14 +98,17 @@ func (l Line) Keys(keys []Key, strict bool) (Line, Step, error) {
 			l.Text += l.Kill
 			l.EditedBy = spelling(k)
 		case Edit:
-			st.Submitted = st.Submitted || k.Name == "C-d"
 			l.EditedBy = spelling(k)
+			if k.Sequence && shell {
+				l.Escaped = true // vi insert mode may read its ESC as Escape
+			}
 		case Meta:
 			st.Judge = append(st.Judge, l.Text)
 			l.EditedBy, l.Escaped, st.Submitted = spelling(k), true, true
 		case Control:
 			st.Judge = append(st.Judge, l.Text+k.Text)
 			l.EditedBy = spelling(k)
+			l.Escaped = l.Escaped || k.Sequence && shell
 			st.Submitted = st.Submitted || k.Name == "C-d"
 		default:
 			l.Text += k.Text

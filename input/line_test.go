@@ -21,7 +21,7 @@ func keys(t *testing.T, names ...string) []Key {
 
 func TestEnterInAnySpellingJudgesTheTypedLine(t *testing.T) {
 	for _, enter := range []string{"Enter", "enter", "C-m", "^M", "C-j", "0xd", "0x0a", "KPEnter"} {
-		_, st, err := Line{}.Keys(keys(t, "rm -rf /tmp/v", enter), true)
+		_, st, err := Line{}.Keys(keys(t, "rm -rf /tmp/v", enter), true, true)
 		if err != nil || !slices.Equal(st.Judge, []string{"rm -rf /tmp/v"}) || !st.Submitted || !st.Ended {
 			t.Errorf("%s: judge %q, step %+v, err %v", enter, st.Judge, st, err)
 		}
@@ -30,7 +30,7 @@ func TestEnterInAnySpellingJudgesTheTypedLine(t *testing.T) {
 
 func TestEscapeAndMetaKeysAreJudgedAsSubmitting(t *testing.T) {
 	for _, seq := range [][]string{{"Escape"}, {"M-#"}, {"C-M-e"}, {"0x1b"}, {"C-["}} {
-		_, st, err := Line{Text: "rm -rf /tmp/v"}.Keys(keys(t, seq...), true)
+		_, st, err := Line{Text: "rm -rf /tmp/v"}.Keys(keys(t, seq...), true, true)
 		if err != nil || !slices.Equal(st.Judge, []string{"rm -rf /tmp/v"}) {
 			t.Errorf("%v: judge %q, err %v", seq, st.Judge, err)
 		}
@@ -41,17 +41,17 @@ func TestEveryKeyAfterEscapeIsRefusedUnderAPolicy(t *testing.T) {
 	// Escape C-e (shell-expand-line), Escape 1 Escape # (insert-comment
 	// accepts the line), vi command mode's v (edit-and-execute).
 	for _, seq := range [][]string{{"Escape", "C-e"}, {"Escape", "1", "Escape", "#"}, {"Escape", "v"}, {"M-x", "a"}} {
-		l, _, err := Line{Text: "rm -rf /tmp/v"}.Keys(keys(t, seq...), true)
+		l, _, err := Line{Text: "rm -rf /tmp/v"}.Keys(keys(t, seq...), true, true)
 		var e *EditedError
 		if !errors.As(err, &e) || !e.Escaped {
 			t.Errorf("%v in one call: %v (line %+v)", seq, err, l)
 		}
 		// The same keys over two calls.
-		l, _, err = Line{Text: "rm -rf /tmp/v"}.Keys(keys(t, seq[0]), true)
+		l, _, err = Line{Text: "rm -rf /tmp/v"}.Keys(keys(t, seq[0]), true, true)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, _, err := l.Keys(keys(t, seq[1:]...), true); !errors.As(err, &e) {
+		if _, _, err := l.Keys(keys(t, seq[1:]...), true, true); !errors.As(err, &e) {
 			t.Errorf("%v across calls: %v", seq, err)
 		}
 		if _, _, err := l.Type("#", false, true); !errors.As(err, &e) {
@@ -61,34 +61,34 @@ func TestEveryKeyAfterEscapeIsRefusedUnderAPolicy(t *testing.T) {
 }
 
 func TestCtrlCEndsTheEscapedState(t *testing.T) {
-	l, _, err := Line{}.Keys(keys(t, "Escape", "C-c"), true)
+	l, _, err := Line{}.Keys(keys(t, "Escape", "C-c"), true, true)
 	if err != nil || l.Escaped || l.EditedBy != "" {
 		t.Fatalf("after Escape C-c: %+v, %v", l, err)
 	}
-	if _, st, err := l.Keys(keys(t, "ls", "Enter"), true); err != nil || !slices.Equal(st.Judge, []string{"ls"}) {
+	if _, st, err := l.Keys(keys(t, "ls", "Enter"), true, true); err != nil || !slices.Equal(st.Judge, []string{"ls"}) {
 		t.Fatalf("a fresh line after C-c: %+v, %v", st, err)
 	}
 }
 
 func TestAYankedOrEditedLineCannotBeSubmittedUnderAPolicy(t *testing.T) {
 	for _, seq := range [][]string{{"C-u", "C-y", "Enter"}, {"Left", "Enter"}, {"Up", "Enter"}, {"C-r", "Enter"}, {"Tab", "C-o"}} {
-		_, _, err := Line{Text: "rm -rf x"}.Keys(keys(t, seq...), true)
+		_, _, err := Line{Text: "rm -rf x"}.Keys(keys(t, seq...), true, false)
 		var e *EditedError
 		if !errors.As(err, &e) || e.Escaped {
 			t.Errorf("%v: %v", seq, err)
 		}
-		if _, _, err := (Line{Text: "rm -rf x"}).Keys(keys(t, seq...), false); err != nil {
+		if _, _, err := (Line{Text: "rm -rf x"}).Keys(keys(t, seq...), false, true); err != nil {
 			t.Errorf("%v without a policy: %v", seq, err)
 		}
 	}
-	l, _, _ := Line{Text: "x"}.Keys(keys(t, "Left"), true)
+	l, _, _ := Line{Text: "x"}.Keys(keys(t, "Left"), true, true)
 	if _, _, err := l.Type("", true, true); err == nil {
 		t.Error("type_text submit after an editing key in an earlier call was not refused")
 	}
 }
 
 func TestControlKeysAndTextWithControlsAreJudged(t *testing.T) {
-	_, st, err := Line{Text: "rm -rf x"}.Keys(keys(t, "C-o"), true)
+	_, st, err := Line{Text: "rm -rf x"}.Keys(keys(t, "C-o"), true, true)
 	if err != nil || !slices.Equal(st.Judge, []string{"rm -rf x"}) {
 		t.Errorf("C-o: %+v %v", st, err)
 	}
@@ -104,7 +104,7 @@ func TestControlKeysAndTextWithControlsAreJudged(t *testing.T) {
 
 func TestClearingKeysTellTheLineIsEmpty(t *testing.T) {
 	for seq, want := range map[string]bool{"C-u": true, "C-c": true, "a": false} {
-		_, st, _ := Line{Text: "x"}.Keys(keys(t, seq), true)
+		_, st, _ := Line{Text: "x"}.Keys(keys(t, seq), true, true)
 		if st.Cleared != want {
 			t.Errorf("%s: cleared %v, want %v", seq, st.Cleared, want)
 		}
@@ -127,12 +127,34 @@ func TestKeysAreSentAsJudged(t *testing.T) {
 // are judged like a submit.
 func TestCompletionKeysAreJudged(t *testing.T) {
 	for _, k := range []string{"Tab", "C-i", "C-d", "BTab", "0x09"} {
-		_, st, err := Line{Text: "echo $(touch x)"}.Keys(keys(t, k), true)
+		_, st, err := Line{Text: "echo $(touch x)"}.Keys(keys(t, k), true, true)
 		if err != nil || !slices.Equal(st.Judge, []string{"echo $(touch x)"}) {
 			t.Errorf("%s: judge %q, err %v", k, st.Judge, err)
 		}
 	}
 	if _, st, _ := (Line{}).Type("echo $(touch x)\t", false, true); !slices.Equal(st.Judge, []string{"echo $(touch x)\t"}) {
 		t.Errorf("a TAB in type_text: judge %q", st.Judge)
+	}
+}
+
+// In a shell, a key sent as an escape sequence may put a vi-mode line
+// editor in command mode (zsh leaves PageUp unbound in insert mode), where
+// # accepts the line: after it, every key but C-c is refused.
+func TestEscapeSequenceKeysCountAsEscapeInAShell(t *testing.T) {
+	for _, k := range []string{"PageUp", "S-Left", "C-Left", "Home", "Up", "F5", "DC"} {
+		l, _, err := Line{Text: "#touch x"}.Keys(keys(t, k), true, true)
+		if err != nil || !l.Escaped {
+			t.Errorf("%s in a shell: %+v %v", k, l, err)
+		}
+		var e *EditedError
+		if _, _, err := l.Type("#", false, true); !errors.As(err, &e) {
+			t.Errorf("%s then #: %v", k, err)
+		}
+		if l, _, _ := (Line{Text: "x"}).Keys(keys(t, k), true, false); l.Escaped {
+			t.Errorf("%s in a program that is not a shell counts as Escape", k)
+		}
+	}
+	if l, _, _ := (Line{}).Keys(keys(t, "C-a", "BSpace"), true, true); l.Escaped {
+		t.Error("one-byte editing keys count as Escape")
 	}
 }

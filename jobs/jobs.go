@@ -35,34 +35,37 @@ const (
 
 // Job is one command run in a pane.
 type Job struct {
-	ID          string    `json:"id"`
-	RequestID   string    `json:"requestId,omitempty"`
-	Command     string    `json:"command"`
-	Reason      string    `json:"reason,omitempty"`
-	Description string    `json:"description,omitempty"`
-	PaneID      string    `json:"paneId"`
-	FreshPane   bool      `json:"freshPane,omitempty"`
-	Keep        bool      `json:"keep,omitempty"`
-	Mode        string    `json:"mode"`                // "integrated" (typed as is) or "wrapper" (sourced script)
-	Shell       string    `json:"shell,omitempty"`     // the kind of shell it ran in: bash, zsh, fish or sh
-	ShellTag    string    `json:"shellTag,omitempty"`  // the integrated shell's mark tag, when it has one
-	PaneTitle   string    `json:"paneTitle,omitempty"` // the title to restore after a description
-	Status      Status    `json:"status"`
-	Decision    string    `json:"decision"`
-	ExitCode    *int      `json:"exitCode"`
-	Signal      *string   `json:"signal"`
-	Stream      string    `json:"stream"`      // stream id (hex) the offsets refer to
-	StartOffset int64     `json:"startOffset"` // stream position before the command was typed
-	EndOffset   int64     `json:"endOffset"`   // stream position after the command's end mark
-	OutputLimit int       `json:"outputLimit"`
-	Output      string    `json:"output"` // the bounded tail
-	OutputBytes int64     `json:"outputBytes"`
-	MissedBytes int64     `json:"missedBytes,omitempty"`
-	OutputFile  string    `json:"outputFile,omitempty"`
-	TimeoutMs   int64     `json:"timeoutMs,omitempty"`
-	Created     time.Time `json:"created"`
-	Started     time.Time `json:"started"`
-	Ended       time.Time `json:"ended,omitzero"`
+	ID          string  `json:"id"`
+	RequestID   string  `json:"requestId,omitempty"`
+	Command     string  `json:"command"`
+	Reason      string  `json:"reason,omitempty"`
+	Description string  `json:"description,omitempty"`
+	PaneID      string  `json:"paneId"`
+	FreshPane   bool    `json:"freshPane,omitempty"`
+	Keep        bool    `json:"keep,omitempty"`
+	Mode        string  `json:"mode"`                // "integrated" (typed as is) or "wrapper" (sourced script)
+	Shell       string  `json:"shell,omitempty"`     // the kind of shell it ran in: bash, zsh, fish or sh
+	ShellTag    string  `json:"shellTag,omitempty"`  // the integrated shell's mark tag, when it has one
+	PaneTitle   string  `json:"paneTitle,omitempty"` // the title to restore after a description
+	Status      Status  `json:"status"`
+	Decision    string  `json:"decision"`
+	ExitCode    *int    `json:"exitCode"`
+	Signal      *string `json:"signal"`
+	Stream      string  `json:"stream"`      // stream id (hex) the offsets refer to
+	StartOffset int64   `json:"startOffset"` // stream position before the command was typed
+	EndOffset   int64   `json:"endOffset"`   // stream position after the command's end mark
+	OutputLimit int     `json:"outputLimit"`
+	Output      string  `json:"output"` // the bounded tail
+	OutputBytes int64   `json:"outputBytes"`
+	// OmittedBytes is how much of the output Output leaves out (its
+	// middle, when it keeps the head and the tail).
+	OmittedBytes int64     `json:"omittedBytes,omitempty"`
+	MissedBytes  int64     `json:"missedBytes,omitempty"`
+	OutputFile   string    `json:"outputFile,omitempty"`
+	TimeoutMs    int64     `json:"timeoutMs,omitempty"`
+	Created      time.Time `json:"created"`
+	Started      time.Time `json:"started"`
+	Ended        time.Time `json:"ended,omitzero"`
 	// ShellReady says the pane's shell was back at its prompt, reading
 	// input, when the job ended; ReadyWaitMs is how long that took after
 	// the command's end mark.

@@ -1,6 +1,8 @@
 package runner
 
 import (
+	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -10,13 +12,15 @@ import (
 )
 
 // jobOutput collects a job's plain output: the whole of it in a file, the
-// tail in memory.
+// head and the tail in memory.
 type jobOutput struct {
 	path   string
 	f      *os.File
 	limit  int
-	buf    []byte
+	head   []byte // the first limit/2 bytes
+	buf    []byte // the last bytes (at least limit)
 	total  int64
+	lines  int64 // line breaks in all of it
 	missed int64
 }
 
@@ -27,6 +31,7 @@ func newJobOutput(path string, limit int, appendExisting bool) *jobOutput {
 		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
 		if tail, size, err := readTail(path, limit); err == nil {
 			o.total, o.buf = size, tail
+			o.head, o.lines = readHeadAndLines(path, limit/2)
 		}
 	}
 	o.f, _ = os.OpenFile(path, flags, 0o600)
@@ -36,6 +41,10 @@ func newJobOutput(path string, limit int, appendExisting bool) *jobOutput {
 func (o *jobOutput) feed(dec *stream.Plain, raw []byte) {
 	dec.FeedRuns(raw, func(text []byte, _, _ int64) {
 		o.total += int64(len(text))
+		o.lines += int64(bytes.Count(text, []byte("\n")))
+		if room := o.limit/2 - len(o.head); room > 0 {
+			o.head = append(o.head, text[:min(room, len(text))]...)
+		}
 		if o.f != nil {
 			_, _ = o.f.Write(text)
 		}
@@ -46,12 +55,45 @@ func (o *jobOutput) feed(dec *stream.Plain, raw []byte) {
 	})
 }
 
-func (o *jobOutput) tail() string {
-	b := o.buf
-	if len(b) > o.limit {
-		b = b[len(b)-o.limit:]
+// text is the output as a result shows it, and how many bytes it leaves
+// out: all of it when it fits in limit, else its head and tail.
+func (o *jobOutput) text() (string, int64) {
+	if o.total <= int64(o.limit) {
+		return strings.ToValidUTF8(string(o.buf), ""), 0
 	}
-	return strings.ToValidUTF8(string(b), "")
+	return headTail(o.head, o.buf, o.total, o.lines, o.limit)
+}
+
+// headTail lays out output of total bytes and lines line breaks that does
+// not fit in limit bytes: its first and its last whole lines (about half
+// each), with one marker line between them saying how much was left out
+// and where all of it is. It returns the text and the bytes left out.
+func headTail(head, tail []byte, total, lines int64, limit int) (string, int64) {
+	h := head[:min(len(head), limit/2)]
+	if i := bytes.LastIndexByte(h, '\n'); i >= 0 {
+		h = h[:i+1] // whole lines
+	}
+	keep := limit - len(h) - 120 // room for the marker
+	t := tail
+	if len(t) > keep {
+		t = t[len(t)-max(keep, 0):]
+		if i := bytes.IndexByte(t, '\n'); i >= 0 && i < len(t)-1 {
+			t = t[i+1:]
+		}
+	}
+	left := total - int64(len(h)) - int64(len(t))
+	if left <= 0 {
+		return strings.ToValidUTF8(string(tail), ""), 0
+	}
+	leftLines := lines - int64(bytes.Count(h, []byte("\n"))) - int64(bytes.Count(t, []byte("\n")))
+	var b strings.Builder
+	b.Write(h)
+	if len(h) > 0 && h[len(h)-1] != '\n' {
+		b.WriteByte('\n')
+	}
+	fmt.Fprintf(&b, "[… tmuxmcp left out %d bytes (%d lines) here: outputFile has the whole output …]\n", left, max(leftLines, 0))
+	b.Write(t)
+	return strings.ToValidUTF8(b.String(), ""), left
 }
 
 func (o *jobOutput) cut() bool { return o.total > int64(o.limit) }
@@ -64,14 +106,43 @@ func (o *jobOutput) close() {
 
 func (o *jobOutput) remove() { _ = os.Remove(o.path) }
 
-// Output returns a running job's output so far (its last outputLimit
-// bytes) and how many bytes it has printed.
-func (r *Runner) Output(j *jobs.Job) (string, int64) {
-	b, size, err := readTail(r.jobs.Path(j.ID, ".out"), j.OutputLimit)
+// Output returns a running job's output so far (all of it, or its head
+// and tail within outputLimit), how many bytes it has printed, and how
+// many the text leaves out.
+func (r *Runner) Output(j *jobs.Job) (string, int64, int64) {
+	path := r.jobs.Path(j.ID, ".out")
+	tail, size, err := readTail(path, j.OutputLimit)
 	if err != nil {
-		return "", 0
+		return "", 0, 0
 	}
-	return strings.ToValidUTF8(string(b), ""), size
+	if size <= int64(j.OutputLimit) {
+		return strings.ToValidUTF8(string(tail), ""), size, 0
+	}
+	head, lines := readHeadAndLines(path, j.OutputLimit/2)
+	text, left := headTail(head, tail, size, lines, j.OutputLimit)
+	return text, size, left
+}
+
+// readHeadAndLines reads the first n bytes of a file and counts its line
+// breaks.
+func readHeadAndLines(path string, n int) ([]byte, int64) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, 0
+	}
+	defer f.Close()
+	head := make([]byte, n)
+	k, _ := io.ReadFull(f, head)
+	head = head[:k]
+	lines := int64(bytes.Count(head, []byte("\n")))
+	buf := make([]byte, 256<<10)
+	for {
+		m, err := f.Read(buf)
+		lines += int64(bytes.Count(buf[:m], []byte("\n")))
+		if err != nil {
+			return head, lines
+		}
+	}
 }
 
 // readTail reads the last limit bytes of a file, and its size.

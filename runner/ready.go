@@ -113,6 +113,7 @@ func (r *Runner) Ready(ctx context.Context, pane int, wait time.Duration) (*Shel
 	deadline := start.Add(wait)
 	recheck := 10 * time.Millisecond
 	r.awaitLearning(ctx, pane)
+	r.awaitReaction(ctx, r.stream(pane))
 	looked := false
 	for {
 		s := r.stream(pane)
@@ -541,6 +542,36 @@ func (r *Runner) LineCleared(pane int) {
 		defer cancel()
 		r.learnCleared(ctx, pane)
 	}()
+}
+
+// submitSettle bounds how long a pane is given to react to a line keys
+// just submitted by hand.
+const submitSettle = time.Second
+
+// awaitReaction gives the program a moment to react to a line that
+// type_text or send_keys just submitted (a command starting, a new prompt,
+// zsh's correction prompt), so the pane is judged on what the line did, not
+// on the moment before: it waits for output after the submit, then for 50
+// ms of quiet, within submitSettle of the submit.
+func (r *Runner) awaitReaction(ctx context.Context, s *stream.PaneStream) {
+	at, off := s.LastKeysSubmit()
+	if at.IsZero() || time.Since(at) >= submitSettle {
+		return
+	}
+	ctx, cancel := context.WithDeadline(ctx, at.Add(submitSettle))
+	defer cancel()
+	for s.End() <= off {
+		changed := s.ReadRaw(s.End(), 0, nil).Changed
+		if s.End() > off {
+			break
+		}
+		select {
+		case <-changed:
+		case <-ctx.Done():
+			return
+		}
+	}
+	s.Quiet(ctx, 50*time.Millisecond)
 }
 
 // awaitLearning waits until a look LineCleared started on pane is done, so

@@ -2,8 +2,10 @@ package runner
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -88,5 +90,35 @@ func TestStartMarkEvictedBeforeItWasRead(t *testing.T) {
 	}
 	if got, _ := r.jobs.Get(j.ID); got.Status != jobs.Completed || got.MissedBytes == 0 {
 		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestCutOutputKeepsTheHeadAndTheTailOnLineBoundaries(t *testing.T) {
+	var all strings.Builder
+	for i := 1; i <= 10000; i++ {
+		fmt.Fprintf(&all, "%d\n", i)
+	}
+	s := all.String()
+	limit := 1000
+	text, left := headTail([]byte(s[:limit/2]), []byte(s[len(s)-2*limit:]), int64(len(s)), 10000, limit)
+	if len(text) > limit || !strings.HasPrefix(text, "1\n2\n") || !strings.HasSuffix(text, "\n9999\n10000\n") {
+		t.Fatalf("head and tail (%d bytes):\n%s", len(text), text)
+	}
+	lines := strings.Split(strings.TrimSuffix(text, "\n"), "\n")
+	var marker string
+	kept := 0
+	for _, l := range lines {
+		if strings.HasPrefix(l, "[… tmuxmcp left out") {
+			marker = l
+			continue
+		}
+		kept += len(l) + 1
+		if _, err := strconv.Atoi(l); err != nil {
+			t.Fatalf("a cut line %q", l)
+		}
+	}
+	want := fmt.Sprintf("[… tmuxmcp left out %d bytes (%d lines) here: outputFile has the whole output …]", left, 10000-(len(lines)-1))
+	if marker != want || int64(kept)+left != int64(len(s)) {
+		t.Fatalf("marker %q, want %q (kept %d + left %d != %d)", marker, want, kept, left, len(s))
 	}
 }

@@ -115,7 +115,8 @@ func (r *Runner) Watch(run *Run, st *Started) {
 		}
 		final, _ := r.jobs.Update(run.ID, func(x *jobs.Job) {
 			x.Ended = time.Now().UTC()
-			x.Output, x.OutputBytes = out.tail(), out.total
+			x.Output, x.OmittedBytes = out.text()
+			x.OutputBytes = out.total
 			x.MissedBytes += out.missed
 			if out.cut() {
 				x.OutputFile = out.path

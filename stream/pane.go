@@ -44,6 +44,10 @@ type PaneStream struct {
 	changed chan struct{}
 	born    time.Time
 	last    time.Time // last append
+	// keysAt and keysOffset: when keys sent by hand last submitted a line,
+	// and the stream's end then.
+	keysAt     time.Time
+	keysOffset int64
 }
 
 func newPaneStream(pane int, id cursor.StreamID, retain int, born time.Time) *PaneStream {
@@ -277,6 +281,23 @@ func (s *PaneStream) Submitted(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ledger.submit(now)
+}
+
+// KeysSubmitted records that keys sent by hand (type_text, send_keys, not
+// a command the runner typed) submitted a line at now: until the program
+// reacts, the pane's state is not yet what it will be.
+func (s *PaneStream) KeysSubmitted(now time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.keysAt, s.keysOffset = now, s.ring.end
+}
+
+// LastKeysSubmit is when keys last submitted a line by hand, and the
+// stream's end then (zero time if never).
+func (s *PaneStream) LastKeysSubmit() (time.Time, int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.keysAt, s.keysOffset
 }
 
 // chunk is a consistent snapshot of part of a stream for one reader.

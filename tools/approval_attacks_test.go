@@ -375,3 +375,50 @@ func TestAnAllowedCommandCanBeTypedUnderDefaultDeny(t *testing.T) {
 		t.Fatalf("an allowed command typed under default deny: %v", r)
 	}
 }
+
+// A key sent as an escape sequence (PageUp, S-Left) that a vi-mode line
+// editor has no insert-mode binding for puts it in command mode, where #
+// accepts the line: every key after one is refused in a shell.
+func TestViModeCannotBeEnteredThroughAnEscapeSequenceKey(t *testing.T) {
+	for _, c := range []struct{ sh, rc, file, key, pound string }{
+		{"/usr/bin/zsh", "PS1='%# '\nbindkey -v\n", ".zshrc", "PageUp", "#"},
+		{"/bin/bash", "PS1='$ '\nset -o vi\n", ".bashrc", "S-Left", "1#"},
+	} {
+		t.Run(filepath.Base(c.sh), func(t *testing.T) {
+			e := homeEnvWith(t, c.sh, map[string]string{c.file: c.rc}, envOptions{policy: attackPolicies(t)["deny"]})
+			pane := e.ok(t, "create_pane", map[string]any{"waitMs": 30000}).str("paneId")
+			m := marker(t)
+			e.call(t, "type_text", map[string]any{"paneId": pane, "text": "#touch " + m})
+			e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{c.key}})
+			if r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": c.pound}); !r.isError {
+				t.Errorf("%s after %s was typed: %v", c.pound, c.key, r)
+			}
+			if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c", "#touch " + m, c.key, c.pound}}); !r.isError {
+				t.Errorf("the keys in one call were sent: %v", r)
+			}
+			if appeared(m) {
+				t.Error("BYPASS: the line ran from vi command mode")
+			}
+		})
+	}
+}
+
+func TestHistoryExpansionCannotRebuildADeniedLine(t *testing.T) {
+	for _, c := range []struct{ sh, first, second string }{
+		{"/bin/bash", `git status "x;touch %s;#"`, `git status !-1:gs/"//"`},
+		{"/usr/bin/zsh", `git status "x;touch %s;:"`, `git status !-1:Q`},
+	} {
+		t.Run(filepath.Base(c.sh), func(t *testing.T) {
+			e := newEnv(t, envOptions{policy: attackPolicies(t)["readme-deny"], shell: c.sh})
+			pane := e.ok(t, "create_pane", map[string]any{"waitMs": 30000}).str("paneId")
+			m := marker(t)
+			e.call(t, "type_text", map[string]any{"paneId": pane, "text": strings.ReplaceAll(c.first, "%s", m), "submit": true})
+			if r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": c.second, "submit": true}); !r.isError {
+				t.Errorf("a line with history expansion was submitted: %v", r)
+			}
+			if appeared(m) {
+				t.Error("BYPASS: history expansion ran the denied line")
+			}
+		})
+	}
+}

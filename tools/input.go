@@ -161,7 +161,7 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID string, lines [
 	rank := map[approval.Decision]int{approval.AutoApproved: 0, approval.Ask: 1, approval.Blocked: 2}
 	subj := h.subject(ctx, pane, "") // where it runs: the same for every candidate
 	for i, c := range candidates {
-		subj.Line, subj.Screen = c, i >= typed
+		subj.Line, subj.Screen, subj.Typed = c, i >= typed, true
 		d, b, w := h.decide(subj)
 		if rank[d] > rank[decision] || by == "" {
 			decision, by, why = d, b, w
@@ -261,6 +261,9 @@ func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typ
 	if step.Submitted {
 		s.Submitted(time.Now())
 	}
+	if step.Ended {
+		s.KeysSubmitted(time.Now())
+	}
 	h.lines.Set(pane, next)
 	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: in.Submit}, nil
 }
@@ -340,7 +343,7 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 	// Enter (in any spelling), Escape, a Meta key or an unknown key could
 	// run is judged before anything is sent.
 	line := h.anchored(ctx, n, h.lines.Get(n))
-	next, step, err := line.Keys(keys, h.opts.Policy != nil)
+	next, step, err := line.Keys(keys, h.opts.Policy != nil, h.shellReads(ctx, n))
 	var edited *input.EditedError
 	if errors.As(err, &edited) {
 		return nil, h.editedError("send_keys", in.PaneID, edited)
@@ -362,6 +365,9 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 	if step.Submitted {
 		s.Submitted(time.Now())
 	}
+	if step.Ended {
+		s.KeysSubmitted(time.Now())
+	}
 	if step.Cleared {
 		// The line is empty now: the prompt of a shell tmuxmcp did not
 		// start can be learnt from it.
@@ -369,6 +375,20 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 	}
 	h.lines.Set(pane, next)
 	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: step.Submitted}, nil
+}
+
+// shellReads reports whether a shell's line editor reads pane's input: the
+// pane's current program is a shell, or cannot be told (then assume one).
+func (h *Handlers) shellReads(ctx context.Context, pane int) bool {
+	if h.opts.Policy == nil {
+		return false
+	}
+	p, err := h.fleet.Pane(ctx, pane)
+	if err != nil {
+		return true
+	}
+	_, ok := shell.KindOf(programName(p.CurrentCommand, p.Program))
+	return ok
 }
 
 // secretPrompt reports whether pane's terminal reads a line without

@@ -121,9 +121,9 @@ func jobOutSchema() *jsonschema.Schema {
 		"decision":      enum("Whether it was allowed to run: auto-approved (by policy), approved (by a person), pending (a person is being asked: await_command_result waits for the answer and the run), denied / denied-timeout / denied-error / blocked / rejected (it did not run: do not retry it in another form).", "approved", "auto-approved", "pending", "denied", "denied-timeout", "denied-error", "blocked", "rejected"),
 		"exitCode":      nullable(integer("The shell's exit status of the command ($?), or null while running or when unknown. Above 128 means killed by a signal (see signal).", 0, 255)),
 		"signal":        nullable(str("The signal that ended it (e.g. SIGINT, SIGTERM), or null.")),
-		"output":        str("The command's own output (stdout and stderr as the terminal showed them; no echo, prompt or marks), plain text, the last outputLimit bytes."),
+		"output":        str("The command's own output (stdout and stderr as the terminal showed them; no echo, prompt or marks), plain text. When it is longer than outputLimit: its first and last whole lines, with one line between them saying how many bytes and lines were left out (outputFile has them all)."),
 		"outputBytes":   count("Total bytes of output so far."),
-		"omittedBytes":  count("Bytes cut from the front of output by outputLimit: read outputFile for all of it."),
+		"omittedBytes":  count("Bytes of the output left out of output (its middle) by outputLimit: read outputFile for all of it."),
 		"outputFile":    nullable(str("A file holding the whole output, when output was cut; else null.")),
 		"missedBytes":   count("Output lost before tmuxmcp could record it (evicted, or printed while tmuxmcp was restarting): non-zero means output is incomplete."),
 		"cursor":        nullable(cursorSchema("Stream position after the command (or the latest position while it runs): wait_for_text or capture_since from it.")),
@@ -422,9 +422,9 @@ func (h *Handlers) jobResult(j *jobs.Job) *jobOut {
 	if !j.Started.IsZero() {
 		out.DurationMs = end.Sub(j.Started).Milliseconds()
 	}
-	out.Output, out.OutputBytes = j.Output, j.OutputBytes
+	out.Output, out.OutputBytes, out.OmittedBytes = j.Output, j.OutputBytes, j.OmittedBytes
 	if !j.Done() {
-		out.Output, out.OutputBytes = h.run.Output(j)
+		out.Output, out.OutputBytes, out.OmittedBytes = h.run.Output(j)
 	}
 	if j.Shell != "" {
 		out.Shell = ptr(j.Shell)
@@ -433,7 +433,10 @@ func (h *Handlers) jobResult(j *jobs.Job) *jobOut {
 	if j.LaunchError != "" {
 		out.LaunchError = ptr(j.LaunchError)
 	}
-	out.OmittedBytes = max(0, out.OutputBytes-int64(len(out.Output)))
+	if out.OmittedBytes == 0 && j.OmittedBytes == 0 && out.OutputBytes > int64(len(out.Output)) && j.Done() {
+		// A record from before head-and-tail output: its text is the tail.
+		out.OmittedBytes = out.OutputBytes - int64(len(out.Output))
+	}
 	out.MissedBytes = j.MissedBytes
 	if j.OutputFile != "" {
 		out.OutputFile = ptr(j.OutputFile)

@@ -133,6 +133,11 @@ func TestPromptsOfManyShapesAreNotHalfTypedLines(t *testing.T) {
 
 // homeEnv starts a server whose panes see a HOME with the given files.
 func homeEnv(t *testing.T, sh string, files map[string]string) *env {
+	return homeEnvWith(t, sh, files, envOptions{})
+}
+
+// homeEnvWith is homeEnv with more options (a policy).
+func homeEnvWith(t *testing.T, sh string, files map[string]string, o envOptions) *env {
 	home := t.TempDir()
 	for n, b := range files {
 		p := filepath.Join(home, n)
@@ -144,7 +149,8 @@ func homeEnv(t *testing.T, sh string, files map[string]string) *env {
 		}
 	}
 	target := tmuxtest.ServerWith(t, tmux.SessionSpec{Name: "agent", Width: 120, Height: 40}, home)
-	return newEnv(t, envOptions{target: &target, shell: sh})
+	o.target, o.shell = &target, sh
+	return newEnv(t, o)
 }
 
 func TestUserStartupFilesAndDynamicPrompts(t *testing.T) {

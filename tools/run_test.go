@@ -164,15 +164,16 @@ func TestCancelCommand(t *testing.T) {
 
 func TestRunShellCommandBoundedOutputKeepsAllOnDisk(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	r := e.runCmd(t, map[string]any{"command": "head -c 102400 /dev/zero | tr '\\0' 'x'; echo; echo END", "outputLimit": 1024})
-	if r.str("status") != "completed" || len(r.str("output")) != 1024 || !strings.HasSuffix(r.str("output"), "\nEND\n") {
-		t.Fatalf("got %v", r)
+	r := e.runCmd(t, map[string]any{"command": "echo BEGIN; head -c 102400 /dev/zero | tr '\\0' 'x'; echo; echo END", "outputLimit": 1024})
+	out := r.str("output")
+	if r.str("status") != "completed" || len(out) > 1024 || !strings.HasPrefix(out, "BEGIN\n") || !strings.HasSuffix(out, "\nEND\n") || !strings.Contains(out, "\n[… tmuxmcp left out ") {
+		t.Fatalf("head and tail: %v", r)
 	}
-	if r.num("outputBytes") != 102400+5 || r.num("omittedBytes") != r.num("outputBytes")-1024 {
+	if r.num("outputBytes") != 6+102400+5 || r.num("omittedBytes") <= 0 || r.num("omittedBytes") >= r.num("outputBytes") {
 		t.Fatalf("counts: %v", r)
 	}
 	b, err := os.ReadFile(r.str("outputFile"))
-	if err != nil || len(b) != 102405 || string(b[:3]) != "xxx" || !strings.HasSuffix(string(b), "x\nEND\n") {
+	if err != nil || len(b) != 6+102405 || string(b[:9]) != "BEGIN\nxxx" || !strings.HasSuffix(string(b), "x\nEND\n") {
 		t.Fatalf("outputFile %d bytes, %v", len(b), err)
 	}
 	// The fresh pane is gone once the result is collected.
@@ -239,5 +240,16 @@ func TestRunShellCommandTimeoutAndPaneDeath(t *testing.T) {
 	// Unknown jobs are a clear error.
 	if x := e.call(t, "await_command_result", map[string]any{"jobId": "nope"}); !x.isError || !strings.Contains(x.text, "list_commands") {
 		t.Fatalf("unknown job: %v", x)
+	}
+}
+
+// Output reads as the program printed it: < > & are not escaped in the
+// text an agent reads.
+func TestOutputIsNotHTMLEscaped(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "printf '%s\\n' '<a href=\"x\">&amp;</a>'"})
+	if !strings.Contains(r.text, `<a href=\"x\">&amp;</a>`) || strings.Contains(r.text, `\u003c`) {
+		t.Fatalf("text content: %s", r.text)
 	}
 }

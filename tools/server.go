@@ -310,7 +310,7 @@ func typed[In any, Out any](h *Handlers, tool *mcp.Tool, handle func(context.Con
 		if err != nil {
 			return errorResult(err), nil
 		}
-		b, err := json.Marshal(out)
+		b, err := marshal(out)
 		if err != nil {
 			return nil, fmt.Errorf("%s: encode result: %w", tool.Name, err)
 		}
@@ -324,6 +324,18 @@ func typed[In any, Out any](h *Handlers, tool *mcp.Tool, handle func(context.Con
 			StructuredContent: json.RawMessage(b),
 		}, nil
 	}}
+}
+
+// marshal encodes a result without HTML escaping: output holding < > &
+// reads as the program printed it, not as \u003c (six times the tokens).
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 // schemaError rewrites a JSON-schema validation error so it names the
