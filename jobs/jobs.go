@@ -59,13 +59,16 @@ type Job struct {
 	OutputBytes int64   `json:"outputBytes"`
 	// OmittedBytes is how much of the output Output leaves out (its
 	// middle, when it keeps the head and the tail).
-	OmittedBytes int64     `json:"omittedBytes,omitempty"`
-	MissedBytes  int64     `json:"missedBytes,omitempty"`
-	OutputFile   string    `json:"outputFile,omitempty"`
-	TimeoutMs    int64     `json:"timeoutMs,omitempty"`
-	Created      time.Time `json:"created"`
-	Started      time.Time `json:"started"`
-	Ended        time.Time `json:"ended,omitzero"`
+	OmittedBytes int64  `json:"omittedBytes,omitempty"`
+	MissedBytes  int64  `json:"missedBytes,omitempty"`
+	OutputFile   string `json:"outputFile,omitempty"`
+	// OutputFileError is why the output file is not whole (a failed
+	// write: a full disk, an I/O error), or "".
+	OutputFileError string    `json:"outputFileError,omitempty"`
+	TimeoutMs       int64     `json:"timeoutMs,omitempty"`
+	Created         time.Time `json:"created"`
+	Started         time.Time `json:"started"`
+	Ended           time.Time `json:"ended,omitzero"`
 	// ShellReady says the pane's shell was back at its prompt, reading
 	// input, when the job ended; ReadyWaitMs is how long that took after
 	// the command's end mark.

@@ -22,6 +22,8 @@ type jobOutput struct {
 	total  int64
 	lines  int64 // line breaks in all of it
 	missed int64
+	err    error // the first failed write of the file: it is not whole
+	log    func(error)
 }
 
 func newJobOutput(path string, limit int, appendExisting bool) *jobOutput {
@@ -34,8 +36,22 @@ func newJobOutput(path string, limit int, appendExisting bool) *jobOutput {
 			o.head, o.lines = readHeadAndLines(path, limit/2)
 		}
 	}
-	o.f, _ = os.OpenFile(path, flags, 0o600)
+	var err error
+	if o.f, err = os.OpenFile(path, flags, 0o600); err != nil {
+		o.err = fmt.Errorf("open the output file: %w", err)
+	}
 	return o
+}
+
+// failed records the first error writing the file, and logs it once.
+func (o *jobOutput) failed(err error) {
+	if o.err != nil {
+		return
+	}
+	o.err = fmt.Errorf("write the output file after %d bytes: %w", o.total, err)
+	if o.log != nil {
+		o.log(o.err)
+	}
 }
 
 func (o *jobOutput) feed(dec *stream.Plain, raw []byte) {
@@ -45,8 +61,10 @@ func (o *jobOutput) feed(dec *stream.Plain, raw []byte) {
 		if room := o.limit/2 - len(o.head); room > 0 {
 			o.head = append(o.head, text[:min(room, len(text))]...)
 		}
-		if o.f != nil {
-			_, _ = o.f.Write(text)
+		if o.f != nil && o.err == nil {
+			if _, err := o.f.Write(text); err != nil {
+				o.failed(err)
+			}
 		}
 		o.buf = append(o.buf, text...)
 		if len(o.buf) > 2*o.limit+4096 {
@@ -100,7 +118,10 @@ func (o *jobOutput) cut() bool { return o.total > int64(o.limit) }
 
 func (o *jobOutput) close() {
 	if o.f != nil {
-		_ = o.f.Close()
+		if err := o.f.Close(); err != nil {
+			o.failed(err)
+		}
+		o.f = nil
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"strconv"
 	"strings"
 	"testing"
@@ -120,5 +121,27 @@ func TestCutOutputKeepsTheHeadAndTheTailOnLineBoundaries(t *testing.T) {
 	want := fmt.Sprintf("[… tmuxmcp left out %d bytes (%d lines) here: outputFile has the whole output …]", left, 10000-(len(lines)-1))
 	if marker != want || int64(kept)+left != int64(len(s)) {
 		t.Fatalf("marker %q, want %q (kept %d + left %d != %d)", marker, want, kept, left, len(s))
+	}
+}
+
+// A failed write of the output file (a full disk) is told, once, and the
+// output and its count stay right.
+func TestAFullDiskIsToldNotHidden(t *testing.T) {
+	if _, err := os.Stat("/dev/full"); err != nil {
+		t.Skip("no /dev/full")
+	}
+	var logged []error
+	o := newJobOutput("/dev/full", 1024, false)
+	o.log = func(err error) { logged = append(logged, err) }
+	dec := stream.NewPlain(0)
+	for i := 0; i < 3; i++ {
+		o.feed(dec, []byte("line of output\r\n"))
+	}
+	o.close()
+	if o.err == nil || !strings.Contains(o.err.Error(), "no space left on device") || len(logged) != 1 {
+		t.Fatalf("err %v, logged %v", o.err, logged)
+	}
+	if text, _ := o.text(); text != strings.Repeat("line of output\n", 3) || o.total != 45 {
+		t.Fatalf("output %q (%d bytes)", text, o.total)
 	}
 }

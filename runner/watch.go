@@ -65,6 +65,7 @@ func (r *Runner) Watch(run *Run, st *Started) {
 	scanner := shell.NewMarkScanner(from)
 	dec := stream.NewPlain(from)
 	out := newJobOutput(r.jobs.Path(run.ID, ".out"), j.OutputLimit, resumed)
+	out.log = func(err error) { r.log.Error("job output file is not whole", "job", run.ID, "err", err) }
 	defer out.close()
 	started := resumed
 	var shellMarks shell.PromptState // the integrated shell's own marks, for real prompts
@@ -117,8 +118,11 @@ func (r *Runner) Watch(run *Run, st *Started) {
 			x.Ended = time.Now().UTC()
 			x.Output, x.OmittedBytes = out.text()
 			x.OutputBytes = out.total
+			if out.close(); out.err != nil {
+				x.OutputFileError = out.err.Error()
+			}
 			x.MissedBytes += out.missed
-			if out.cut() {
+			if out.cut() || out.err != nil {
 				x.OutputFile = out.path
 			}
 			x.Status, x.ExitCode, x.EndOffset = status, code, endAt
@@ -127,7 +131,7 @@ func (r *Runner) Watch(run *Run, st *Started) {
 				x.Signal = ptr(signal)
 			}
 		})
-		if !out.cut() {
+		if !out.cut() && out.err == nil {
 			out.remove()
 		}
 		for _, suffix := range []string{".sh", ".run", ".rc"} {

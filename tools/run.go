@@ -93,46 +93,52 @@ func (in *runIn) check() error {
 }
 
 type jobOut struct {
-	JobID         string  `json:"jobId"`
-	Status        string  `json:"status"`
-	Decision      string  `json:"decision"`
-	ExitCode      *int    `json:"exitCode"`
-	Signal        *string `json:"signal"`
-	Output        string  `json:"output"`
-	OutputBytes   int64   `json:"outputBytes"`
-	OmittedBytes  int64   `json:"omittedBytes"`
-	OutputFile    *string `json:"outputFile"`
-	MissedBytes   int64   `json:"missedBytes"`
-	Cursor        *string `json:"cursor"`
-	PaneID        *string `json:"paneId"`
-	DurationMs    int64   `json:"durationMs"`
-	LaunchOutcome string  `json:"launchOutcome"`
-	LaunchError   *string `json:"launchError"`
-	Shell         *string `json:"shell"`
-	ShellReady    bool    `json:"shellReady"`
+	JobID        string  `json:"jobId"`
+	Status       string  `json:"status"`
+	Decision     string  `json:"decision"`
+	ExitCode     *int    `json:"exitCode"`
+	Signal       *string `json:"signal"`
+	Output       string  `json:"output"`
+	OutputBytes  int64   `json:"outputBytes"`
+	OmittedBytes int64   `json:"omittedBytes"`
+	OutputFile   *string `json:"outputFile"`
+	// OutputFileComplete says outputFile holds every byte; false with
+	// OutputFileError when a write failed.
+	OutputFileComplete bool    `json:"outputFileComplete"`
+	OutputFileError    *string `json:"outputFileError"`
+	MissedBytes        int64   `json:"missedBytes"`
+	Cursor             *string `json:"cursor"`
+	PaneID             *string `json:"paneId"`
+	DurationMs         int64   `json:"durationMs"`
+	LaunchOutcome      string  `json:"launchOutcome"`
+	LaunchError        *string `json:"launchError"`
+	Shell              *string `json:"shell"`
+	ShellReady         bool    `json:"shellReady"`
 }
 
 var jobStatuses = []string{"completed", "running", "interrupted", "timed_out", "pane_died", "not_started"}
 
 func jobOutSchema() *jsonschema.Schema {
 	return outputObject(map[string]*jsonschema.Schema{
-		"jobId":         str("The job's id: pass it to await_command_result or cancel_command."),
-		"status":        enum("completed (it ended by itself: see exitCode); running (still going: call await_command_result with jobId — never run the command again); interrupted (cancel_command stopped it); timed_out (it ran past timeoutMs and was stopped); pane_died (its pane closed); not_started.", jobStatuses...),
-		"decision":      enum("Whether it was allowed to run: auto-approved (by policy), approved (by a person), pending (a person is being asked: await_command_result waits for the answer and the run), denied / denied-timeout / denied-error / blocked / rejected (it did not run: do not retry it in another form).", "approved", "auto-approved", "pending", "denied", "denied-timeout", "denied-error", "blocked", "rejected"),
-		"exitCode":      nullable(integer("The shell's exit status of the command ($?), or null while running or when unknown. Above 128 means killed by a signal (see signal).", 0, 255)),
-		"signal":        nullable(str("The signal that ended it (e.g. SIGINT, SIGTERM), or null.")),
-		"output":        str("The command's own output (stdout and stderr as the terminal showed them; no echo, prompt or marks), plain text. When it is longer than outputLimit: its first and last whole lines, with one line between them saying how many bytes and lines were left out (outputFile has them all)."),
-		"outputBytes":   count("Total bytes of output so far."),
-		"omittedBytes":  count("Bytes of the output left out of output (its middle) by outputLimit: read outputFile for all of it."),
-		"outputFile":    nullable(str("A file holding the whole output, when output was cut; else null.")),
-		"missedBytes":   count("Output lost before tmuxmcp could record it (evicted, or printed while tmuxmcp was restarting): non-zero means output is incomplete."),
-		"cursor":        nullable(cursorSchema("Stream position after the command (or the latest position while it runs): wait_for_text or capture_since from it.")),
-		"paneId":        nullable(paneID("The pane it runs in, or null while no pane was chosen yet (a fresh pane waiting for approval, or blocked).")),
-		"durationMs":    count("How long it has run."),
-		"launchOutcome": enum("STARTED when the command was typed into the shell; NOT_STARTED when nothing ran (with status running: a fresh pane's shell is still starting, and the command is typed once it is ready).", "STARTED", "NOT_STARTED"),
-		"launchError":   nullable(str("Why a not_started command did not start (its fresh pane's shell never got ready, the shell took it as unfinished), or null.")),
-		"shell":         nullable(enum("The shell that ran it — the command is that shell's language: bash, zsh, fish, or sh (sh, dash, ksh); null before it started.", "bash", "zsh", "fish", "sh")),
-		"shellReady":    boolean("The pane's shell is back at its prompt reading input: the next command, type_text or send_keys on the pane can go at once. false while running, for a fresh pane (closed when done), or when the prompt did not come back within 5 s of the command's end."),
+		"jobId":              str("The job's id: pass it to await_command_result or cancel_command."),
+		"status":             enum("completed (it ended by itself: see exitCode); running (still going: call await_command_result with jobId — never run the command again); interrupted (cancel_command stopped it); timed_out (it ran past timeoutMs and was stopped); pane_died (its pane closed); not_started.", jobStatuses...),
+		"decision":           enum("Whether it was allowed to run: auto-approved (by policy), approved (by a person), pending (a person is being asked: await_command_result waits for the answer and the run), denied / denied-timeout / denied-error / blocked / rejected (it did not run: do not retry it in another form).", "approved", "auto-approved", "pending", "denied", "denied-timeout", "denied-error", "blocked", "rejected"),
+		"exitCode":           nullable(integer("The shell's exit status of the command ($?), or null while running or when unknown. Above 128 means killed by a signal (see signal).", 0, 255)),
+		"signal":             nullable(str("The signal that ended it (e.g. SIGINT, SIGTERM), or null.")),
+		"output":             str("The command's own output (stdout and stderr as the terminal showed them; no echo, prompt or marks), plain text. When it is longer than outputLimit: its first and last whole lines, with one line between them saying how many bytes and lines were left out (outputFile has them all)."),
+		"outputBytes":        count("Total bytes of output so far."),
+		"omittedBytes":       count("Bytes of the output left out of output (its middle) by outputLimit: read outputFile for all of it."),
+		"outputFile":         nullable(str("A file holding the whole output, when output was cut; else null.")),
+		"outputFileComplete": boolean("outputFile holds every byte of the output (true also when no file was needed). false: writing it failed (outputFileError says why: a full disk, an I/O error); output and outputBytes are still right."),
+		"outputFileError":    nullable(str("Why outputFile is not whole, or null.")),
+		"missedBytes":        count("Output lost before tmuxmcp could record it (evicted, or printed while tmuxmcp was restarting): non-zero means output is incomplete."),
+		"cursor":             nullable(cursorSchema("Stream position after the command (or the latest position while it runs): wait_for_text or capture_since from it.")),
+		"paneId":             nullable(paneID("The pane it runs in, or null while no pane was chosen yet (a fresh pane waiting for approval, or blocked).")),
+		"durationMs":         count("How long it has run."),
+		"launchOutcome":      enum("STARTED when the command was typed into the shell; NOT_STARTED when nothing ran (with status running: a fresh pane's shell is still starting, and the command is typed once it is ready).", "STARTED", "NOT_STARTED"),
+		"launchError":        nullable(str("Why a not_started command did not start (its fresh pane's shell never got ready, the shell took it as unfinished), or null.")),
+		"shell":              nullable(enum("The shell that ran it — the command is that shell's language: bash, zsh, fish, or sh (sh, dash, ksh); null before it started.", "bash", "zsh", "fish", "sh")),
+		"shellReady":         boolean("The pane's shell is back at its prompt reading input: the next command, type_text or send_keys on the pane can go at once. false while running, for a fresh pane (closed when done), or when the prompt did not come back within 5 s of the command's end."),
 	})
 }
 
@@ -440,6 +446,10 @@ func (h *Handlers) jobResult(j *jobs.Job) *jobOut {
 	out.MissedBytes = j.MissedBytes
 	if j.OutputFile != "" {
 		out.OutputFile = ptr(j.OutputFile)
+	}
+	out.OutputFileComplete = j.OutputFileError == ""
+	if j.OutputFileError != "" {
+		out.OutputFileError = ptr(j.OutputFileError)
 	}
 	if n, err := parsePaneID("paneId", j.PaneID); err == nil {
 		if s, ok := h.hub.Live(n); ok && s.ID().String() == j.Stream {
