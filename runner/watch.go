@@ -67,6 +67,18 @@ func (r *Runner) Watch(run *Run, st *Started) {
 	out := newJobOutput(r.jobs.Path(run.ID, ".out"), j.OutputLimit, resumed)
 	out.log = func(err error) { r.log.Error("job output file is not whole", "job", run.ID, "err", err) }
 	defer out.close()
+	// Every byte from here on is also spooled as it is ingested, so the
+	// output file never depends on how far behind this loop falls.
+	sp, err := newSpool(r.jobs.Path(run.ID, ".raw"))
+	if err == nil {
+		from, untap := s.Tap(sp.write)
+		sp.start(from)
+		defer untap()
+		defer sp.remove()
+	} else {
+		r.log.Warn("job spool", "job", run.ID, "err", err)
+	}
+	var spoolBuf []byte
 	started := resumed
 	var shellMarks shell.PromptState // the integrated shell's own marks, for real prompts
 	var timeout <-chan time.Time
@@ -209,6 +221,14 @@ func (r *Runner) Watch(run *Run, st *Started) {
 	for {
 		c := s.ReadRaw(pos, 256<<10, buf)
 		buf = c.Data[:0]
+		if c.From > pos && sp != nil {
+			// Evicted from the ring before this loop read it: the spool
+			// has it.
+			if data := sp.readAt(pos, int(min(c.From-pos, 256<<10)), spoolBuf); len(data) > 0 {
+				spoolBuf = data[:0]
+				c = stream.RawChunk{Data: data, From: pos, End: c.End, Ended: c.Ended, Died: c.Died, Changed: c.Changed}
+			}
+		}
 		if c.From > pos {
 			// Evicted before we read it: if the start mark was among the
 			// lost bytes, the command has started all the same.

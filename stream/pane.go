@@ -48,6 +48,8 @@ type PaneStream struct {
 	// and the stream's end then.
 	keysAt     time.Time
 	keysOffset int64
+	taps       map[int]func(at int64, data []byte)
+	tapSeq     int
 }
 
 func newPaneStream(pane int, id cursor.StreamID, retain int, born time.Time) *PaneStream {
@@ -110,6 +112,9 @@ func (s *PaneStream) append(data []byte, now time.Time) int64 {
 	at := s.ring.end
 	before := s.ring.end - s.ring.start
 	s.ring.write(data)
+	for _, fn := range s.taps {
+		fn(at, data)
+	}
 	s.last = now
 	if s.scanner != nil {
 		s.scanner.Scan(data, at, s.addMask)
@@ -208,6 +213,9 @@ func (s *PaneStream) dropped() {
 		return
 	}
 	s.gaps = append(s.gaps, s.ring.end)
+	for _, fn := range s.taps {
+		fn(s.ring.end, []byte{gapByte})
+	}
 	s.ring.write([]byte{gapByte})
 	s.pruneLocked()
 	s.wake()
@@ -281,6 +289,28 @@ func (s *PaneStream) Submitted(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.ledger.submit(now)
+}
+
+// Tap calls fn with every byte appended from now on (gap bytes included),
+// in order, on the ingest path — before the retained window can lose any —
+// so a reader that falls behind can take what it missed from what fn
+// kept. fn runs under the stream's lock: it must be quick, must not call
+// the stream, and must not keep data. Tap returns the offset fn's bytes
+// start at, and a function that removes the tap.
+func (s *PaneStream) Tap(fn func(at int64, data []byte)) (from int64, remove func()) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.taps == nil {
+		s.taps = map[int]func(int64, []byte){}
+	}
+	s.tapSeq++
+	id := s.tapSeq
+	s.taps[id] = fn
+	return s.ring.end, func() {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		delete(s.taps, id)
+	}
 }
 
 // KeysSubmitted records that keys sent by hand (type_text, send_keys, not

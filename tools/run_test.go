@@ -3,7 +3,9 @@ package tools
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -251,5 +253,43 @@ func TestOutputIsNotHTMLEscaped(t *testing.T) {
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "printf '%s\\n' '<a href=\"x\">&amp;</a>'"})
 	if !strings.Contains(r.text, `<a href=\"x\">&amp;</a>`) || strings.Contains(r.text, `\u003c`) {
 		t.Fatalf("text content: %s", r.text)
+	}
+}
+
+// The output file holds every line a flood printed, however small the
+// retained window and however busy the machine: it is written from what
+// the stream ingests, not read back from the ring later.
+func TestTheOutputFileHoldsEveryLineOfAFloodUnderLoad(t *testing.T) {
+	for i := 0; i < 2; i++ {
+		burner := exec.Command("sh", "-c", "while :; do :; done")
+		if err := burner.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { _ = burner.Process.Kill(); _ = burner.Wait() })
+	}
+	e := newEnv(t, envOptions{retain: 65536})
+	const n = 400000
+	r := e.runCmd(t, map[string]any{"command": fmt.Sprintf("seq 1 %d", n), "waitMs": 90000})
+	if r.str("status") == "running" {
+		r = e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 90000})
+	}
+	if r.str("status") != "completed" || r.num("exitCode") != 0 {
+		t.Fatalf("seq: %v", r)
+	}
+	b, err := os.ReadFile(r.str("outputFile"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	if len(lines) != n {
+		t.Fatalf("outputFile has %d lines, want %d (missedBytes %v)", len(lines), n, r.m["missedBytes"])
+	}
+	for i, l := range lines {
+		if l != strconv.Itoa(i+1) {
+			t.Fatalf("line %d is %q, want %d", i+1, l, i+1)
+		}
+	}
+	if r.num("missedBytes") != 0 || r.m["outputFileComplete"] != true {
+		t.Fatalf("counts: %v", r)
 	}
 }

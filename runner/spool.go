@@ -1,0 +1,87 @@
+package runner
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync"
+)
+
+// spool keeps every raw byte of a job's pane stream from base on, on disk,
+// written as the stream ingests it: a watcher that falls behind the
+// retained window (a flood of output on a busy machine) reads what it
+// missed from here, so the job's output file never loses a byte tmux
+// delivered.
+type spool struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+	base int64 // stream offset of the file's first byte
+	end  int64
+	err  error // the first failed write: bytes from end on are not here
+}
+
+func newSpool(path string) (*spool, error) {
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("spool: %w", err)
+	}
+	return &spool{f: f, path: path}, nil
+}
+
+// start sets the stream offset of the first byte to come.
+func (sp *spool) start(at int64) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	sp.base, sp.end = at, at
+}
+
+// write is the stream tap: data starts at stream offset at.
+func (sp *spool) write(at int64, data []byte) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.err != nil || sp.f == nil {
+		return
+	}
+	if at != sp.end {
+		sp.err = fmt.Errorf("spool: bytes at %d, expected %d", at, sp.end)
+		return
+	}
+	if _, err := sp.f.WriteAt(data, at-sp.base); err != nil {
+		sp.err = fmt.Errorf("spool: %w", err)
+		return
+	}
+	sp.end += int64(len(data))
+}
+
+// readAt returns up to limit bytes from stream offset from, when the spool
+// has them (nil otherwise).
+func (sp *spool) readAt(from int64, limit int, buf []byte) []byte {
+	sp.mu.Lock()
+	lo, hi, f := sp.base, sp.end, sp.f
+	sp.mu.Unlock()
+	if f == nil || from < lo || from >= hi {
+		return nil
+	}
+	n := int(min(int64(limit), hi-from))
+	if cap(buf) < n {
+		buf = make([]byte, n)
+	}
+	buf = buf[:n]
+	k, err := f.ReadAt(buf, from-lo)
+	if err != nil && err != io.EOF {
+		return nil
+	}
+	return buf[:k]
+}
+
+// remove closes and deletes the spool.
+func (sp *spool) remove() {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.f != nil {
+		_ = sp.f.Close()
+		sp.f = nil
+		_ = os.Remove(sp.path)
+	}
+}
