@@ -144,6 +144,56 @@ func (r *Runner) Output(j *jobs.Job) (string, int64, int64) {
 	return text, size, left
 }
 
+// OutputSince returns the job's output from output byte offset from on,
+// within limit bytes (all of it, or its head and tail with a marker line),
+// how many output bytes the job has printed, and how many the text leaves
+// out. It reads the output file while it exists; else (a finished job whose
+// output fitted in its record) the record's output.
+func (r *Runner) OutputSince(j *jobs.Job, from int64, limit int) (string, int64, int64) {
+	path := r.jobs.Path(j.ID, ".out")
+	f, err := os.Open(path)
+	if err != nil {
+		// No file: the whole output is in the record.
+		b := []byte(j.Output)
+		from = min(from, int64(len(b)))
+		rest := b[from:]
+		if len(rest) <= limit {
+			return string(rest), int64(len(b)), 0
+		}
+		text, left := headTail(rest[:limit/2], rest[len(rest)-limit:], int64(len(rest)), int64(bytes.Count(rest, []byte("\n"))), limit)
+		return text, int64(len(b)), left
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return "", 0, 0
+	}
+	size := st.Size()
+	from = min(from, size)
+	n := size - from
+	if n <= int64(limit) {
+		b := make([]byte, n)
+		k, _ := f.ReadAt(b, from)
+		return strings.ToValidUTF8(string(b[:k]), ""), size, 0
+	}
+	head := make([]byte, limit/2)
+	k, _ := f.ReadAt(head, from)
+	tail := make([]byte, limit)
+	t, _ := f.ReadAt(tail, size-int64(limit))
+	lines := int64(0)
+	buf := make([]byte, 256<<10)
+	for off := from; off < size; {
+		m, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+		lines += int64(bytes.Count(buf[:m], []byte("\n")))
+		off += int64(m)
+		if err != nil || m == 0 {
+			break
+		}
+	}
+	text, left := headTail(head[:k], tail[:t], n, lines, limit)
+	return text, size, left
+}
+
 // readHeadAndLines reads the first n bytes of a file and counts its line
 // breaks.
 func readHeadAndLines(path string, n int) ([]byte, int64) {

@@ -12,8 +12,10 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/oklog/ulid/v2"
 	"github.com/tmuxmcp/tmuxmcp/approval"
 	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/cursor"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/runner"
 )
@@ -108,6 +110,7 @@ type jobOut struct {
 	OutputFileError    *string `json:"outputFileError"`
 	MissedBytes        int64   `json:"missedBytes"`
 	Cursor             *string `json:"cursor"`
+	OutputCursor       string  `json:"outputCursor"`
 	PaneID             *string `json:"paneId"`
 	DurationMs         int64   `json:"durationMs"`
 	LaunchOutcome      string  `json:"launchOutcome"`
@@ -133,6 +136,7 @@ func jobOutSchema() *jsonschema.Schema {
 		"outputFileError":    nullable(str("Why outputFile is not whole, or null.")),
 		"missedBytes":        count("Output lost before tmuxmcp could record it (evicted, or printed while tmuxmcp was restarting): non-zero means output is incomplete."),
 		"cursor":             nullable(cursorSchema("Stream position after the command (or the latest position while it runs): wait_for_text or capture_since from it.")),
+		"outputCursor":       cursorSchema("The position after the output so far: pass it as cursor to await_command_result to get only what the command prints next."),
 		"paneId":             nullable(paneID("The pane it runs in, or null while no pane was chosen yet (a fresh pane waiting for approval, or blocked).")),
 		"durationMs":         count("How long it has run."),
 		"launchOutcome":      enum("STARTED when the command was typed into the shell; NOT_STARTED when nothing ran (with status running: a fresh pane's shell is still starting, and the command is typed once it is ready).", "STARTED", "NOT_STARTED"),
@@ -366,27 +370,49 @@ func readyWait(in *runIn) time.Duration {
 }
 
 type awaitIn struct {
-	JobID  string `json:"jobId"`
-	WaitMs *int64 `json:"waitMs,omitempty"`
+	JobID       string  `json:"jobId"`
+	WaitMs      *int64  `json:"waitMs,omitempty"`
+	Cursor      *string `json:"cursor,omitempty"`
+	OutputLimit *int    `json:"outputLimit,omitempty"`
 }
 
 func (in *awaitIn) check() error {
 	if in.WaitMs != nil && (*in.WaitMs < 0 || *in.WaitMs > maxWaitMs) {
 		return errorf("waitMs %d: must be 0..%d", *in.WaitMs, maxWaitMs)
 	}
+	if in.OutputLimit != nil && (*in.OutputLimit < minOutputLimit || *in.OutputLimit > maxOutputLimit) {
+		return errorf("outputLimit %d: must be %d..%d bytes; the whole output is kept in outputFile when cut", *in.OutputLimit, minOutputLimit, maxOutputLimit)
+	}
+	if in.Cursor != nil {
+		if _, err := cursor.Parse(*in.Cursor); err != nil {
+			return errorf("cursor: %v. Pass the outputCursor of an earlier result of this job (not its stream cursor)", err)
+		}
+	}
 	return nil
+}
+
+// outputCursor is the position after the first offset bytes of job id's
+// output: ltxc1.<the job id's 16 bytes>.<offset>.
+func outputCursor(id string, offset int64) string {
+	var sid cursor.StreamID
+	if u, err := ulid.ParseStrict(strings.ToUpper(id)); err == nil {
+		sid = cursor.StreamID(u)
+	}
+	return cursor.Cursor{Stream: sid, Offset: offset}.String()
 }
 
 func (h *Handlers) awaitCommandResultTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
-		"jobId":  {Type: "string", MinLength: ptr(1), Description: "The jobId run_shell_command returned."},
-		"waitMs": withDefault(integer("How long to wait for the job to finish before returning its current state.", 0, maxWaitMs), defaultWaitMs),
+		"jobId":       {Type: "string", MinLength: ptr(1), Description: "The jobId run_shell_command returned."},
+		"waitMs":      withDefault(integer("How long to wait for the job to finish before returning its current state.", 0, maxWaitMs), defaultWaitMs),
+		"cursor":      cursorSchema("The outputCursor of an earlier result of this job: output then holds only what the command printed after it."),
+		"outputLimit": integer("Bytes of output returned (head and tail when longer); default: the job's own outputLimit.", minOutputLimit, maxOutputLimit),
 	}, "jobId")
 	tool := &mcp.Tool{
 		Name:  "await_command_result",
 		Title: "Wait for a command's result",
 		Description: "Keep waiting for a command started by run_shell_command, by jobId, and get its status, exit code and output. It never runs anything again. " +
-			"Use it whenever run_shell_command returned status running; call it again if it returns running once more. Works after tmuxmcp restarted.",
+			"Use it whenever run_shell_command returned status running; call it again if it returns running once more, passing the outputCursor it returned as cursor to get only the new output. Works after tmuxmcp restarted.",
 		InputSchema:  in,
 		OutputSchema: jobOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Wait for a command's result", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
@@ -399,7 +425,28 @@ func (h *Handlers) awaitCommandResult(ctx context.Context, _ *mcp.CallToolReques
 	if in.WaitMs != nil {
 		wait = time.Duration(*in.WaitMs) * time.Millisecond
 	}
-	return h.awaitJob(ctx, in.JobID, wait)
+	out, err := h.awaitJob(ctx, in.JobID, wait)
+	if err != nil || (in.Cursor == nil && in.OutputLimit == nil) {
+		return out, err
+	}
+	j, _ := h.jobs.Get(in.JobID)
+	from, limit := int64(0), j.OutputLimit
+	if in.OutputLimit != nil {
+		limit = *in.OutputLimit
+	}
+	if in.Cursor != nil {
+		c, _ := cursor.Parse(*in.Cursor)
+		if c.String() != outputCursor(j.ID, c.Offset) {
+			return nil, errorf("cursor %s is not an outputCursor of job %s (it belongs to another job, or is a stream cursor for wait_for_text): pass the outputCursor of an earlier result of this job, or omit cursor for all the output", *in.Cursor, j.ID)
+		}
+		if c.Offset > out.OutputBytes {
+			return nil, errorf("cursor %s is past the end of job %s's output (%d bytes so far): pass the outputCursor of an earlier result of this job", *in.Cursor, j.ID, out.OutputBytes)
+		}
+		from = c.Offset
+	}
+	out.Output, out.OutputBytes, out.OmittedBytes = h.run.OutputSince(j, from, limit)
+	out.OutputCursor = outputCursor(j.ID, out.OutputBytes)
+	return out, nil
 }
 
 // awaitJob waits up to wait for the job to end and reports its state.
@@ -432,6 +479,7 @@ func (h *Handlers) jobResult(j *jobs.Job) *jobOut {
 	if !j.Done() {
 		out.Output, out.OutputBytes, out.OmittedBytes = h.run.Output(j)
 	}
+	out.OutputCursor = outputCursor(j.ID, out.OutputBytes)
 	if j.Shell != "" {
 		out.Shell = ptr(j.Shell)
 	}

@@ -293,3 +293,42 @@ func TestTheOutputFileHoldsEveryLineOfAFloodUnderLoad(t *testing.T) {
 		t.Fatalf("counts: %v", r)
 	}
 }
+
+// await_command_result with the last outputCursor returns only the new
+// output, so polling a long job costs what it printed, not all of it.
+func TestIncrementalAwaitsReturnOnlyNewOutput(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo first; sleep 1; echo second; sleep 1; echo third", "waitMs": 500})
+	if r.str("status") != "running" || r.str("output") != "first\n" {
+		t.Fatalf("first result: %v", r)
+	}
+	seen := r.str("output")
+	c := r.str("outputCursor")
+	for r.str("status") == "running" {
+		r = e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "cursor": c, "waitMs": 800})
+		if strings.Contains(r.str("output"), "first") {
+			t.Fatalf("output after the cursor repeats earlier output: %v", r)
+		}
+		seen += r.str("output")
+		c = r.str("outputCursor")
+	}
+	if seen != "first\nsecond\nthird\n" || r.num("exitCode") != 0 {
+		t.Fatalf("pieces joined: %q (%v)", seen, r)
+	}
+	if again := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "cursor": c}); again.str("output") != "" {
+		t.Fatalf("nothing after the last cursor: %v", again)
+	}
+	for _, bad := range []map[string]any{
+		{"jobId": r.str("jobId"), "cursor": r.str("cursor")},
+		{"jobId": r.str("jobId"), "cursor": strings.TrimSuffix(c, "19") + "999"},
+		{"jobId": r.str("jobId"), "outputLimit": 5},
+	} {
+		if x := e.call(t, "await_command_result", bad); !x.isError {
+			t.Errorf("%v: not refused: %v", bad, x)
+		}
+	}
+	if x := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "outputLimit": 128}); x.str("output") != seen {
+		t.Errorf("outputLimit re-reads the output: %v", x)
+	}
+}
