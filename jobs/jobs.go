@@ -166,12 +166,18 @@ func (s *Store) Create(j *Job) (*Job, error) {
 	}
 	j.ID = strings.ToLower(ulid.Make().String())
 	j.Created = time.Now().UTC()
+	if err := s.writeLocked(j); err != nil {
+		// Not saved: not known either, so the requestId stays free and a
+		// retry runs the command once.
+		_ = os.Remove(s.Path(j.ID, ".json.tmp"))
+		return nil, err
+	}
 	s.jobs[j.ID] = j.clone()
 	if j.RequestID != "" {
 		s.byRequest[j.RequestID] = j.ID
 	}
 	s.pruneLocked()
-	return j.clone(), s.writeLocked(j)
+	return j.clone(), nil
 }
 
 // Update applies change to the job and saves it.
@@ -230,10 +236,10 @@ func (s *Store) writeLocked(j *Job) error {
 	}
 	tmp := s.Path(j.ID, ".json.tmp")
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return fmt.Errorf("save job %s: %w", j.ID, err)
+		return fmt.Errorf("save the job record %s: %w", s.Path(j.ID, ".json"), err)
 	}
 	if err := os.Rename(tmp, s.Path(j.ID, ".json")); err != nil {
-		return fmt.Errorf("save job %s: %w", j.ID, err)
+		return fmt.Errorf("save the job record %s: %w", s.Path(j.ID, ".json"), err)
 	}
 	return nil
 }

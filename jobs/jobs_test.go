@@ -1,6 +1,10 @@
 package jobs
 
 import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -60,5 +64,43 @@ func TestRecordsSurviveReopen(t *testing.T) {
 	}
 	if _, err := s2.Create(&Job{RequestID: j.RequestID}); err != ErrDuplicate {
 		t.Fatalf("request id forgotten after reopen: %v", err)
+	}
+}
+
+// A record that cannot be saved leaves no ghost: the job is unknown, its
+// requestId free, and the retry once the disk is fixed creates it once.
+func TestAJobWhoseRecordCannotBeSavedLeavesNoGhost(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "jobs")
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The directory turns into a file: every write fails.
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(dir, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	j, err := s.Create(&Job{RequestID: "r1", Command: "echo once"})
+	if err == nil || j != nil || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("create on a broken disk: %v, %v", j, err)
+	}
+	if _, ok := s.ByRequest("r1"); ok {
+		t.Fatal("the failed job is bound to its requestId")
+	}
+	if len(s.List()) != 0 {
+		t.Fatalf("ghost jobs: %v", s.List())
+	}
+	_ = os.Remove(dir)
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	j, err = s.Create(&Job{RequestID: "r1", Command: "echo once"})
+	if err != nil || j == nil {
+		t.Fatalf("the retry: %v, %v", j, err)
+	}
+	if _, err := s.Create(&Job{RequestID: "r1", Command: "echo once"}); !errors.Is(err, ErrDuplicate) {
+		t.Fatalf("a second retry: %v", err)
 	}
 }

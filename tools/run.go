@@ -329,7 +329,7 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 		created, err := h.jobs.Create(j)
 		if err != nil {
 			_, _ = h.fleet.Exec(context.WithoutCancel(ctx), "kill-pane", "-t", paneName(np.Pane))
-			return nil, fmt.Errorf("record job: %w", err)
+			return nil, recordError(err)
 		}
 		h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", RequestID: j.RequestID, JobID: created.ID, PaneID: created.PaneID, Command: j.Command, Decision: string(decision), DecidedBy: decidedBy, Reason: j.Reason})
 		h.run.RunFresh(created, np)
@@ -343,7 +343,7 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 	j.PaneID = paneName(pane)
 	created, err := h.jobs.Create(j)
 	if err != nil {
-		return nil, fmt.Errorf("record job: %w", err)
+		return nil, recordError(err)
 	}
 	h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", RequestID: j.RequestID, JobID: created.ID, PaneID: created.PaneID, Command: j.Command, Decision: string(decision), DecidedBy: decidedBy, Reason: j.Reason})
 	st, err := h.run.Start(ctx, created, sh, cwd)
@@ -353,6 +353,12 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 	}
 	h.run.Spawn(st)
 	return created, nil
+}
+
+// recordError is the tool error for a job whose record could not be
+// saved: nothing ran and the requestId is still free.
+func recordError(err error) error {
+	return errorf("%v: nothing was typed, no pane was left open, and the requestId is not taken. Free space (or fix the permissions) in the state directory, then call again with the same requestId: it runs once", err)
 }
 
 // readyWait is how long a call waits for a pane's shell that is still
