@@ -206,7 +206,7 @@ func (h *Handlers) runShellCommand(ctx context.Context, req *mcp.CallToolRequest
 	if err != nil {
 		return nil, err
 	}
-	return h.awaitJob(ctx, job.ID, wait)
+	return h.awaitJob(ctx, req, job.ID, wait)
 }
 
 // launch starts the job, or returns the job its requestId already has. It
@@ -426,12 +426,12 @@ func (h *Handlers) awaitCommandResultTool() Tool {
 	return typed(h, tool, h.awaitCommandResult)
 }
 
-func (h *Handlers) awaitCommandResult(ctx context.Context, _ *mcp.CallToolRequest, in *awaitIn) (*jobOut, error) {
+func (h *Handlers) awaitCommandResult(ctx context.Context, req *mcp.CallToolRequest, in *awaitIn) (*jobOut, error) {
 	wait := time.Duration(defaultWaitMs) * time.Millisecond
 	if in.WaitMs != nil {
 		wait = time.Duration(*in.WaitMs) * time.Millisecond
 	}
-	out, err := h.awaitJob(ctx, in.JobID, wait)
+	out, err := h.awaitJob(ctx, req, in.JobID, wait)
 	if err != nil || (in.Cursor == nil && in.OutputLimit == nil) {
 		return out, err
 	}
@@ -456,12 +456,54 @@ func (h *Handlers) awaitCommandResult(ctx context.Context, _ *mcp.CallToolReques
 }
 
 // awaitJob waits up to wait for the job to end and reports its state.
-func (h *Handlers) awaitJob(ctx context.Context, id string, wait time.Duration) (*jobOut, error) {
+// When the client sent a progress token, it is told each second how long
+// the job has run and its last line of output.
+func (h *Handlers) awaitJob(ctx context.Context, req *mcp.CallToolRequest, id string, wait time.Duration) (*jobOut, error) {
 	if _, ok := h.jobs.Get(id); !ok {
 		return nil, errorf("jobId %q: no such job (list_commands shows the jobs tmuxmcp knows)", id)
 	}
+	if req != nil && req.Params != nil && req.Session != nil {
+		if token := req.Params.GetProgressToken(); token != nil && wait > time.Second {
+			stop := make(chan struct{})
+			defer close(stop)
+			go h.reportProgress(ctx, req, token, id, wait, stop)
+		}
+	}
 	j, _ := h.run.Await(ctx, id, wait)
 	return h.jobResult(j), nil
+}
+
+// reportProgress sends a progress notification each second until stop:
+// the job's running time against wait, and its last line of output.
+func (h *Handlers) reportProgress(ctx context.Context, req *mcp.CallToolRequest, token any, id string, wait time.Duration, stop <-chan struct{}) {
+	start := time.Now()
+	t := time.NewTicker(time.Second)
+	defer t.Stop()
+	for {
+		select {
+		case <-stop:
+			return
+		case <-ctx.Done():
+			return
+		case <-t.C:
+		}
+		j, ok := h.jobs.Get(id)
+		if !ok || j.Done() {
+			return
+		}
+		text, size, _ := h.run.Output(j)
+		last := strings.TrimSpace(text[strings.LastIndexByte(strings.TrimRight(text, "\n"), '\n')+1:])
+		msg := fmt.Sprintf("job %s running, %d bytes of output", id, size)
+		if last != "" {
+			msg += ": " + truncate(approval.Visible(last), 200)
+		}
+		_ = req.Session.NotifyProgress(ctx, &mcp.ProgressNotificationParams{
+			ProgressToken: token,
+			Progress:      float64(time.Since(start).Milliseconds()),
+			Total:         float64(wait.Milliseconds()),
+			Message:       msg,
+		})
+	}
 }
 
 func (h *Handlers) jobResult(j *jobs.Job) *jobOut {
@@ -544,7 +586,7 @@ func (h *Handlers) cancelCommand(ctx context.Context, _ *mcp.CallToolRequest, in
 		return nil, errorf("jobId %q: no such job (list_commands shows the jobs tmuxmcp knows)", in.JobID)
 	}
 	h.run.Cancel(in.JobID)
-	return h.awaitJob(ctx, in.JobID, 10*time.Second)
+	return h.awaitJob(ctx, nil, in.JobID, 10*time.Second)
 }
 
 type listCommandsIn struct {

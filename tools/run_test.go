@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func (e *env) runCmd(t *testing.T, args map[string]any) result {
@@ -330,5 +333,36 @@ func TestIncrementalAwaitsReturnOnlyNewOutput(t *testing.T) {
 	}
 	if x := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "outputLimit": 128}); x.str("output") != seen {
 		t.Errorf("outputLimit re-reads the output: %v", x)
+	}
+}
+
+// A client that sent a progress token hears how a long command is doing:
+// its last line of output, each second.
+func TestALongCommandReportsProgressWithItsLastLine(t *testing.T) {
+	msgs := make(chan string, 64)
+	e := newEnv(t, envOptions{client: &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			select {
+			case msgs <- r.Params.Message:
+			default:
+			}
+		},
+	}})
+	pane, _ := e.shell(t)
+	res, err := e.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_shell_command",
+		Arguments: map[string]any{"paneId": pane, "command": "echo step-one; sleep 3; echo done", "waitMs": 20000},
+		Meta:      mcp.Meta{"progressToken": "p1"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := decode(t, res); r.str("status") != "completed" {
+		t.Fatalf("result: %v", r)
+	}
+	var got []string
+	for len(msgs) > 0 {
+		got = append(got, <-msgs)
+	}
+	if len(got) == 0 || !strings.Contains(got[0], "step-one") {
+		t.Fatalf("progress messages: %q", got)
 	}
 }
