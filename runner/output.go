@@ -55,22 +55,39 @@ func (o *jobOutput) failed(err error) {
 }
 
 func (o *jobOutput) feed(dec *stream.Plain, raw []byte) {
-	dec.FeedRuns(raw, func(text []byte, _, _ int64) {
-		o.total += int64(len(text))
-		o.lines += int64(bytes.Count(text, []byte("\n")))
-		if room := o.limit/2 - len(o.head); room > 0 {
-			o.head = append(o.head, text[:min(room, len(text))]...)
+	dec.FeedRuns(raw, func(text []byte, _, _ int64) { o.write(text) })
+}
+
+// gapLine marks, in the output, where tmux discarded output.
+const gapLine = "[… tmux discarded output here (flow control: the pane printed faster than it could be sent); how much is not known …]\n"
+
+// gap records that tmux discarded output here: a line of its own in the
+// file and the text, and one missed byte (tmux does not say how many).
+func (o *jobOutput) gap() {
+	o.missed++
+	mark := gapLine
+	if n := len(o.buf); n > 0 && o.buf[n-1] != '\n' {
+		mark = "\n" + mark
+	}
+	o.write([]byte(mark))
+}
+
+// write adds text to the file and the head and tail kept in memory.
+func (o *jobOutput) write(text []byte) {
+	o.total += int64(len(text))
+	o.lines += int64(bytes.Count(text, []byte("\n")))
+	if room := o.limit/2 - len(o.head); room > 0 {
+		o.head = append(o.head, text[:min(room, len(text))]...)
+	}
+	if o.f != nil && o.err == nil {
+		if _, err := o.f.Write(text); err != nil {
+			o.failed(err)
 		}
-		if o.f != nil && o.err == nil {
-			if _, err := o.f.Write(text); err != nil {
-				o.failed(err)
-			}
-		}
-		o.buf = append(o.buf, text...)
-		if len(o.buf) > 2*o.limit+4096 {
-			o.buf = append(o.buf[:0], o.buf[len(o.buf)-o.limit:]...)
-		}
-	})
+	}
+	o.buf = append(o.buf, text...)
+	if len(o.buf) > 2*o.limit+4096 {
+		o.buf = append(o.buf[:0], o.buf[len(o.buf)-o.limit:]...)
+	}
 }
 
 // text is the output as a result shows it, and how many bytes it leaves

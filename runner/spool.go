@@ -19,6 +19,7 @@ type spool struct {
 	base int64 // stream offset of the file's first byte
 	end  int64
 	err  error // the first failed write: bytes from end on are not here
+	gaps []int64
 }
 
 func newSpool(path string) (*spool, error) {
@@ -36,10 +37,14 @@ func (sp *spool) start(at int64) {
 	sp.base, sp.end = at, at
 }
 
-// write is the stream tap: data starts at stream offset at.
-func (sp *spool) write(at int64, data []byte) {
+// write is the stream tap: data starts at stream offset at; gap says it
+// is the byte that stands where tmux discarded output.
+func (sp *spool) write(at int64, data []byte, gap bool) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
+	if gap {
+		sp.gaps = append(sp.gaps, at)
+	}
 	if sp.err != nil || sp.f == nil {
 		return
 	}
@@ -52,6 +57,19 @@ func (sp *spool) write(at int64, data []byte) {
 		return
 	}
 	sp.end += int64(len(data))
+}
+
+// gapsIn returns the gap offsets in [from, to) the spool saw.
+func (sp *spool) gapsIn(from, to int64) []int64 {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	var out []int64
+	for _, g := range sp.gaps {
+		if g >= from && g < to {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // readAt returns up to limit bytes from stream offset from, when the spool

@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -214,6 +215,26 @@ func (r *Runner) Watch(run *Run, st *Started) {
 			dec = stream.NewPlain(base)
 		}
 		lo, hi := dec.Offset()-base, min(to, base+int64(len(data)))-base
+		if hi <= lo {
+			return
+		}
+		// Where tmux discarded output (flow control), the file says so in
+		// place, on a line of its own.
+		gaps := s.GapsIn(base+lo, base+hi)
+		if sp != nil {
+			// The ring forgets gaps it evicted; the spool keeps them.
+			gaps = append(gaps, sp.gapsIn(base+lo, base+hi)...)
+			slices.Sort(gaps)
+			gaps = slices.Compact(gaps)
+		}
+		for _, g := range gaps {
+			if g-base > lo {
+				out.feed(dec, data[lo:g-base])
+			}
+			out.gap()
+			lo = g - base + 1
+			dec = stream.NewPlain(base + lo)
+		}
 		if hi > lo {
 			out.feed(dec, data[lo:hi])
 		}

@@ -48,7 +48,7 @@ type PaneStream struct {
 	// and the stream's end then.
 	keysAt     time.Time
 	keysOffset int64
-	taps       map[int]func(at int64, data []byte)
+	taps       map[int]func(at int64, data []byte, gap bool)
 	tapSeq     int
 }
 
@@ -113,7 +113,7 @@ func (s *PaneStream) append(data []byte, now time.Time) int64 {
 	before := s.ring.end - s.ring.start
 	s.ring.write(data)
 	for _, fn := range s.taps {
-		fn(at, data)
+		fn(at, data, false)
 	}
 	s.last = now
 	if s.scanner != nil {
@@ -214,7 +214,7 @@ func (s *PaneStream) dropped() {
 	}
 	s.gaps = append(s.gaps, s.ring.end)
 	for _, fn := range s.taps {
-		fn(s.ring.end, []byte{gapByte})
+		fn(s.ring.end, []byte{gapByte}, true)
 	}
 	s.ring.write([]byte{gapByte})
 	s.pruneLocked()
@@ -291,17 +291,18 @@ func (s *PaneStream) Submitted(now time.Time) {
 	s.ledger.submit(now)
 }
 
-// Tap calls fn with every byte appended from now on (gap bytes included),
+// Tap calls fn with every byte appended from now on (gap bytes included,
+// with gap set),
 // in order, on the ingest path — before the retained window can lose any —
 // so a reader that falls behind can take what it missed from what fn
 // kept. fn runs under the stream's lock: it must be quick, must not call
 // the stream, and must not keep data. Tap returns the offset fn's bytes
 // start at, and a function that removes the tap.
-func (s *PaneStream) Tap(fn func(at int64, data []byte)) (from int64, remove func()) {
+func (s *PaneStream) Tap(fn func(at int64, data []byte, gap bool)) (from int64, remove func()) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.taps == nil {
-		s.taps = map[int]func(int64, []byte){}
+		s.taps = map[int]func(int64, []byte, bool){}
 	}
 	s.tapSeq++
 	id := s.tapSeq
@@ -311,6 +312,20 @@ func (s *PaneStream) Tap(fn func(at int64, data []byte)) (from int64, remove fun
 		defer s.mu.Unlock()
 		delete(s.taps, id)
 	}
+}
+
+// GapsIn returns the offsets in [from, to) where tmux discarded output
+// (flow control): each holds one gap byte, which decodes to nothing.
+func (s *PaneStream) GapsIn(from, to int64) []int64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var out []int64
+	for _, g := range s.gaps {
+		if g >= from && g < to {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 // KeysSubmitted records that keys sent by hand (type_text, send_keys, not
