@@ -306,3 +306,25 @@ func TestDollarQuotedWordsAreJudgedDecoded(t *testing.T) {
 		}
 	}
 }
+
+// Round three of red-teaming: zsh's !" and a quote escaped in $'…' before !, $"…" and
+// $'\u…' spellings, ! before ( or ".
+func TestMoreHistoryAndQuotingFormsAreCaught(t *testing.T) {
+	p := readmePolicy(t, policy.Deny)
+	for _, line := range []string{`git status !";touch M; : '"\'`, `git status $'\'' !-1:Q`, `git status !(x)`} {
+		if v := Judge(p, Subject{Line: line, Shell: "zsh", Typed: true}); v.Action == policy.Allow {
+			t.Errorf("%q allowed", line)
+		}
+	}
+	allow := readmePolicy(t, policy.Allow)
+	for _, line := range []string{`rm $"-rf" /x`, `rm $'\u002drf' /x`, `rm -$'\u0072'f /x`, `rm $'\x2d'rf /x`} {
+		if v := Judge(allow, Subject{Line: line, Shell: "bash"}); v.Action != policy.Deny {
+			t.Errorf("%q: %s, want deny", line, v.Action)
+		}
+	}
+	for _, r := range []rune{0x17b4, 0x17b5, 0x16fe4, 0xfe0f} {
+		if got := Visible("a" + string(r) + "b"); !strings.Contains(got, `\u{`) {
+			t.Errorf("U+%04X shown as is", r)
+		}
+	}
+}

@@ -193,10 +193,7 @@ func literal(w *syntax.Word) (string, bool) {
 				continue
 			}
 			b.WriteString(x.Value)
-		case *syntax.DblQuoted:
-			if x.Dollar {
-				return "", false
-			}
+		case *syntax.DblQuoted: // $"…" too: a translation of the same text
 			for _, p := range x.Parts {
 				lit, ok := p.(*syntax.Lit)
 				if !ok {
@@ -228,8 +225,36 @@ func ansiC(s string) (string, bool) {
 			b.WriteByte('\t')
 		case 'r':
 			b.WriteByte('\r')
-		case 'a', 'b', 'e', 'E', 'f', 'v', 'c', 'u', 'U':
-			return "", false // control characters and code points: not text a rule names
+		case 'a':
+			b.WriteByte(7)
+		case 'b':
+			b.WriteByte(8)
+		case 'e', 'E':
+			b.WriteByte(0x1b)
+		case 'f':
+			b.WriteByte(0xc)
+		case 'v':
+			b.WriteByte(0xb)
+		case 'c':
+			if i+1 < len(s) {
+				i++
+				b.WriteByte(s[i] & 0x1f)
+			}
+		case 'u', 'U':
+			digits := 4
+			if c == 'U' {
+				digits = 8
+			}
+			j := i + 1
+			for j < len(s) && j < i+1+digits && strings.IndexByte("0123456789abcdefABCDEF", s[j]) >= 0 {
+				j++
+			}
+			n, err := strconv.ParseUint(s[i+1:j], 16, 32)
+			if err != nil {
+				return "", false
+			}
+			b.WriteRune(rune(n))
+			i = j - 1
 		case '\\', '\'', '"', '?':
 			b.WriteByte(c)
 		case 'x':

@@ -164,23 +164,34 @@ func everyShell(line string) ([]string, bool) {
 
 // historyExpands reports whether an interactive bash or zsh would apply
 // history expansion to line: a ! outside single quotes followed by
-// something other than a blank, = or (, or a ^ that starts the line.
+// anything but a blank or = (zsh's !" too: it deletes itself and changes
+// the line), or a ^ that starts the line. $'…' is read with its escapes,
+// as zsh reads it.
 func historyExpands(line string) bool {
 	if strings.HasPrefix(strings.TrimLeft(line, " \t"), "^") {
 		return true
 	}
-	single, double := false, false
+	single, ansi, double := false, false, false
 	for i := 0; i < len(line); i++ {
 		switch c := line[i]; {
+		case ansi:
+			if c == '\\' {
+				i++
+			} else if c == '\'' {
+				ansi = false
+			}
 		case single:
 			single = c != '\''
+		case c == '$' && !double && i+1 < len(line) && line[i+1] == '\'':
+			ansi = true
+			i++
 		case c == '\'' && !double:
 			single = true
 		case c == '"':
 			double = !double
 		case c == '\\':
 			i++
-		case c == '!' && i+1 < len(line) && !strings.ContainsRune(" \t\n=(\"", rune(line[i+1])):
+		case c == '!' && i+1 < len(line) && !strings.ContainsRune(" \t\n=", rune(line[i+1])):
 			return true
 		}
 	}

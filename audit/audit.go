@@ -93,8 +93,15 @@ var secrets = []struct {
 	// ldapsearch -w, smbclient -U user%pw, mongo* -p, az login -p, nmcli … password
 	{regexp.MustCompile(`(\bldap\w*\b[^;&|\n]*?\s-w\s*|\bsmbclient\b[^;&|\n]*?\s-U\s*[^%\s]+%|\bmongo\w*\b[^;&|\n]*?\s-p\s*|\baz\s+login\b[^;&|\n]*?\s-p\s*|\bnmcli\b[^;&|\n]*?\bpassword\s+)('[^']*'|"[^"]*"|[^\s;&|]+)`), "$1[REDACTED]"},
 	// a password fed to sudo -S, chpasswd or passwd --stdin, piped or as a here-string
-	{regexp.MustCompile(`(\b(?:echo|printf)\s+(?:(?:'[^']*%s[^']*'|"[^"]*%s[^"]*")\s+)?)('[^']*'|"[^"]*"|[^\s|]+)(\s*\|\s*(?:sudo\b[^;&\n]*\s-S\b|chpasswd\b|passwd\b[^;&\n]*--stdin))`), "$1[REDACTED]$3"},
+	{regexp.MustCompile(`(\b(?:echo|printf)\s+(?:-[neE]+\s+)*(?:(?:'[^']*%s[^']*'|"[^"]*%s[^"]*")\s+)?)('[^']*'|"[^"]*"|[^\s|]+)(\s*\|\s*(?:sudo\b[^;&\n]*\s-S\b|chpasswd\b|passwd\b[^;&\n]*--stdin|[a-z-]*\s+login\b[^;&\n]*--password-stdin))`), "$1[REDACTED]$3"},
 	{regexp.MustCompile(`(\b(?:sudo\b[^;&|\n]*\s-S\b|chpasswd\b|passwd\b[^;&|\n]*--stdin)[^;&|\n]*<<<\s*)('[^']*'|"[^"]*"|\S+)`), "$1[REDACTED]"},
+	// unzip -P, lftp -u user,pw, ncftp -p, xfreerdp /p:, net use … /user:u pw, mysqladmin … password new
+	{regexp.MustCompile(`(\bunzip\b[^;&|\n]*?\s-P\s+|\blftp\b[^;&|\n]*?\s-u\s*[^,\s]+,|\bncftp\w*\b[^;&|\n]*?\s-p\s*|\bx?freerdp\b[^;&|\n]*?\s/p:|\bnet\s+use\b[^;&|\n]*?/user:\S+\s+|\bmysqladmin\b[^;&|\n]*?\spassword\s+)('[^']*'|"[^"]*"|[^\s;&|]+)`), "$1[REDACTED]"},
+	// fish set -x NAME value, csh setenv NAME value, for secret names
+	{regexp.MustCompile(`(?i)(\b(?:set\s+(?:-[a-z]+\s+)*|setenv\s+)[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|CREDENTIALS?|AUTH)[A-Z0-9_]*\s+)('[^']*'|"[^"]*"|[^\s;&|]+)`), "$1[REDACTED]"},
+	// a here-document fed to sudo -S, chpasswd, passwd --stdin or --password-stdin
+	{regexp.MustCompile(`(\b(?:sudo\b[^;&|\n]*\s-S\b|chpasswd\b|passwd\b[^;&|\n]*--stdin|[a-z-]*login\b[^;&|\n]*--password-stdin)[^\n]*<<-?\s*['"]?\w+['"]?\n)[^\n]*`), "$1[REDACTED]"},
+	{regexp.MustCompile(`(--password-stdin[^;&|\n]*<<<\s*)('[^']*'|"[^"]*"|\S+)`), "$1[REDACTED]"},
 	// Azure SAS and other signed URLs
 	{regexp.MustCompile(`([?&](?:sig|signature|X-Amz-Signature|X-Goog-Signature|token|access_token)=)([^&\s'"]+)`), "$1[REDACTED]"},
 	// curl -u user:pw, --user user:pw (a value with a colon)

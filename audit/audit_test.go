@@ -82,6 +82,17 @@ func TestNoSecretSurvivesRedaction(t *testing.T) {
 		{`echo PasswdPw1 | passwd --stdin alice`, "PasswdPw1"},
 		{`nmcli dev wifi connect Home password WifiPw1`, "WifiPw1"},
 		{`curl 'https://a.blob.core.windows.net/c/f?sv=2020&sig=SasSig1%3D&se=1'`, "SasSig1"},
+		{`unzip -P UnzipPw9 a.zip`, "UnzipPw9"},
+		{`docker login -u me --password-stdin <<< DockPw999`, "DockPw999"},
+		{`lftp -u user,LftpPw99 ftp://h`, "LftpPw99"},
+		{`ncftp -u me -p NcPw999 h`, "NcPw999"},
+		{`xfreerdp /v:h /u:me /p:RdpPw999`, "RdpPw999"},
+		{`net use Z: \\\\h\\s /user:u NetPw999`, "NetPw999"},
+		{`mysqladmin -u root password NewPw999`, "NewPw999"},
+		{`echo -n 'EchoPw999' | sudo -S true`, "EchoPw999"},
+		{"sudo -S true <<EOF\nHdocPw999\nEOF", "HdocPw999"},
+		{`set -x TOKEN FishTok999`, "FishTok999"},
+		{`setenv API_TOKEN CshTok999`, "CshTok999"},
 	} {
 		if got := Redact(c.text); strings.Contains(got, c.secret) {
 			t.Errorf("%q survives: %q", c.secret, got)

@@ -24,9 +24,10 @@ const MaxDirect = 512
 // script (Script), so it reaches the shell intact whatever its text.
 //
 // Left out: control characters (a TAB completes, a newline submits early),
-// '!' in bash and zsh (history expansion rewrites or rejects it), a
-// trailing backslash (the line would continue at a PS2 prompt), lines over
-// MaxDirect, and lines the shell would not take as one complete command.
+// '!' and a leading '^' in bash and zsh (history expansion rewrites or
+// rejects it), a trailing backslash (the line would continue at a PS2
+// prompt), lines over MaxDirect, and lines the shell would not take as one
+// complete command.
 func (k Kind) TypedDirectly(ctx context.Context, command string) bool {
 	if !k.Integrated() || len(command) > MaxDirect || strings.TrimSpace(command) == "" {
 		return false
@@ -34,8 +35,8 @@ func (k Kind) TypedDirectly(ctx context.Context, command string) bool {
 	if strings.ContainsFunc(command, unicode.IsControl) {
 		return false
 	}
-	if k != Fish && strings.Contains(command, "!") {
-		return false
+	if k != Fish && (strings.Contains(command, "!") || strings.HasPrefix(strings.TrimLeft(command, " \t"), "^")) {
+		return false // history expansion (!-1, ^old^new) would run another line
 	}
 	if strings.HasSuffix(strings.TrimRight(command, " "), `\`) {
 		return false

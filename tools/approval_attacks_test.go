@@ -422,3 +422,20 @@ func TestHistoryExpansionCannotRebuildADeniedLine(t *testing.T) {
 		})
 	}
 }
+
+// ^old^new re-runs the last line changed: run_shell_command never types
+// it into a shell's line editor (its job script has no history).
+func TestQuickSubstitutionCannotRebuildADeniedCommand(t *testing.T) {
+	for _, sh := range []string{"/bin/bash", "/usr/bin/zsh"} {
+		t.Run(filepath.Base(sh), func(t *testing.T) {
+			e := newEnv(t, envOptions{policy: attackPolicies(t)["readme"], shell: sh})
+			pane := e.ok(t, "create_pane", map[string]any{"waitMs": 30000}).str("paneId")
+			v := mkVictim(t)
+			e.runCmd(t, map[string]any{"paneId": pane, "command": "rm -f " + v, "waitMs": 20000})
+			e.runCmd(t, map[string]any{"paneId": pane, "command": "^-f^-rf", "waitMs": 20000})
+			if victimGone(t, v) {
+				t.Error("BYPASS: ^-f^-rf ran rm -rf")
+			}
+		})
+	}
+}
