@@ -40,6 +40,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzUnescape$$' -fuzztime $(FUZZTIME) ./tmux/
 	$(GO) test -run '^$$' -fuzz '^FuzzMarkScanner$$' -fuzztime $(FUZZTIME) ./shell/
 	$(GO) test -run '^$$' -fuzz '^FuzzInputRegions$$' -fuzztime $(FUZZTIME) ./shell/
+	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./input/
+	$(GO) test -run '^$$' -fuzz '^FuzzCommands$$' -fuzztime $(FUZZTIME) ./approval/
 
 install:
 	$(GO) install ./cmd/tmuxmcp
