@@ -1,13 +1,16 @@
 package runner
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -162,5 +165,36 @@ func TestAFullDiskIsToldNotHidden(t *testing.T) {
 	}
 	if text, _ := o.text(); text != strings.Repeat("line of output\n", 3) || o.total != 45 {
 		t.Fatalf("output %q (%d bytes)", text, o.total)
+	}
+}
+
+// A spool gives back what the watcher read, so a job that prints for
+// hours keeps a bounded file on disk, and still serves what is unread.
+func TestTheSpoolStaysBounded(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.raw")
+	sp, err := newSpool(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sp.remove()
+	sp.start(1000)
+	chunk := bytes.Repeat([]byte("0123456789abcdef"), 4096) // 64 KiB
+	for at := int64(1000); at < 1000+64<<20; at += int64(len(chunk)) {
+		sp.write(at, chunk, false)
+		sp.release(at) // the watcher keeps up
+	}
+	var st syscall.Stat_t
+	if err := syscall.Stat(path, &st); err != nil {
+		t.Fatal(err)
+	}
+	if used := st.Blocks * 512; used > 24<<20 {
+		t.Fatalf("the spool holds %d MiB on disk after 64 MiB written and read", used>>20)
+	}
+	end := int64(1000 + 64<<20)
+	if got := sp.readAt(end-16, 16, nil); string(got) != "0123456789abcdef" {
+		t.Fatalf("unread bytes: %q", got)
+	}
+	if got := sp.readAt(1000, 16, nil); got != nil {
+		t.Fatalf("freed bytes served: %q", got)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"sync"
+	"syscall"
 )
 
 // spool keeps every raw byte of a job's pane stream from base on, on disk,
@@ -20,6 +21,35 @@ type spool struct {
 	end  int64
 	err  error // the first failed write: bytes from end on are not here
 	gaps []int64
+	// freed is the stream offset below which the file's blocks were given
+	// back: the watcher has read that far.
+	freed int64
+}
+
+// freeEvery is how far the watcher reads past the freed part before the
+// spool gives the disk blocks behind it back: a job that prints for hours
+// keeps a bounded spool.
+const freeEvery = 16 << 20
+
+// release gives back the disk blocks of the bytes before stream offset
+// upTo, which the watcher has read (a hole punched in the file; its size
+// and the offsets of what follows stay).
+func (sp *spool) release(upTo int64) {
+	sp.mu.Lock()
+	defer sp.mu.Unlock()
+	if sp.f == nil || upTo-max(sp.freed, sp.base) < freeEvery {
+		return
+	}
+	upTo = min(upTo, sp.end)
+	off := max(sp.freed, sp.base) - sp.base
+	n := (upTo-sp.base)&^(1<<20-1) - off // whole MiB
+	if n <= 0 {
+		return
+	}
+	const punchHole, keepSize = 0x02, 0x01 // FALLOC_FL_PUNCH_HOLE, FALLOC_FL_KEEP_SIZE
+	if err := syscall.Fallocate(int(sp.f.Fd()), punchHole|keepSize, off, n); err == nil {
+		sp.freed = sp.base + off + n
+	}
 }
 
 func newSpool(path string) (*spool, error) {
@@ -76,7 +106,7 @@ func (sp *spool) gapsIn(from, to int64) []int64 {
 // has them (nil otherwise).
 func (sp *spool) readAt(from int64, limit int, buf []byte) []byte {
 	sp.mu.Lock()
-	lo, hi, f := sp.base, sp.end, sp.f
+	base, lo, hi, f := sp.base, max(sp.base, sp.freed), sp.end, sp.f
 	sp.mu.Unlock()
 	if f == nil || from < lo || from >= hi {
 		return nil
@@ -86,7 +116,7 @@ func (sp *spool) readAt(from int64, limit int, buf []byte) []byte {
 		buf = make([]byte, n)
 	}
 	buf = buf[:n]
-	k, err := f.ReadAt(buf, from-lo)
+	k, err := f.ReadAt(buf, from-base)
 	if err != nil && err != io.EOF {
 		return nil
 	}

@@ -302,6 +302,9 @@ func (r *Runner) Watch(run *Run, st *Started) {
 			}
 			feedTo(data, base, base+int64(len(data)))
 			pos = base + int64(len(data))
+			if sp != nil {
+				sp.release(pos) // read: the spool need not keep it
+			}
 			if end != nil && j.ShellTag == "" && pos > end.end && prompted(data, base) && ready() {
 				done(true)
 				return
