@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"os"
@@ -16,6 +17,7 @@ import (
 type spool struct {
 	mu   sync.Mutex
 	f    *os.File
+	w    *bufio.Writer // writes are batched: the ingest path makes few syscalls
 	path string
 	base int64 // stream offset of the file's first byte
 	end  int64
@@ -57,7 +59,7 @@ func newSpool(path string) (*spool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	return &spool{f: f, path: path}, nil
+	return &spool{f: f, w: bufio.NewWriterSize(f, 256<<10), path: path}, nil
 }
 
 // start sets the stream offset of the first byte to come.
@@ -82,7 +84,7 @@ func (sp *spool) write(at int64, data []byte, gap bool) {
 		sp.err = fmt.Errorf("spool: bytes at %d, expected %d", at, sp.end)
 		return
 	}
-	if _, err := sp.f.WriteAt(data, at-sp.base); err != nil {
+	if _, err := sp.w.Write(data); err != nil {
 		sp.err = fmt.Errorf("spool: %w", err)
 		return
 	}
@@ -106,7 +108,12 @@ func (sp *spool) gapsIn(from, to int64) []int64 {
 // has them (nil otherwise).
 func (sp *spool) readAt(from int64, limit int, buf []byte) []byte {
 	sp.mu.Lock()
-	base, lo, hi, f := sp.base, max(sp.base, sp.freed), sp.end, sp.f
+	if sp.f != nil && sp.w.Buffered() > 0 && from >= sp.end-int64(sp.w.Buffered()) {
+		if err := sp.w.Flush(); err != nil && sp.err == nil {
+			sp.err = fmt.Errorf("spool: %w", err)
+		}
+	}
+	base, lo, hi, f := sp.base, max(sp.base, sp.freed), sp.end-int64(sp.w.Buffered()), sp.f
 	sp.mu.Unlock()
 	if f == nil || from < lo || from >= hi {
 		return nil

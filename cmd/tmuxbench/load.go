@@ -39,12 +39,18 @@ func writeFile(path string, size int) error {
 // catOnce types `cat path; tmux wait-for -S sig` and returns when both the
 // cat has finished and seen() has returned (the observer has the end mark).
 func (w *world) catOnce(ctx context.Context, pane, path string, seq int, seen func() error) (time.Duration, error) {
+	return w.typeOnce(ctx, pane, "cat "+path, seq, seen)
+}
+
+// typeOnce types `command; tmux wait-for -S sig` and returns when both the
+// command has finished and seen() has returned.
+func (w *world) typeOnce(ctx context.Context, pane, command string, seq int, seen func() error) (time.Duration, error) {
 	sig := fmt.Sprintf("ingest-%d", seq)
 	done := w.target.Command(ctx, "wait-for", sig)
 	if err := done.Start(); err != nil {
 		return 0, err
 	}
-	if _, err := w.target.Run(ctx, "send-keys", "-t", pane, "-l", "--", fmt.Sprintf("cat %s; tmux -L %s wait-for -S %s", path, w.target.SocketName, sig)); err != nil {
+	if _, err := w.target.Run(ctx, "send-keys", "-t", pane, "-l", "--", fmt.Sprintf("%s; tmux -L %s wait-for -S %s", command, w.target.SocketName, sig)); err != nil {
 		return 0, err
 	}
 	errc := make(chan error, 1)
@@ -160,7 +166,89 @@ func sectionIngest(ctx context.Context, cfg config, rep *report) error {
 	}
 	rb, rm := ratio(bare.p(0.5), base), ratio(mcpS.p(0.5), base)
 	rep.add(row{sec, "tmuxmcp ratio ÷ bare reader ratio", fmt.Sprintf("%.3f", rm/rb), "", "", "≤ 1.10", verdict(rm/rb <= 1.10)})
+	return seqThroughRun(ctx, cfg, w, pane, seq, rep)
+}
+
+// seqLines is how many lines the run_shell_command ingest row prints.
+const seqLines = 3000000
+
+// seqThroughRun compares `seq 1 3000000` run by run_shell_command (to its
+// end and its output file, checked line by line) with the same command
+// watched by a bare `tmux -C` reader, on the same server.
+func seqThroughRun(ctx context.Context, cfg config, w *world, pane string, seq int, rep *report) error {
+	runs := min(3, cfg.ingestRuns)
+	command := fmt.Sprintf("seq 1 %d; echo %s", seqLines, endMark)
+	bare := sample{name: fmt.Sprintf("seq 1 %d: bare `tmux -C` reader", seqLines)}
+	viaRun := sample{name: fmt.Sprintf("seq 1 %d: run_shell_command, outputFile checked", seqLines)}
+	// The bare reader first, alone on the server; then tmuxmcp alone.
+	for i := 0; i < runs; i++ {
+		r, err := w.attachReader(ctx, pane)
+		if err != nil {
+			return err
+		}
+		d, err := w.typeOnce(ctx, pane, command, seq+100+i, func() error {
+			return r.lines(func(line []byte, _ time.Time) bool { return string(line) != endMark })
+		})
+		r.close()
+		if err != nil {
+			return fmt.Errorf("seq, bare reader: %w", err)
+		}
+		bare.d = append(bare.d, d)
+	}
+	c, err := w.startMCP(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer c.close()
+	jobPane, err := c.newShell(ctx)
+	if err != nil {
+		return err
+	}
+	for i := 0; i < runs; i++ {
+		start := time.Now()
+		res, err := c.call(ctx, "run_shell_command", map[string]any{"paneId": jobPane, "command": command, "waitMs": 90000, "outputLimit": 1024})
+		for err == nil && res["status"] == "running" {
+			res, err = c.call(ctx, "await_command_result", map[string]any{"jobId": res["jobId"], "waitMs": 90000, "outputLimit": 1024})
+		}
+		if err != nil {
+			return fmt.Errorf("seq, run_shell_command: %w", err)
+		}
+		viaRun.d = append(viaRun.d, time.Since(start))
+		file, _ := res["outputFile"].(string)
+		n, bad, err := checkSeq(file)
+		if err != nil || bad != "" || n != seqLines {
+			return fmt.Errorf("seq through run_shell_command: outputFile %s has %d lines (%s, %v), want %d", file, n, bad, err, seqLines)
+		}
+		_ = os.Remove(file)
+	}
+	const sec = "3 ingest"
+	rep.add(row{sec, bare.name, fmt.Sprintf("median %.2f s of %d", bare.p(0.5).Seconds(), len(bare.d)), "—", "1.000", "", ""})
+	rv := ratio(viaRun.p(0.5), bare.p(0.5))
+	rep.add(row{sec, viaRun.name, fmt.Sprintf("median %.2f s of %d; %d of %d lines, in order", viaRun.p(0.5).Seconds(), len(viaRun.d), seqLines, seqLines), fmt.Sprintf("bare reader %.2f s", bare.p(0.5).Seconds()), fmt.Sprintf("%.3f", rv), "≤ 1.25", verdict(rv <= 1.25)})
 	return nil
+}
+
+// checkSeq counts the lines of a seq output file and says where it first
+// differs from 1, 2, 3, ... (the end mark line is allowed last).
+func checkSeq(path string) (int, string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, "", err
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	n := 0
+	for sc.Scan() {
+		line := sc.Text()
+		if line == endMark {
+			break
+		}
+		n++
+		if line != fmt.Sprint(n) {
+			return n, fmt.Sprintf("line %d is %q", n, line), nil
+		}
+	}
+	return n, "", sc.Err()
 }
 
 // poll is the idle baseline: what a polling server does, capture-pane on
