@@ -148,17 +148,7 @@ func (o *jobOutput) remove() { _ = os.Remove(o.path) }
 // and tail within outputLimit), how many bytes it has printed, and how
 // many the text leaves out.
 func (r *Runner) Output(j *jobs.Job) (string, int64, int64) {
-	path := r.jobs.Path(j.ID, ".out")
-	tail, size, err := readTail(path, j.OutputLimit)
-	if err != nil {
-		return "", 0, 0
-	}
-	if size <= int64(j.OutputLimit) {
-		return strings.ToValidUTF8(string(tail), ""), size, 0
-	}
-	head, lines := readHeadAndLines(path, j.OutputLimit/2)
-	text, left := headTail(head, tail, size, lines, j.OutputLimit)
-	return text, size, left
+	return r.OutputSince(j, 0, j.OutputLimit)
 }
 
 // OutputSince returns the job's output from output byte offset from on,

@@ -7,6 +7,8 @@ import (
 	"os"
 	"sync"
 	"syscall"
+
+	"github.com/tmuxmcp/tmuxmcp/stream"
 )
 
 // spool keeps every raw byte of a job's pane stream from base on, on disk,
@@ -95,13 +97,7 @@ func (sp *spool) write(at int64, data []byte, gap bool) {
 func (sp *spool) gapsIn(from, to int64) []int64 {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	var out []int64
-	for _, g := range sp.gaps {
-		if g >= from && g < to {
-			out = append(out, g)
-		}
-	}
-	return out
+	return stream.OffsetsIn(sp.gaps, from, to)
 }
 
 // readAt returns up to limit bytes from stream offset from, when the spool

@@ -127,11 +127,12 @@ func (r *Runner) Watch(run *Run, st *Started) {
 			// caught the signal and went on reports its own exit status.
 			signal = lastSignal
 		}
+		out.close() // before the record says whether the file is whole
 		final, _ := r.jobs.Update(run.ID, func(x *jobs.Job) {
 			x.Ended = time.Now().UTC()
 			x.Output, x.OmittedBytes = out.text()
 			x.OutputBytes = out.total
-			if out.close(); out.err != nil {
+			if out.err != nil {
 				x.OutputFileError = out.err.Error()
 			}
 			x.MissedBytes += out.missed

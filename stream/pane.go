@@ -319,13 +319,18 @@ func (s *PaneStream) Tap(fn func(at int64, data []byte, gap bool)) (from int64, 
 func (s *PaneStream) GapsIn(from, to int64) []int64 {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []int64
-	for _, g := range s.gaps {
-		if g >= from && g < to {
-			out = append(out, g)
-		}
+	return OffsetsIn(s.gaps, from, to)
+}
+
+// OffsetsIn returns the offsets of the ascending list offs in [from, to),
+// as a new slice.
+func OffsetsIn(offs []int64, from, to int64) []int64 {
+	lo, _ := slices.BinarySearch(offs, from)
+	hi, _ := slices.BinarySearch(offs, to)
+	if lo >= hi {
+		return nil
 	}
-	return out
+	return slices.Clone(offs[lo:hi])
 }
 
 // KeysSubmitted records that keys sent by hand (type_text, send_keys, not

@@ -394,6 +394,9 @@ func (h *Handlers) shellReads(ctx context.Context, pane int) bool {
 // secretPrompt reports whether pane's terminal reads a line without
 // echoing it (a password prompt: read -s, sudo, ssh).
 func (h *Handlers) secretPrompt(ctx context.Context, pane int) bool {
+	if h.opts.Policy == nil && h.opts.Audit == nil {
+		return false // nothing would record or show the text
+	}
 	p, err := h.fleet.Pane(ctx, pane)
 	if err != nil {
 		return false
