@@ -137,8 +137,11 @@ var mistakes = map[string]string{
 }
 
 // reserved matches names tmux reads as keys that tmuxmcp does not send:
-// keypad keys, mouse events, user keys, Any and None.
-var reserved = regexp.MustCompile(`(?i)^(?:KP.|KP[0-9]|KP/|Any|None|User\d.*|Paste(?:Start|End)|Focus(?:In|Out)|(?:Mouse|Wheel|Double|Triple|Second|Drag|Click)\w*)$`)
+// keypad keys, mouse events, user keys, Any and None. tmux reads a user
+// key with sscanf("User%u"), which skips white space (newlines too),
+// takes a sign and ignores what follows the digits: "User 5", "User+5"
+// and "User0\n" are keys, so all of those spellings are refused.
+var reserved = regexp.MustCompile(`(?is)^(?:KP.|KP[0-9]|KP/|Any|None|User[ \t\n\v\f\r]*[+-]?\d.*|Paste(?:Start|End)|Focus(?:In|Out)|(?:Mouse|Wheel|Double|Triple|Second|Drag|Click)\w*)$`)
 
 // modified matches modifier syntax tmux reads (C-, M-, S- in any case).
 var modified = regexp.MustCompile(`(?i)^(?:[cms]-)+(.+)$`)

@@ -99,6 +99,9 @@ func TestEverySpellingOfAKeyIsNormalisedOrRefused(t *testing.T) {
 		{in: "Esc", bad: true},
 		{in: "Backspace", bad: true},
 		{in: "User0", bad: true},
+		{in: "User 5", bad: true},  // sscanf's %u skips the space: tmux reads User5
+		{in: "User+5", bad: true},  // and takes a sign
+		{in: "User0\n", bad: true}, // and ignores what follows the digits
 		{in: "user12x", bad: true},
 		{in: "Any", bad: true},
 		{in: "None", bad: true},
@@ -188,10 +191,34 @@ func tmuxReadsAsKey(s string) bool {
 			return true
 		}
 	}
-	if len(s) > 4 && strings.EqualFold(s[:4], "User") && s[4] >= '0' && s[4] <= '9' {
-		return true
+	return isUserKey(s)
+}
+
+// isUserKey is tmux's sscanf(s, "User%u", &n) == 1 && n < KEYC_NUSER
+// (1000): "User" in that case, then %u's white space, sign and digits,
+// anything after them ignored.
+func isUserKey(s string) bool {
+	rest, ok := strings.CutPrefix(s, "User")
+	if !ok {
+		return false
 	}
-	return false
+	rest = strings.TrimLeft(rest, " \t\n\v\f\r")
+	neg := false
+	if rest != "" && (rest[0] == '+' || rest[0] == '-') {
+		neg, rest = rest[0] == '-', rest[1:]
+	}
+	n := 0
+	var v uint64
+	for ; n < len(rest) && rest[n] >= '0' && rest[n] <= '9'; n++ {
+		v = min(v*10+uint64(rest[n]-'0'), 1<<32)
+	}
+	if n == 0 {
+		return false
+	}
+	if neg {
+		v = uint64(uint32(-int64(v)))
+	}
+	return v < 1000
 }
 
 // scanHex is C's sscanf("%x"): leading space, a sign, an optional 0x,
