@@ -205,9 +205,9 @@ func (m *Matcher) FindAt(line []byte, checked, carry int) (Match, bool, error) {
 }
 
 // offer keeps the match of pattern i at [s, e) if it ends before the best
-// so far (ties go to the pattern offered first).
+// so far (ties go to the lower pattern index).
 func (best *Match) offer(i, s, e int) {
-	if best.Index < 0 || e < best.End {
+	if best.Index < 0 || e < best.End || e == best.End && i < best.Index {
 		*best = Match{Index: i, Start: s, End: e}
 	}
 }

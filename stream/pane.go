@@ -6,6 +6,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/cursor"
@@ -50,6 +51,13 @@ type PaneStream struct {
 	keysOffset int64
 	taps       map[int]func(at int64, data []byte, gap bool)
 	tapSeq     int
+
+	// waits counts the waits open on the stream; group is the shared pass
+	// literal waits join (share.go), shared how many joins it has had.
+	waits   atomic.Int32
+	group   *group
+	shared  atomic.Int64
+	noShare bool // tests: every wait reads for itself
 }
 
 func newPaneStream(pane int, id cursor.StreamID, retain int, born time.Time) *PaneStream {

@@ -86,6 +86,10 @@ type waiter struct {
 
 	lineMasked  bool // the current line holds masked echo
 	echoMatched bool
+
+	// g is set on a shared pass's assembler: lines are matched for the
+	// group's members and finished text goes to the group's log.
+	g *group
 }
 
 // pendingRec ends one decoded unit or run in pending: pending[:n] holds it
@@ -143,6 +147,8 @@ func (s *PaneStream) Wait(ctx context.Context, spec WaitSpec) (WaitResult, error
 	if spec.MaxBytes <= 0 {
 		spec.MaxBytes = 64 << 10
 	}
+	s.waits.Add(1)
+	defer s.waits.Add(-1)
 	w := &waiter{s: s, spec: spec, dec: s.plainAt(spec.From), out: tail{limit: spec.MaxBytes}}
 	start := time.Now()
 	timer := time.NewTimer(spec.Timeout)
@@ -232,6 +238,12 @@ func (s *PaneStream) Wait(ctx context.Context, spec WaitSpec) (WaitResult, error
 				return w.result(PaneDied, missed, ""), nil
 			}
 			return w.resultNoCursor(StreamLost, missed, c.failure), nil
+		}
+		if g, m := s.share(w, pos, missed); m != nil {
+			if r, ok := m.wait(g, ctx.Done(), timer.C, progress, start); ok {
+				return r, nil
+			}
+			continue // turned away: read on alone from pos
 		}
 		select {
 		case <-c.changed:
@@ -326,16 +338,26 @@ func (w *waiter) feed(data []byte) (seen bool) {
 		w.dec = NewPlain(w.matchEnd)
 		return seen
 	}
-	if w.dirty && w.spec.Matcher != nil {
+	if w.dirty && w.matching() {
 		w.evaluate(false)
 	}
 	return seen
 }
 
+// matching says lines are matched: the wait has patterns, or w is a
+// shared pass.
+func (w *waiter) matching() bool { return w.spec.Matcher != nil || w.g != nil }
+
 // evaluate runs the matcher on the current line. complete says the line
 // has ended (or hit the length cap).
 func (w *waiter) evaluate(complete bool) bool {
-	if w.spec.Matcher == nil || !w.dirty {
+	if !w.matching() || !w.dirty {
+		return false
+	}
+	if w.g != nil {
+		w.g.evaluate()
+		w.checked = len(w.text)
+		w.dirty = false
 		return false
 	}
 	m, ok, err := w.spec.Matcher.FindAt(w.text, w.checked, w.carry)
@@ -365,12 +387,16 @@ func (w *waiter) evaluate(complete bool) bool {
 // noteEchoMatch records whether a pattern matches the current line with its
 // masked echo included (checked only for lines that hold echo).
 func (w *waiter) noteEchoMatch() {
-	if !w.lineMasked || w.echoMatched || w.spec.Matcher == nil {
+	if !w.lineMasked || w.echoMatched || !w.matching() {
 		return
 	}
 	line := w.pending
 	if n := len(line); n > 0 && line[n-1] == '\n' {
 		line = line[:n-1]
+	}
+	if w.g != nil {
+		w.g.noteEcho(line)
+		return
 	}
 	if _, ok, _ := w.spec.Matcher.Find(line, 0); ok {
 		w.echoMatched = true
@@ -378,7 +404,11 @@ func (w *waiter) noteEchoMatch() {
 }
 
 func (w *waiter) flushLine() {
-	w.out.write(w.pending)
+	if w.g != nil {
+		w.g.log.write(w.pending)
+	} else {
+		w.out.write(w.pending)
+	}
 	w.pending = w.pending[:0]
 	w.pendingEnds = w.pendingEnds[:0]
 }
@@ -424,17 +454,7 @@ func (w *waiter) result(o Outcome, missed int64, f Failure) WaitResult {
 	cur := w.dec.Clean()
 	if o == Matched && w.match != nil {
 		// Output up to the end of the match; the cursor right after it.
-		n := 0
-		for _, r := range w.pendingEnds {
-			if r.end > w.matchEnd {
-				if r.start < w.matchEnd && r.end-r.start == int64(r.n-n) {
-					n += int(w.matchEnd - r.start) // the match ends inside a run
-				}
-				break
-			}
-			n = r.n
-		}
-		w.out.write(w.pending[:n])
+		w.out.write(w.pending[:w.pendingUpTo(w.matchEnd)])
 		w.pending = w.pending[:0]
 		cur = w.matchEnd
 	} else {

@@ -81,7 +81,14 @@ func sectionHot(ctx context.Context, _ config, rep *report) error {
 	for _, n := range []string{"Waiters/1", "Waiters/100", "Waiters/1000"} {
 		var k float64
 		_, _ = fmt.Sscanf(n, "Waiters/%g", &k)
-		rep.add(row{sec, fmt.Sprintf("%s waiters on one pane: output seen by all", n[len("Waiters/"):]), fmt.Sprintf("%.2f MB/s (%.0f MB/s scanned)", mbps(n), k*mbps(n)), fmt.Sprintf("1 waiter %.1f MB/s", mbps("Waiters/1")), fmt.Sprintf("%.3f", mbps(n)/mbps("Waiters/1")), "", ""})
+		x := row{sec, fmt.Sprintf("%s literal waiters on one pane: output seen by all", n[len("Waiters/"):]), fmt.Sprintf("%.2f MB/s (%.0f MB/s as %s scans)", mbps(n), k*mbps(n), n[len("Waiters/"):]), fmt.Sprintf("1 waiter %.1f MB/s", mbps("Waiters/1")), fmt.Sprintf("%.3f", mbps(n)/mbps("Waiters/1")), "", ""}
+		switch n {
+		case "Waiters/100":
+			x.target, x.verdict = "≥ 100 MB/s", verdict(mbps(n) >= 100)
+		case "Waiters/1000":
+			x.target, x.verdict = "≥ 50 MB/s", verdict(mbps(n) >= 50)
+		}
+		rep.add(x)
 	}
 	base := ns("NewLine/retained-0")
 	for _, c := range []struct{ name, what string }{
