@@ -68,7 +68,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if stateDir == "" {
 		stateDir = t.TempDir()
 	}
-	h, err := Start(ctx, target, hub, Options{Session: "agent", WaitMax: o.waitMax, Version: "test", StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review, ApprovalVia: o.via, Approver: o.approver, RestartServer: restartFunc(t, o.restart, target)}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, err := Start(ctx, target, hub, Options{Session: "agent", WaitMax: o.waitMax, Version: "test", StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review, ApprovalVia: o.via, Approver: o.approver, RestartServer: restartFunc(t, o.restart, target), CheckResults: true}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}

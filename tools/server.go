@@ -69,6 +69,26 @@ type Options struct {
 	// Shell is the installed shell integration; nil installs it under
 	// StateDir/shell.
 	Shell *shell.Integration
+	// CheckResults validates every result against its tool's output
+	// schema before it is sent, failing the call when it does not match
+	// (a tmuxmcp bug). The tests turn it on; it costs about 0.3 ms a call,
+	// the largest part of a wait's latency, so serving leaves it off
+	// unless $TMUXMCP_CHECK_RESULTS is set.
+	CheckResults bool
+	// Trace, when set, is given the timeline of each wait_for_text that
+	// matched: the latency breakdown `make bench` prints
+	// ($TMUXMCP_LATENCY_TRACE).
+	Trace func(WaitTrace)
+}
+
+// WaitTrace is where one matched wait_for_text spent its time on the way
+// from tmux's output to its answer.
+type WaitTrace struct {
+	// Appended is when the pane's stream last grew before the match: for
+	// output arriving a line at a time, when the matching line did.
+	Appended time.Time
+	Matched  time.Time // the wait returned its match
+	Encoded  time.Time // the result was built and encoded as JSON
 }
 
 // DefaultWaitMax is the default ceiling on waits (--wait-max).
@@ -314,10 +334,18 @@ func typed[In any, Out any](h *Handlers, tool *mcp.Tool, handle func(context.Con
 		if err != nil {
 			return nil, fmt.Errorf("%s: encode result: %w", tool.Name, err)
 		}
-		var check any
-		_ = json.Unmarshal(b, &check)
-		if err := outRes.Validate(check); err != nil {
-			return nil, fmt.Errorf("%s: result does not match the output schema (a tmuxmcp bug): %w", tool.Name, err)
+		if t, ok := any(out).(interface{ traced() *WaitTrace }); ok && h.opts.Trace != nil {
+			if wt := t.traced(); wt != nil {
+				wt.Encoded = time.Now()
+				h.opts.Trace(*wt)
+			}
+		}
+		if h.opts.CheckResults {
+			var check any
+			_ = json.Unmarshal(b, &check)
+			if err := outRes.Validate(check); err != nil {
+				return nil, fmt.Errorf("%s: result does not match the output schema (a tmuxmcp bug): %w", tool.Name, err)
+			}
 		}
 		return &mcp.CallToolResult{
 			Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},

@@ -63,7 +63,11 @@ type waitOut struct {
 	ScreenClamped      bool              `json:"screenClamped"`
 	PaneID             string            `json:"paneId"`
 	StreamFailure      *string           `json:"streamFailure"`
+
+	trace *WaitTrace // for Options.Trace; not part of the result
 }
+
+func (o *waitOut) traced() *WaitTrace { return o.trace }
 
 var outcomes = []string{"matched", "timed_out", "pane_died", "no_stream", "cancelled", "output_lost", "stream_lost"}
 
@@ -160,6 +164,9 @@ func (h *Handlers) waitForText(ctx context.Context, req *mcp.CallToolRequest, in
 	release()
 	if err != nil {
 		return nil, errorf("%v", err)
+	}
+	if h.opts.Trace != nil && r.Outcome == stream.Matched {
+		out.trace = &WaitTrace{Appended: s.LastAppend(), Matched: time.Now()}
 	}
 	out.Outcome = string(r.Outcome)
 	out.Output = r.Output

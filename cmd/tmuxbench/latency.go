@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -60,32 +61,72 @@ func (w *world) measureFloor(ctx context.Context, pane string, n int, every time
 	return s, err
 }
 
+// timeline is one sample's ends: when the emitter printed the line and
+// when the client had tmuxmcp's answer.
+type timeline struct{ printed, answered time.Time }
+
 // measureWait: one wait_for_text call per line through tmuxmcp over stdio,
 // each opened right after the previous one returned.
-func (w *world) measureWait(ctx context.Context, c *client, pane, tag string, n int, every time.Duration) (sample, error) {
+func (w *world) measureWait(ctx context.Context, c *client, pane, tag string, n int, every time.Duration) (sample, []timeline, error) {
+	var ends []timeline
 	cur, err := c.cursor(ctx, pane)
 	if err != nil {
-		return sample{}, err
+		return sample{}, nil, err
 	}
 	if err := w.startEmitter(ctx, pane, tag, n, every); err != nil {
-		return sample{}, err
+		return sample{}, nil, err
 	}
 	s := sample{name: "tmuxmcp wait_for_text (stdio)"}
 	for i := 0; i < n; i++ {
 		r, err := c.call(ctx, "wait_for_text", map[string]any{"paneId": pane, "cursor": cur, "patterns": []string{fmt.Sprintf(`^LAT%s %d (?<ts>\d+)$`, tag, i)}, "regex": true, "timeoutMs": 30000})
 		now := time.Now()
 		if err != nil {
-			return s, err
+			return s, ends, err
 		}
 		if r["outcome"] != "matched" {
-			return s, fmt.Errorf("sample %d: outcome %v", i, r["outcome"])
+			return s, ends, fmt.Errorf("sample %d: outcome %v", i, r["outcome"])
 		}
 		groups, _ := r["groups"].(map[string]any)
 		ts, _ := strconv.ParseInt(fmt.Sprint(groups["ts"]), 10, 64)
 		s.d = append(s.d, now.Sub(time.Unix(0, ts)))
+		ends = append(ends, timeline{time.Unix(0, ts), now})
 		cur, _ = r["cursor"].(string)
 	}
-	return s, nil
+	return s, ends, nil
+}
+
+// breakdown splits each sample's latency at the times tmuxmcp traced
+// ($TMUXMCP_LATENCY_TRACE: appended, matched, encoded, written, one line
+// per matched wait, in the order of the samples).
+func breakdown(path string, ends []timeline) (written sample, stages []sample, err error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return written, nil, err
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != len(ends) {
+		return written, nil, fmt.Errorf("latency trace has %d records for %d samples", len(lines), len(ends))
+	}
+	written.name = "tmuxmcp: printed → the answer written on stdout"
+	stages = []sample{
+		{name: "printed → in tmuxmcp's pane stream (tmux, the control client, the append)"},
+		{name: "→ the wait matched (wake-up, decode, match)"},
+		{name: "→ the result built and encoded as JSON"},
+		{name: "→ written to stdout (the SDK's JSON-RPC answer)"},
+		{name: "→ the client has the result (pipe, the client SDK's decoding)"},
+	}
+	for i, l := range lines {
+		var t [4]int64
+		if _, err := fmt.Sscan(l, &t[0], &t[1], &t[2], &t[3]); err != nil {
+			return written, nil, fmt.Errorf("latency trace line %d: %w", i+1, err)
+		}
+		at := []time.Time{ends[i].printed, time.Unix(0, t[0]), time.Unix(0, t[1]), time.Unix(0, t[2]), time.Unix(0, t[3]), ends[i].answered}
+		for k := range stages {
+			stages[k].d = append(stages[k].d, at[k+1].Sub(at[k]))
+		}
+		written.d = append(written.d, at[4].Sub(at[0]))
+	}
+	return written, stages, nil
 }
 
 // measurePolling runs `tmux capture-pane` every period, as polling servers
@@ -137,14 +178,19 @@ func sectionLatency(ctx context.Context, cfg config, rep *report) error {
 	if err != nil {
 		return fmt.Errorf("floor: %w", err)
 	}
-	c, err := w.startMCP(ctx, nil)
+	tracePath := filepath.Join(w.tmp, "latency.trace")
+	c, err := w.startMCP(ctx, []string{"TMUXMCP_LATENCY_TRACE=" + tracePath})
 	if err != nil {
 		return err
 	}
-	wait, err := w.measureWait(ctx, c, pane, "M", cfg.n, cfg.every)
+	wait, ends, err := w.measureWait(ctx, c, pane, "M", cfg.n, cfg.every)
 	c.close()
 	if err != nil {
 		return fmt.Errorf("tmuxmcp: %w", err)
+	}
+	written, stages, err := breakdown(tracePath, ends)
+	if err != nil {
+		return fmt.Errorf("tmuxmcp latency breakdown: %w", err)
 	}
 	p100, err := w.measurePolling(ctx, pane, "P", cfg.n, cfg.every, 100*time.Millisecond)
 	if err != nil {
@@ -160,6 +206,17 @@ func sectionLatency(ctx context.Context, cfg config, rep *report) error {
 	rep.add(row{sec, wait.name, wait.summary(), "floor p50 " + msf(floor.p(0.5)),
 		fmt.Sprintf("p50 +%s ms", msf(wait.p(0.5)-floor.p(0.5))),
 		"p50 ≤ floor + 1 ms", verdict(wait.p(0.5)-floor.p(0.5) <= time.Millisecond)})
+	// The server's own path, %output to the answer on stdout, against the
+	// bare reader (the client's decoding is the last breakdown row).
+	rep.add(row{sec, written.name, written.summary(), "floor p50 " + msf(floor.p(0.5)),
+		fmt.Sprintf("p50 +%s ms", msf(written.p(0.5)-floor.p(0.5))),
+		"p50 ≤ floor + 0.3 ms", verdict(written.p(0.5)-floor.p(0.5) <= 300*time.Microsecond)})
+	rep.add(row{sec, written.name, "p99 " + msf(written.p(0.99)) + " ms", "floor p99 " + msf(floor.p(0.99)),
+		fmt.Sprintf("p99 +%s ms", msf(written.p(0.99)-floor.p(0.99))),
+		"p99 ≤ floor + 1 ms", verdict(written.p(0.99)-floor.p(0.99) <= time.Millisecond)})
+	for _, st := range stages {
+		rep.add(row{sec, "breakdown: " + st.name, fmt.Sprintf("p50 %s / p99 %s ms", msf(st.p(0.5)), msf(st.p(0.99))), "", "", "", ""})
+	}
 	rep.add(row{sec, wait.name, "p99 " + msf(wait.p(0.99)) + " ms", "", "", "p99 ≤ 10 ms", verdict(wait.p(0.99) <= 10*time.Millisecond)})
 	rep.add(row{sec, wait.name, "p99 " + msf(wait.p(0.99)) + " ms", "poll 100 ms p99 " + msf(p100.p(0.99)),
 		fmt.Sprintf("%.0f× better (p99)", float64(p100.p(0.99))/float64(wait.p(0.99))),

@@ -59,7 +59,7 @@ func sectionScale(ctx context.Context, cfg config, rep *report) error {
 	var points []point
 	measure := func(series string, x int) error {
 		tag := string(tags[len(points)%len(tags)])
-		s, err := w.measureWait(ctx, c, pane, tag, n, cfg.every)
+		s, _, err := w.measureWait(ctx, c, pane, tag, n, cfg.every)
 		if err != nil {
 			return fmt.Errorf("%s %d: %w", series, x, err)
 		}

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -17,7 +18,12 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/tools"
 )
 
-func TestMain(m *testing.M) { tmuxtest.Main(m) }
+func TestMain(m *testing.M) {
+	// Every result the binary serves in these tests is checked against its
+	// tool's output schema.
+	_ = os.Setenv("TMUXMCP_CHECK_RESULTS", "1")
+	tmuxtest.Main(m)
+}
 
 type bearer struct{ token string }
 
@@ -35,7 +41,7 @@ func httpEnv(t *testing.T) (*httptest.Server, *tools.Handlers) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h, err := tools.Start(ctx, target, stream.NewHub(0), tools.Options{Session: "agent", StateDir: t.TempDir(), Version: "test"}, log)
+	h, err := tools.Start(ctx, target, stream.NewHub(0), tools.Options{Session: "agent", StateDir: t.TempDir(), Version: "test", CheckResults: true}, log)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -238,7 +238,15 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	if c.embedded {
 		restart = ensure
 	}
-	opts := tools.Options{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: stateDir, ReviewTimeout: c.review, ApprovalVia: c.viaList, Approver: c.approver, Shell: integ}
+	trace, err := openLatencyTrace(os.Getenv("TMUXMCP_LATENCY_TRACE"))
+	if err != nil {
+		return err
+	}
+	defer trace.close()
+	opts := tools.Options{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: stateDir, ReviewTimeout: c.review, ApprovalVia: c.viaList, Approver: c.approver, Shell: integ, CheckResults: os.Getenv("TMUXMCP_CHECK_RESULTS") != ""}
+	if trace != nil {
+		opts.Trace = trace.wait
+	}
 	if c.policy != "" || c.def != policy.Allow {
 		if c.policy != "" {
 			opts.Policy, err = policy.Load(c.policy, c.def)
@@ -274,6 +282,9 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	log.Info("add to Claude Code with: claude mcp add tmuxmcp -- " + strings.Join(append([]string{executable()}, args...), " "))
 	out := newOutput(stdout)
 	defer out.close()
+	if trace != nil {
+		out.written = trace.written
+	}
 	in := &jsonLines{r: bufio.NewReaderSize(stdin, 64<<10), log: log, ended: func() { out.giveUp(stdinGrace) }}
 	go func() {
 		// SIGTERM: Draining gives open calls 5 s; their answers get 1 s more.
@@ -391,6 +402,7 @@ type output struct {
 	deadline time.Time // the earliest giveUp so far
 	timer    *time.Timer
 	wrote    chan struct{} // signalled after each write, for quiet
+	written  func()        // called after each write, or nil
 }
 
 func newOutput(stdout io.Writer) *output {
@@ -441,6 +453,9 @@ func newOutput(stdout io.Writer) *output {
 
 func (o *output) Write(p []byte) (int, error) {
 	n, err := o.w.Write(p)
+	if o.written != nil {
+		o.written()
+	}
 	select {
 	case o.wrote <- struct{}{}:
 	default:

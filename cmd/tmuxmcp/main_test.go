@@ -268,3 +268,58 @@ func TestDoctorQuotesStartupErrors(t *testing.T) {
 		t.Fatalf("a .bashrc with a syntax error: %v\n%s", err, out)
 	}
 }
+
+// With $TMUXMCP_LATENCY_TRACE set, each wait that matched leaves one line
+// of four times in order: appended, matched, encoded, written.
+func TestLatencyTraceTimesEachMatchedWait(t *testing.T) {
+	target := tmuxtest.Server(t, "agent", 120, 40)
+	bin := buildBinary(t)
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	trace := filepath.Join(t.TempDir(), "latency.trace")
+	cmd := exec.Command(bin, "-L", target.SocketName, "--session", "agent", "--state-dir", t.TempDir())
+	cmd.Env = append(os.Environ(), "TMUXMCP_LATENCY_TRACE="+trace)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = cs.Close(); _ = cmd.Wait() }()
+	out, err := target.Run(ctx, "display-message", "-p", "-t", "agent", "#{pane_id}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pane := strings.TrimSpace(out)
+	go func() {
+		// Typed straight into tmux after the wait has begun (not through
+		// tmuxmcp, whose own typing is masked as echo).
+		time.Sleep(500 * time.Millisecond)
+		_, _ = target.Run(ctx, "send-keys", "-t", pane, "-l", "echo traced-$((6*7))\r")
+	}()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait_for_text", Arguments: map[string]any{"paneId": pane, "patterns": []string{"traced-42"}, "timeoutMs": 30000}})
+	if err != nil || res.IsError {
+		t.Fatalf("wait_for_text: %v %v", err, res)
+	}
+	if m, _ := res.StructuredContent.(map[string]any); m["outcome"] != "matched" {
+		t.Fatalf("wait_for_text: %v", res.StructuredContent)
+	}
+	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_panes", Arguments: map[string]any{}}); err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(trace)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if len(lines) != 1 {
+		t.Fatalf("trace has %d lines, want 1 (one matched wait):\n%s", len(lines), data)
+	}
+	var at [4]int64
+	if n, err := fmt.Sscan(lines[0], &at[0], &at[1], &at[2], &at[3]); n != 4 || err != nil {
+		t.Fatalf("trace line %q: %v", lines[0], err)
+	}
+	for i := 1; i < 4; i++ {
+		if at[i] < at[i-1] || at[0] <= 0 {
+			t.Fatalf("trace times out of order: %v", at)
+		}
+	}
+}
