@@ -58,6 +58,9 @@ type PaneStream struct {
 	group   *group
 	shared  atomic.Int64
 	noShare bool // tests: every wait reads for itself
+	// settleTime replaces settle (tests: a held match must not be taken
+	// just because the machine was slow to append the rest of its line).
+	settleTime time.Duration
 }
 
 func newPaneStream(pane int, id cursor.StreamID, retain int, born time.Time) *PaneStream {

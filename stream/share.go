@@ -8,18 +8,19 @@ import (
 	"unicode/utf8"
 )
 
-// One pass per pane: the literal waits on a pane that have caught up with
-// its output share one reader. The pass decodes each byte once, splits
-// lines once and looks for every member's literals in one scan of each
-// line (a combined index, like Matcher's), so the cost of output grows
-// with the bytes and the waits that match, not with bytes × waits.
+// One pass per pane: the waits on a pane that have caught up with its
+// output share one reader. The pass decodes each byte once, splits lines
+// once and looks for every member's literals in one scan of each line (a
+// combined index, like Matcher's), so for literal waits the cost of output
+// grows with the bytes and the waits that match, not with bytes × waits.
 //
 // A wait reads for itself until it is level with the pass: at the same
 // offset, at a line start with nothing pending in either decoder. From
 // there the pass would see exactly what the wait would, so the wait hands
 // over (its output so far moves with it) and sleeps until the pass
 // delivers its result, or until its own timeout or cancellation takes it
-// out. Regex waits (held matches, settle) read for themselves.
+// out. Regex waits share the decoding and line splitting; each regex is
+// then run on the line (held matches and settle work as for a lone wait).
 
 // shareFrom is how many open waits a pane needs before a wait joins the
 // shared pass: a lone wait reads for itself (one goroutine hop fewer on
@@ -63,7 +64,18 @@ type member struct {
 	joinMissed, missed int64
 	echoMatched        bool
 	done               chan WaitResult // buffered: the pass never blocks on it
+	err                error           // set before a failed result is sent on done
 	in                 bool            // still a member
+
+	// A regex member's match that touches the end of an unfinished line
+	// is held (as a lone wait holds it) until the line ends, settle
+	// passes or the wait ends otherwise; tent tells the wait's goroutine
+	// when holding starts (true) and stops (false), for its settle timer.
+	re              bool
+	held            bool
+	heldMatch       Match
+	heldAt, heldEnd int64
+	tent            chan bool
 
 	// While joining: the wait's own state, the offset it is level at, and
 	// the verdict (true: joined; false: go on alone with w).
@@ -191,10 +203,9 @@ func (ls *litSet) firstHits(line []byte, from int, hits []litHit) []litHit {
 }
 
 // joinable says w could hand over to a shared pass at offset pos (the end
-// of what it has read): a literal wait, level at pos.
+// of what it has read): a wait with patterns, level at pos.
 func (w *waiter) joinable(pos int64) bool {
-	m := w.spec.Matcher
-	return m != nil && m.res == nil && w.level(pos)
+	return w.spec.Matcher != nil && w.level(pos)
 }
 
 // level says w has read to pos and stands at a line start there with
@@ -225,7 +236,7 @@ func (s *PaneStream) share(w *waiter, pos, missed int64) (*group, *member) {
 func (g *group) join(w *waiter, pos, missed int64) *member {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	m := &member{spec: w.spec, missed: missed, done: make(chan WaitResult, 1), w: w, at: pos, verdict: make(chan bool, 1)}
+	m := &member{spec: w.spec, missed: missed, done: make(chan WaitResult, 1), w: w, at: pos, verdict: make(chan bool, 1), re: w.spec.Matcher.Regex(), tent: make(chan bool, 1)}
 	switch {
 	case len(g.members) == 0 && len(g.joining) == 0:
 		g.gen++
@@ -286,9 +297,9 @@ func (g *group) admit(m *member) {
 	m.verdict <- true
 }
 
-// settle gives a verdict to every joining wait the pass has reached or
+// verdicts gives a verdict to every joining wait the pass has reached or
 // passed; it returns the nearest offset still ahead (-1: none).
-func (g *group) settle() int64 {
+func (g *group) verdicts() int64 {
 	next := int64(-1)
 	kept := g.joining[:0]
 	for _, m := range g.joining {
@@ -351,13 +362,14 @@ func (g *group) run() {
 		w := g.w
 		if c.from > pos {
 			g.missed += c.from - pos
+			g.unholdAll()
 			w.flushLine()
 			w.resetLine()
 			w.dec = NewPlain(c.from)
 			pos = c.from
 			g.pos = pos
 		}
-		next := g.settle()
+		next := g.verdicts()
 		w.addMasks(c.masks)
 		data := c.data
 		gapAt := int64(-1)
@@ -373,7 +385,7 @@ func (g *group) run() {
 			pos = w.dec.Offset()
 		}
 		g.pos = pos
-		g.settle()
+		g.verdicts()
 		more := pos < c.end && (gapAt < 0 || pos < gapAt)
 		switch {
 		case more:
@@ -395,43 +407,125 @@ func (g *group) run() {
 	}
 }
 
-// evaluate looks for every member's literals in the current line (from
-// where earlier evaluations of it left off) and delivers each member that
-// matched its earliest-ending match, as the member's own wait would have.
-func (g *group) evaluate() {
+// evaluate looks for every member's patterns in the current line and
+// delivers each member that matched, as the member's own wait would have:
+// literals in one scan of the line from where earlier evaluations of it
+// left off (each member gets its earliest-ending match), regexes one by
+// one on the line the pass decoded once. It reports whether a regex
+// match is held, so the line is evaluated again when it grows or ends.
+func (g *group) evaluate(complete bool) (holding bool) {
 	w := g.w
 	if g.lits == nil {
 		g.lits = newLitSet(g.members)
 	}
+	var memo map[outKey]outVal
 	ls := g.lits
 	from := max(0, w.checked-ls.maxLit+1)
 	g.hits = ls.firstHits(w.text, from, g.hits[:0])
-	if len(g.hits) == 0 {
-		return
-	}
-	g.round++
-	g.touched = g.touched[:0]
-	for _, h := range g.hits {
-		for _, ref := range ls.refs[h.lit] {
-			m := ref.m
-			if m.bestRound != g.round {
-				m.bestRound = g.round
-				m.best = Match{Index: -1}
-				g.touched = append(g.touched, m)
+	if len(g.hits) > 0 {
+		g.round++
+		g.touched = g.touched[:0]
+		for _, h := range g.hits {
+			for _, ref := range ls.refs[h.lit] {
+				m := ref.m
+				if m.bestRound != g.round {
+					m.bestRound = g.round
+					m.best = Match{Index: -1}
+					g.touched = append(g.touched, m)
+				}
+				m.best.offer(ref.idx, h.start, h.start+len(ls.lits[h.lit]))
 			}
-			m.best.offer(ref.idx, h.start, h.start+len(ls.lits[h.lit]))
+		}
+		memo = map[outKey]outVal{}
+		for _, m := range g.touched {
+			best := m.best
+			best.Text = string(w.text[best.Start:best.End])
+			g.matched(m, best, memo)
 		}
 	}
-	memo := map[outKey]outVal{}
-	for _, m := range g.touched {
-		best := m.best
-		best.Text = string(w.text[best.Start:best.End])
-		matchAt, _ := w.rawRange(best.Start)
-		_, matchEnd := w.rawRange(best.End - 1)
-		r := WaitResult{Outcome: Matched, Match: &best, MatchOffset: matchAt, Cursor: matchEnd}
-		g.finish(m, &r, w.pending[:w.pendingUpTo(matchEnd)], memo)
+	for _, m := range g.members {
+		if !m.re || !m.in {
+			continue
+		}
+		mt, ok, err := m.spec.Matcher.FindAt(w.text, 0, w.carry)
+		switch {
+		case err != nil:
+			m.err = err
+			m.in = false
+			m.done <- WaitResult{}
+		case !ok:
+			g.hold(m, false)
+		case !complete && mt.End == len(w.text):
+			// It may not be the match once the line goes on ("^300$" in
+			// "3000000"): held until the line ends or settle passes.
+			m.heldMatch = mt
+			m.heldAt, _ = w.rawRange(mt.Start)
+			_, m.heldEnd = w.rawRange(mt.End - 1)
+			g.hold(m, true)
+			holding = true
+		default:
+			g.hold(m, false)
+			if memo == nil {
+				memo = map[outKey]outVal{}
+			}
+			g.matched(m, mt, memo)
+		}
 	}
 	g.drop()
+	return holding
+}
+
+// matched delivers m's match mt in the current line.
+func (g *group) matched(m *member, mt Match, memo map[outKey]outVal) {
+	w := g.w
+	matchAt, _ := w.rawRange(mt.Start)
+	_, matchEnd := w.rawRange(mt.End - 1)
+	r := WaitResult{Outcome: Matched, Match: &mt, MatchOffset: matchAt, Cursor: matchEnd}
+	g.finish(m, &r, w.pending[:w.pendingUpTo(matchEnd)], memo)
+}
+
+// hold records whether m holds a match and tells its wait when that
+// changes.
+func (g *group) hold(m *member, held bool) {
+	if m.held == held {
+		return
+	}
+	m.held = held
+	select {
+	case <-m.tent:
+	default:
+	}
+	m.tent <- held
+}
+
+// unholdAll drops every held match: the line was cut into pieces (an
+// over-long line) or bytes were lost, as a lone wait drops its own.
+func (g *group) unholdAll() {
+	for _, m := range g.members {
+		g.hold(m, false)
+	}
+}
+
+// takeHeld delivers m's held match, if it still holds one.
+func (g *group) takeHeld(m *member) bool {
+	if !m.in || !m.held {
+		return false
+	}
+	g.hold(m, false)
+	w := g.w
+	mt := m.heldMatch
+	r := WaitResult{Outcome: Matched, Match: &mt, MatchOffset: m.heldAt, Cursor: m.heldEnd}
+	g.finish(m, &r, w.pending[:w.pendingUpTo(m.heldEnd)], nil)
+	return true
+}
+
+// settled is m's settle time passing: a match it still holds stands.
+func (g *group) settled(m *member) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if g.takeHeld(m) {
+		g.drop()
+	}
 }
 
 // noteEcho marks the members whose literals are in a line that holds
@@ -447,11 +541,22 @@ func (g *group) noteEcho(line []byte) {
 			ref.m.echoMatched = true
 		}
 	}
+	for _, m := range g.members {
+		if m.re && !m.echoMatched {
+			if _, ok, _ := m.spec.Matcher.Find(line, 0); ok {
+				m.echoMatched = true
+			}
+		}
+	}
 }
 
 // endAll ends every member with outcome o (the stream ended or lost
 // output): their output runs to the end of what the pass read.
 func (g *group) endAll(o Outcome, f Failure, cur int64) {
+	for _, m := range g.members {
+		g.takeHeld(m) // a held match stands whatever ends the wait
+	}
+	g.drop()
 	g.w.noteEchoMatch()
 	g.w.flushLine()
 	memo := map[outKey]outVal{}
@@ -479,6 +584,10 @@ func (g *group) leave(m *member, o Outcome) WaitResult {
 		return m.w.result(o, m.missed, "")
 	}
 	if !m.in {
+		return <-m.done
+	}
+	if g.takeHeld(m) {
+		g.drop()
 		return <-m.done
 	}
 	w := g.w
@@ -632,22 +741,46 @@ func (w *waiter) pendingUpTo(end int64) int {
 }
 
 // wait sleeps until the pass delivers m's result or m's own wait ends.
-// ok is false when the pass turned m away: its wait goes on alone.
-func (m *member) wait(g *group, done <-chan struct{}, timer <-chan time.Time, progress <-chan time.Time, start time.Time) (r WaitResult, ok bool) {
+// joined is false when the pass turned m away: its wait goes on alone.
+func (m *member) wait(g *group, done <-chan struct{}, timer <-chan time.Time, progress <-chan time.Time, start time.Time) (r WaitResult, joined bool, err error) {
 	verdict := m.verdict
+	var settleT *time.Timer
+	var settleC <-chan time.Time
+	defer func() {
+		if settleT != nil {
+			settleT.Stop()
+		}
+	}()
 	for {
 		select {
-		case joined := <-verdict:
-			if !joined {
-				return WaitResult{}, false
+		case ok := <-verdict:
+			if !ok {
+				return WaitResult{}, false, nil
 			}
 			verdict = nil
 		case r := <-m.done:
-			return r, true
+			return r, true, m.err
+		case held := <-m.tent:
+			// Armed once per held match, as a lone wait arms it.
+			switch {
+			case held && settleC == nil:
+				if settleT == nil {
+					settleT = time.NewTimer(g.s.settleFor())
+				} else {
+					settleT.Reset(g.s.settleFor())
+				}
+				settleC = settleT.C
+			case !held && settleC != nil:
+				settleT.Stop()
+				settleC = nil
+			}
+		case <-settleC:
+			settleC = nil
+			g.settled(m)
 		case <-timer:
-			return g.leave(m, TimedOut), true
+			return g.leave(m, TimedOut), true, nil
 		case <-done:
-			return g.leave(m, Cancelled), true
+			return g.leave(m, Cancelled), true, nil
 		case <-progress:
 			m.spec.Progress(g.position()-m.spec.From, time.Since(start))
 		}

@@ -77,7 +77,15 @@ func randomTrial(r *rand.Rand) sharedTrial {
 					pats = []string{"END-ALL"}
 				}
 				pats = append(pats, "END-ALL")
-				m, err := NewMatcher(pats, false, 0)
+				regex := r.IntN(3) == 0
+				if regex {
+					// Fixed-length alternatives: a match held at the end of
+					// an unfinished line is the same match once the line
+					// goes on, so results do not depend on read timing.
+					pats = []string{`(?<w>beta|gamma) ok`, `x [a-z]{5} `, `^DONE`, `日本 é`}[:1+r.IntN(4)]
+					pats = append(pats, `END-(?<all>ALL)`)
+				}
+				m, err := NewMatcher(pats, regex, 0)
 				if err != nil {
 					panic(err)
 				}
@@ -269,5 +277,53 @@ func TestSharedWaitsCountWhatThePassMissed(t *testing.T) {
 		if r.Outcome != Matched || r.Missed < 2000*101-64<<10 {
 			t.Fatalf("%s: want matched with at least %d bytes missed", brief(r), 2000*101-64<<10)
 		}
+	}
+}
+
+// A regex wait in the shared pass holds a match at the end of an
+// unfinished line, as a lone wait does: ^300$ does not match the first
+// three digits of 3000000, and a prompt with no newline matches once it
+// settles.
+func TestSharedRegexWaitsHoldAMatchUntilTheLineSettles(t *testing.T) {
+	h := NewHub(1 << 20)
+	s := h.Adopt(1)
+	s.settleTime = 2 * time.Second // however slow the machine, "0000" comes before it
+	type res struct {
+		r   WaitResult
+		err error
+	}
+	anchored, prompt := make(chan res, 1), make(chan res, 1)
+	from := s.End()
+	for _, w := range []struct {
+		pattern string
+		to      chan res
+	}{{`^300$`, anchored}, {`\$ $`, prompt}} {
+		m := mustMatcher(t, true, w.pattern)
+		go func() {
+			r, err := s.Wait(context.Background(), WaitSpec{From: from, Matcher: m, Timeout: 20 * time.Second})
+			w.to <- res{r, err}
+		}()
+	}
+	for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(time.Millisecond) {
+		if _, shared := s.Waits(); shared == 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the two waits did not join a shared pass")
+		}
+	}
+	h.Output(1, []byte("300"))
+	for s.group.position() < 3 {
+		time.Sleep(time.Millisecond) // the pass has seen "300" alone
+	}
+	h.Output(1, []byte("0000\r\n300\r\n"))
+	got := <-anchored
+	if got.err != nil || got.r.Outcome != Matched || got.r.MatchOffset != int64(len("3000000\r\n")) {
+		t.Fatalf("^300$: %v %s", got.err, brief(got.r))
+	}
+	h.Output(1, []byte("user@host:~$ "))
+	got = <-prompt
+	if got.err != nil || got.r.Outcome != Matched || got.r.Output != "3000000\n300\nuser@host:~$ " {
+		t.Fatalf("prompt: %v %s", got.err, brief(got.r))
 	}
 }

@@ -30,6 +30,14 @@ const readChunk = 64 << 10
 // the first three digits of "3000000" just because tmux split the line.
 const settle = 30 * time.Millisecond
 
+// settleFor is how long a held regex match waits for its line to go on.
+func (s *PaneStream) settleFor() time.Duration {
+	if s.settleTime > 0 {
+		return s.settleTime
+	}
+	return settle
+}
+
 // WaitSpec describes one streaming wait.
 type WaitSpec struct {
 	From          int64    // stream offset to start after
@@ -208,9 +216,9 @@ func (s *PaneStream) Wait(ctx context.Context, spec WaitSpec) (WaitResult, error
 				// Armed once per held match: a line that keeps growing
 				// while it matches is accepted after settle all the same.
 				if settleT == nil {
-					settleT = time.NewTimer(settle)
+					settleT = time.NewTimer(s.settleFor())
 				} else {
-					settleT.Reset(settle)
+					settleT.Reset(s.settleFor())
 				}
 				settleC = settleT.C
 			case !w.tentative && settleC != nil:
@@ -240,8 +248,8 @@ func (s *PaneStream) Wait(ctx context.Context, spec WaitSpec) (WaitResult, error
 			return w.resultNoCursor(StreamLost, missed, c.failure), nil
 		}
 		if g, m := s.share(w, pos, missed); m != nil {
-			if r, ok := m.wait(g, ctx.Done(), timer.C, progress, start); ok {
-				return r, nil
+			if r, joined, err := m.wait(g, ctx.Done(), timer.C, progress, start); joined {
+				return r, err
 			}
 			continue // turned away: read on alone from pos
 		}
@@ -355,9 +363,11 @@ func (w *waiter) evaluate(complete bool) bool {
 		return false
 	}
 	if w.g != nil {
-		w.g.evaluate()
-		w.checked = len(w.text)
-		w.dirty = false
+		holding := w.g.evaluate(complete)
+		w.checked, w.dirty = len(w.text), false
+		if holding {
+			w.checked, w.dirty = 0, true // evaluate again when the line grows or ends
+		}
 		return false
 	}
 	m, ok, err := w.spec.Matcher.FindAt(w.text, w.checked, w.carry)
@@ -417,6 +427,9 @@ func (w *waiter) flushLine() {
 // keeps its last bytes as context for the next piece: literal matches may
 // span the cut, and ^ does not match at a cut.
 func (w *waiter) continueLine() {
+	if w.g != nil {
+		w.g.unholdAll()
+	}
 	w.noteEchoMatch()
 	w.flushLine()
 	keep := min(len(w.text), MaxPatternLength)

@@ -54,6 +54,7 @@ func sectionHot(ctx context.Context, _ config, rep *report) error {
 		"WaitScan/regex":             "WaitScan/literal",
 		"Waiters/100":                "Waiters/1",
 		"Waiters/1000":               "Waiters/1",
+		"RegexWaiters/100":           "RegexWaiters/1",
 		"NewLine/retained-64MiB":     "NewLine/retained-0",
 		"NewLine/others-1000":        "NewLine/retained-0",
 	}
@@ -90,6 +91,7 @@ func sectionHot(ctx context.Context, _ config, rep *report) error {
 		}
 		rep.add(x)
 	}
+	rep.add(row{sec, "100 regex waiters on one pane: output seen by all (shared decoding)", fmt.Sprintf("%.2f MB/s", mbps("RegexWaiters/100")), fmt.Sprintf("1 regex waiter %.1f MB/s", mbps("RegexWaiters/1")), fmt.Sprintf("%.3f", mbps("RegexWaiters/100")/mbps("RegexWaiters/1")), "", ""})
 	base := ns("NewLine/retained-0")
 	for _, c := range []struct{ name, what string }{
 		{"NewLine/retained-64MiB", "new line found with 64 MiB retained before it"},

@@ -148,12 +148,22 @@ func WaitScan(regex bool) func(*testing.B) {
 // throughput of the pane's output as all n waiters see it. The waits are
 // open and parked before the output starts (as agents waiting on a build
 // are), so the figure is the scan, not goroutine start-up racing it.
-func Waiters(n int) func(*testing.B) {
+func Waiters(n int) func(*testing.B) { return waiters(n, false) }
+
+// RegexWaiters is Waiters with a regex pattern: the waits share the
+// decoding and line splitting, and each runs its regex on each line.
+func RegexWaiters(n int) func(*testing.B) { return waiters(n, true) }
+
+func waiters(n int, regex bool) func(*testing.B) {
 	return func(b *testing.B) {
 		data := Output()
 		h := stream.NewHub(4 << 20)
 		s := h.Adopt(1)
-		m, _ := stream.NewMatcher([]string{"END-OF-CHUNK"}, false, 0)
+		pattern := "END-OF-CHUNK"
+		if regex {
+			pattern = `^END-OF-(?<what>CHUNK)$`
+		}
+		m, _ := stream.NewMatcher([]string{pattern}, regex, 0)
 		b.SetBytes(int64(len(data)))
 		var wg sync.WaitGroup
 		for b.Loop() {
@@ -252,5 +262,7 @@ func Cases() []Case {
 		{"Waiters/1", Waiters(1)},
 		{"Waiters/100", Waiters(100)},
 		{"Waiters/1000", Waiters(1000)},
+		{"RegexWaiters/1", RegexWaiters(1)},
+		{"RegexWaiters/100", RegexWaiters(100)},
 	}
 }
