@@ -41,7 +41,8 @@ type group struct {
 	missed  int64   // bytes evicted before the pass read them, in all
 	log     sharedLog
 	members []*member
-	lits    *litSet // nil: rebuild before the next scan
+	lits    *litSet // nil: rebuild (with res) before the next scan
+	res     *regexSet
 	// joining are waits level at an offset the pass has not reached yet
 	// (it is woken by the same append, and may be a moment behind): each
 	// joins when the pass gets there level too, or goes on alone.
@@ -51,6 +52,33 @@ type group struct {
 	hits    []litHit
 	touched []*member
 	round   int
+	cands   []*member
+	gone    int // members done but still listed (drop removes them)
+}
+
+// regexSet is the regex members: those whose every regex has a required
+// literal (Matcher.reLits) are run only on lines holding one of them,
+// found for all of them in one scan; the others run on every line.
+type regexSet struct {
+	lits   *litSet // refs: the member, idx unused
+	always []*member
+}
+
+func newRegexSet(members []*member) *regexSet {
+	rs := &regexSet{}
+	var filtered []*member
+	for _, m := range members {
+		if !m.re {
+			continue
+		}
+		if slices.ContainsFunc(m.spec.Matcher.reLits, func(l []byte) bool { return l == nil }) {
+			rs.always = append(rs.always, m)
+		} else {
+			filtered = append(filtered, m)
+		}
+	}
+	rs.lits = buildLitSet(filtered, func(m *member) [][]byte { return m.spec.Matcher.reLits })
+	return rs
 }
 
 // member is one wait in the pass.
@@ -100,7 +128,11 @@ type sharedLog struct {
 
 func (l *sharedLog) write(p []byte) {
 	l.buf = append(l.buf, p...)
-	l.nlEnd += int64(bytes.Count(p, nl))
+	if n := len(p); n > 0 && p[n-1] == '\n' && bytes.IndexByte(p[:n-1], '\n') < 0 {
+		l.nlEnd++ // a whole line, the usual case
+	} else {
+		l.nlEnd += int64(bytes.Count(p, nl))
+	}
 	if len(l.buf) > 2*l.keep+4096 {
 		cut := len(l.buf) - l.keep
 		for cut < len(l.buf) && !utf8.RuneStart(l.buf[cut]) {
@@ -134,10 +166,15 @@ type litSet struct {
 }
 
 func newLitSet(members []*member) *litSet {
+	return buildLitSet(members, func(m *member) [][]byte { return m.spec.Matcher.lits })
+}
+
+// buildLitSet indexes the literals lits gives for each member.
+func buildLitSet(members []*member, lits func(*member) [][]byte) *litSet {
 	ls := &litSet{}
 	at := map[string]int{}
 	for _, m := range members {
-		for i, l := range m.spec.Matcher.lits {
+		for i, l := range lits(m) {
 			k, ok := at[string(l)]
 			if !ok {
 				k = len(ls.lits)
@@ -416,7 +453,7 @@ func (g *group) run() {
 func (g *group) evaluate(complete bool) (holding bool) {
 	w := g.w
 	if g.lits == nil {
-		g.lits = newLitSet(g.members)
+		g.lits, g.res = newLitSet(g.members), newRegexSet(g.members)
 	}
 	var memo map[outKey]outVal
 	ls := g.lits
@@ -443,8 +480,27 @@ func (g *group) evaluate(complete bool) (holding bool) {
 			g.matched(m, best, memo)
 		}
 	}
-	for _, m := range g.members {
-		if !m.re || !m.in {
+	// The regex members to run: those with a required literal in the
+	// line (anywhere: a regex is run on the whole line), those without
+	// one, and those holding a match.
+	if len(g.res.lits.lits) == 0 && len(g.res.always) == 0 {
+		g.drop()
+		return false // no regex members
+	}
+	g.round++
+	g.cands = g.cands[:0]
+	g.hits = g.res.lits.firstHits(w.text, 0, g.hits[:0])
+	for _, h := range g.hits {
+		for _, ref := range g.res.lits.refs[h.lit] {
+			if ref.m.bestRound != g.round {
+				ref.m.bestRound = g.round
+				g.cands = append(g.cands, ref.m)
+			}
+		}
+	}
+	g.cands = append(g.cands, g.res.always...)
+	for _, m := range g.cands {
+		if !m.in {
 			continue
 		}
 		mt, ok, err := m.spec.Matcher.FindAt(w.text, 0, w.carry)
@@ -452,6 +508,7 @@ func (g *group) evaluate(complete bool) (holding bool) {
 		case err != nil:
 			m.err = err
 			m.in = false
+			g.gone++
 			m.done <- WaitResult{}
 		case !ok:
 			g.hold(m, false)
@@ -532,7 +589,7 @@ func (g *group) settled(m *member) {
 // masked echo (the line's full text).
 func (g *group) noteEcho(line []byte) {
 	if g.lits == nil {
-		g.lits = newLitSet(g.members)
+		g.lits, g.res = newLitSet(g.members), newRegexSet(g.members)
 	}
 	ls := g.lits
 	g.hits = ls.firstHits(line, 0, g.hits[:0])
@@ -655,11 +712,16 @@ func (g *group) finish(m *member, r *WaitResult, extra []byte, memo map[outKey]o
 	r.Missed = m.missed + g.missed - m.joinMissed
 	r.EchoMatched = m.echoMatched
 	m.in = false
+	g.gone++
 	m.done <- *r
 }
 
 // drop removes the members that are done; with none left the pass stops.
 func (g *group) drop() {
+	if g.gone == 0 {
+		return
+	}
+	g.gone = 0
 	kept := g.members[:0]
 	for _, m := range g.members {
 		if m.in {
