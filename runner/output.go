@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 type jobOutput struct {
 	path   string
 	f      *os.File
+	w      *bufio.Writer // batches the file's writes: flushed after each piece fed
 	limit  int
 	head   []byte // the first limit/2 bytes
 	buf    []byte // the last bytes (at least limit)
@@ -39,6 +41,8 @@ func newJobOutput(path string, limit int, appendExisting bool) *jobOutput {
 	var err error
 	if o.f, err = os.OpenFile(path, flags, 0o600); err != nil {
 		o.err = fmt.Errorf("open the output file: %w", err)
+	} else {
+		o.w = bufio.NewWriterSize(o.f, 64<<10)
 	}
 	return o
 }
@@ -54,8 +58,20 @@ func (o *jobOutput) failed(err error) {
 	}
 }
 
+// feed decodes raw into the output; the file has all of it on return
+// (readers of a running job read the file).
 func (o *jobOutput) feed(dec *stream.Plain, raw []byte) {
 	dec.FeedRuns(raw, func(text []byte, _, _ int64) { o.write(text) })
+	o.flush()
+}
+
+// flush writes what the file's buffer holds.
+func (o *jobOutput) flush() {
+	if o.w != nil && o.err == nil {
+		if err := o.w.Flush(); err != nil {
+			o.failed(err)
+		}
+	}
 }
 
 // gapLine marks, in the output, where tmux discarded output.
@@ -70,6 +86,7 @@ func (o *jobOutput) gap() {
 		mark = "\n" + mark
 	}
 	o.write([]byte(mark))
+	o.flush()
 }
 
 // write adds text to the file and the head and tail kept in memory.
@@ -79,8 +96,8 @@ func (o *jobOutput) write(text []byte) {
 	if room := o.limit/2 - len(o.head); room > 0 {
 		o.head = append(o.head, text[:min(room, len(text))]...)
 	}
-	if o.f != nil && o.err == nil {
-		if _, err := o.f.Write(text); err != nil {
+	if o.w != nil && o.err == nil {
+		if _, err := o.w.Write(text); err != nil {
 			o.failed(err)
 		}
 	}
@@ -135,6 +152,7 @@ func (o *jobOutput) cut() bool { return o.total > int64(o.limit) }
 
 func (o *jobOutput) close() {
 	if o.f != nil {
+		o.flush()
 		if err := o.f.Close(); err != nil {
 			o.failed(err)
 		}
