@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
+	"sync"
 
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/stream"
@@ -15,6 +17,11 @@ import (
 // jobOutput collects a job's plain output: the whole of it in a file, the
 // head and the tail in memory.
 type jobOutput struct {
+	// mu guards what readers of a running job take (since): the watcher
+	// holds it for each piece it feeds, so outside it the file holds
+	// exactly total bytes.
+	mu     sync.Mutex
+	marks  []lineMark // every markEvery bytes: the line breaks before
 	path   string
 	f      *os.File
 	w      *bufio.Writer // batches the file's writes: flushed after each piece fed
@@ -27,6 +34,13 @@ type jobOutput struct {
 	err    error // the first failed write of the file: it is not whole
 	log    func(error)
 }
+
+// lineMark says how many line breaks the output has before byte off.
+type lineMark struct{ off, lines int64 }
+
+// markEvery is how often the output notes its line count, so a reader
+// counts the lines after an offset from the nearest mark, not from 0.
+const markEvery = 64 << 10
 
 func newJobOutput(path string, limit int, appendExisting bool) *jobOutput {
 	o := &jobOutput{path: path, limit: limit}
@@ -61,6 +75,8 @@ func (o *jobOutput) failed(err error) {
 // feed decodes raw into the output; the file has all of it on return
 // (readers of a running job read the file).
 func (o *jobOutput) feed(dec *stream.Plain, raw []byte) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	dec.FeedRuns(raw, func(text []byte, _, _ int64) { o.write(text) })
 	o.flush()
 }
@@ -80,6 +96,8 @@ const gapLine = "[… tmux discarded output here (flow control: the pane printed
 // gap records that tmux discarded output here: a line of its own in the
 // file and the text, and one missed byte (tmux does not say how many).
 func (o *jobOutput) gap() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	o.missed++
 	mark := gapLine
 	if n := len(o.buf); n > 0 && o.buf[n-1] != '\n' {
@@ -91,6 +109,9 @@ func (o *jobOutput) gap() {
 
 // write adds text to the file and the head and tail kept in memory.
 func (o *jobOutput) write(text []byte) {
+	if n := len(o.marks); n == 0 || o.total-o.marks[n-1].off >= markEvery {
+		o.marks = append(o.marks, lineMark{o.total, o.lines})
+	}
 	o.total += int64(len(text))
 	o.lines += int64(bytes.Count(text, []byte("\n")))
 	if room := o.limit/2 - len(o.head); room > 0 {
@@ -150,7 +171,51 @@ func headTail(head, tail []byte, total, lines int64, limit int) (string, int64) 
 
 func (o *jobOutput) cut() bool { return o.total > int64(o.limit) }
 
+// since is OutputSince for the running job this output belongs to: the
+// text from output offset from within limit, the bytes printed, the bytes
+// left out. It reads at most about limit bytes and markEvery more; ok is
+// false when the file is not whole (the caller falls back).
+func (o *jobOutput) since(from int64, limit int) (text string, size, left int64, ok bool) {
+	o.mu.Lock()
+	size, lines, err := o.total, o.lines, o.err
+	k := sort.Search(len(o.marks), func(i int) bool { return o.marks[i].off > from }) - 1
+	mark := lineMark{}
+	if k >= 0 {
+		mark = o.marks[k]
+	}
+	o.mu.Unlock()
+	if err != nil {
+		return "", 0, 0, false
+	}
+	f, err := os.Open(o.path)
+	if err != nil {
+		return "", 0, 0, false
+	}
+	defer f.Close()
+	from = min(from, size)
+	n := size - from
+	if n <= int64(limit) {
+		b := make([]byte, n)
+		got, _ := f.ReadAt(b, from)
+		return strings.ToValidUTF8(string(b[:got]), ""), size, 0, true
+	}
+	before := mark.lines // line breaks before from
+	if mark.off < from {
+		b := make([]byte, from-mark.off)
+		got, _ := f.ReadAt(b, mark.off)
+		before += int64(bytes.Count(b[:got], []byte("\n")))
+	}
+	head := make([]byte, limit/2)
+	h, _ := f.ReadAt(head, from)
+	tail := make([]byte, limit)
+	t, _ := f.ReadAt(tail, size-int64(limit))
+	text, left = headTail(head[:h], tail[:t], n, lines-before, limit)
+	return text, size, left, true
+}
+
 func (o *jobOutput) close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	if o.f != nil {
 		o.flush()
 		if err := o.f.Close(); err != nil {
@@ -175,31 +240,49 @@ func (r *Runner) Output(j *jobs.Job) (string, int64, int64) {
 // out. It reads the output file while it exists; else (a finished job whose
 // output fitted in its record) the record's output.
 func (r *Runner) OutputSince(j *jobs.Job, from int64, limit int) (string, int64, int64) {
-	path := r.jobs.Path(j.ID, ".out")
+	r.mu.Lock()
+	live := r.outputs[j.ID]
+	r.mu.Unlock()
+	if live != nil {
+		if text, size, left, ok := live.since(from, limit); ok {
+			return text, size, left
+		}
+	}
+	text, size, left, ok := fileOutputSince(r.jobs.Path(j.ID, ".out"), from, limit)
+	if ok {
+		return text, size, left
+	}
+	// No file: the whole output is in the record.
+	b := []byte(j.Output)
+	from = min(from, int64(len(b)))
+	rest := b[from:]
+	if len(rest) <= limit {
+		return string(rest), int64(len(b)), 0
+	}
+	text, left = headTail(rest[:limit/2], rest[len(rest)-limit:], int64(len(rest)), int64(bytes.Count(rest, []byte("\n"))), limit)
+	return text, int64(len(b)), left
+}
+
+// fileOutputSince is OutputSince from an output file: it reads the file
+// from from to its end (to count the line breaks left out). ok is false
+// when there is no file.
+func fileOutputSince(path string, from int64, limit int) (text string, size, left int64, ok bool) {
 	f, err := os.Open(path)
 	if err != nil {
-		// No file: the whole output is in the record.
-		b := []byte(j.Output)
-		from = min(from, int64(len(b)))
-		rest := b[from:]
-		if len(rest) <= limit {
-			return string(rest), int64(len(b)), 0
-		}
-		text, left := headTail(rest[:limit/2], rest[len(rest)-limit:], int64(len(rest)), int64(bytes.Count(rest, []byte("\n"))), limit)
-		return text, int64(len(b)), left
+		return "", 0, 0, false
 	}
 	defer f.Close()
 	st, err := f.Stat()
 	if err != nil {
-		return "", 0, 0
+		return "", 0, 0, true
 	}
-	size := st.Size()
+	size = st.Size()
 	from = min(from, size)
 	n := size - from
 	if n <= int64(limit) {
 		b := make([]byte, n)
 		k, _ := f.ReadAt(b, from)
-		return strings.ToValidUTF8(string(b[:k]), ""), size, 0
+		return strings.ToValidUTF8(string(b[:k]), ""), size, 0, true
 	}
 	head := make([]byte, limit/2)
 	k, _ := f.ReadAt(head, from)
@@ -215,8 +298,8 @@ func (r *Runner) OutputSince(j *jobs.Job, from int64, limit int) (string, int64,
 			break
 		}
 	}
-	text, left := headTail(head[:k], tail[:t], n, lines, limit)
-	return text, size, left
+	text, left = headTail(head[:k], tail[:t], n, lines, limit)
+	return text, size, left, true
 }
 
 // readHeadAndLines reads the first n bytes of a file and counts its line

@@ -49,11 +49,12 @@ type Runner struct {
 	log   *slog.Logger
 
 	mu      sync.Mutex
-	runs    map[string]*Run     // jobs being watched (or waiting to start)
-	prompts map[int]promptSeen  // the last prompt seen per pane
-	locks   map[int]*sync.Mutex // input to a pane, judged and sent as one
-	tags    map[int]string      // the tag of each pane's integrated shell, from the pane listings
-	broken  map[int]brokenSeen  // panes whose integrated shell was found drawing unmarked prompts
+	runs    map[string]*Run       // jobs being watched (or waiting to start)
+	outputs map[string]*jobOutput // the output of each job being watched
+	prompts map[int]promptSeen    // the last prompt seen per pane
+	locks   map[int]*sync.Mutex   // input to a pane, judged and sent as one
+	tags    map[int]string        // the tag of each pane's integrated shell, from the pane listings
+	broken  map[int]brokenSeen    // panes whose integrated shell was found drawing unmarked prompts
 	// learning holds, per pane, a channel closed when the look after a
 	// cleared line (LineCleared) is done: readiness waits for it.
 	learning map[int]chan struct{}

@@ -198,3 +198,34 @@ func TestTheSpoolStaysBounded(t *testing.T) {
 		t.Fatalf("freed bytes served: %q", got)
 	}
 }
+
+// A running job's output is read from its live counts: the same text,
+// size and left-out bytes as counting the whole file, from any offset.
+func TestRunningOutputFromAnyOffsetIsWhatTheFileSays(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "job.out")
+	o := newJobOutput(path, 4096, false)
+	dec := stream.NewPlain(0)
+	var raw bytes.Buffer
+	for i := 0; raw.Len() < 600<<10; i++ {
+		fmt.Fprintf(&raw, "line %d of the job's output\r\n", i)
+		if i%1000 == 0 {
+			raw.WriteString(strings.Repeat("é", 70<<10)) // a line longer than a mark's span
+		}
+	}
+	data := raw.Bytes()
+	for p := data; len(p) > 0; {
+		n := min(len(p), 7777)
+		o.feed(dec, p[:n])
+		p = p[n:]
+	}
+	for _, from := range []int64{0, 1, 4095, 4096, markEvery - 1, markEvery, markEvery + 1, 3*markEvery + 17, o.total - 5000, o.total - 4096, o.total - 1, o.total, o.total + 9} {
+		for _, limit := range []int{1024, 4096, 10000} {
+			text, size, left, ok := o.since(from, limit)
+			wText, wSize, wLeft, wOK := fileOutputSince(path, from, limit)
+			if !ok || !wOK || text != wText || size != wSize || left != wLeft {
+				t.Fatalf("from %d limit %d: live (%d, %d, %v) %q\nfile (%d, %d, %v) %q", from, limit, size, left, ok, text[:min(len(text), 200)], wSize, wLeft, wOK, wText[:min(len(wText), 200)])
+			}
+		}
+	}
+	o.close()
+}

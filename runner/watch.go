@@ -68,6 +68,17 @@ func (r *Runner) Watch(run *Run, st *Started) {
 	out := newJobOutput(r.jobs.Path(run.ID, ".out"), j.OutputLimit, resumed)
 	out.log = func(err error) { r.log.Error("job output file is not whole", "job", run.ID, "err", err) }
 	defer out.close()
+	r.mu.Lock()
+	if r.outputs == nil {
+		r.outputs = map[string]*jobOutput{}
+	}
+	r.outputs[run.ID] = out
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.outputs, run.ID)
+		r.mu.Unlock()
+	}()
 	// Every byte from here on is also spooled as it is ingested, so the
 	// output file never depends on how far behind this loop falls.
 	sp, err := newSpool(r.jobs.Path(run.ID, ".raw"))
