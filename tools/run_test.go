@@ -322,13 +322,25 @@ func TestIncrementalAwaitsReturnOnlyNewOutput(t *testing.T) {
 	if again := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "cursor": c}); again.str("output") != "" {
 		t.Fatalf("nothing after the last cursor: %v", again)
 	}
+	other := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo other"})
 	for _, bad := range []map[string]any{
 		{"jobId": r.str("jobId"), "cursor": r.str("cursor")},
 		{"jobId": r.str("jobId"), "cursor": strings.TrimSuffix(c, "19") + "999"},
+		{"jobId": r.str("jobId"), "cursor": other.str("outputCursor")},
 		{"jobId": r.str("jobId"), "outputLimit": 5},
 	} {
-		if x := e.call(t, "await_command_result", bad); !x.isError {
+		x := e.call(t, "await_command_result", bad)
+		if !x.isError {
 			t.Errorf("%v: not refused: %v", bad, x)
+			continue
+		}
+		// The error names the field and what to pass instead.
+		field := "cursor"
+		if _, ok := bad["outputLimit"]; ok {
+			field = "outputLimit"
+		}
+		if !strings.Contains(x.text, field) {
+			t.Errorf("%v: the error does not name %s: %s", bad, field, x.text)
 		}
 	}
 	if x := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "outputLimit": 128}); x.str("output") != seen {
