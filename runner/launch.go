@@ -71,7 +71,10 @@ func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error
 	if spec.CWD != "" {
 		args = append(args, "-c", spec.CWD)
 	}
-	env := map[string]string{}
+	env := maps.Clone(r.cfg.Env)
+	if env == nil {
+		env = map[string]string{}
+	}
 	for k, v := range spec.Env {
 		env[k] = v
 	}

@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"log/slog"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/cursor"
@@ -38,6 +39,9 @@ type Config struct {
 	// Ended is called once for every job that reaches a final status after
 	// it started (for the audit log).
 	Ended func(*jobs.Job)
+	// Env is extra environment for every pane the runner creates (a
+	// pane's own Env wins): shell.NoPagerEnv unless pagers are kept.
+	Env map[string]string
 }
 
 // Runner runs commands in panes. Its methods are safe for concurrent use.
@@ -116,9 +120,10 @@ func (r *Runner) LockPane(pane int) func() {
 // Run is a job being watched, or waiting to start: its goroutine owns the
 // stream reading and the escalation; Await waits on it.
 type Run struct {
-	ID   string
-	done chan struct{}
-	stop chan jobs.Status // interrupted or timed_out
+	ID       string
+	done     chan struct{}
+	stop     chan jobs.Status // interrupted or timed_out
+	stopping atomic.Bool      // a stop was requested: awaits wait for the end
 }
 
 // Stopped is where a stop request (cancel_command, the job's timeout)
@@ -126,6 +131,7 @@ type Run struct {
 func (run *Run) Stopped() <-chan jobs.Status { return run.stop }
 
 func (run *Run) requestStop(st jobs.Status) {
+	run.stopping.Store(true)
 	select {
 	case run.stop <- st:
 	default:
@@ -174,20 +180,17 @@ func (r *Runner) Go(id string, body func(*Run)) {
 // Closing is closed when the runner stops.
 func (r *Runner) Closing() <-chan struct{} { return r.closing }
 
-// Await waits up to wait (or ctx) for job id's run to end, and returns the
+// Await waits up to wait (or ctx) for job id's run to end, or for its
+// program to wait for input (WaitingForInput), and returns the
 // job's record as it is then.
 func (r *Runner) Await(ctx context.Context, id string, wait time.Duration) (*jobs.Job, bool) {
 	r.mu.Lock()
 	run := r.runs[id]
 	r.mu.Unlock()
 	if run != nil {
-		t := time.NewTimer(wait)
-		select {
-		case <-run.done:
-		case <-t.C:
-		case <-ctx.Done():
+		if j, ok := r.jobs.Get(id); ok {
+			r.awaitInput(ctx, run, j, wait)
 		}
-		t.Stop()
 	}
 	return r.jobs.Get(id)
 }

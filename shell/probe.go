@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"os"
+	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -40,6 +42,10 @@ type Probe struct {
 	ShellGroup bool
 	// Age is how long the pane's first process has run.
 	Age time.Duration
+	// Reader names the process of the foreground group that is blocked
+	// reading the terminal — a prompt ([y/N], Password:), a pager, a REPL,
+	// an editor — or is "" when none is (or the kernel does not say).
+	Reader string
 }
 
 // Secret reports whether the terminal reads a line without echoing it: a
@@ -130,7 +136,84 @@ func ProbePane(pid int, tty string) (Probe, error) {
 	}
 	p.Canonical = t.Lflag&syscall.ICANON != 0
 	p.Echo = t.Lflag&syscall.ECHO != 0
+	for _, pid := range append([]int{p.ForegroundPgrp}, p.OtherPIDs...) {
+		if readsTerminal(pid, tty, p.Canonical) {
+			p.Reader = comm(pid)
+			break
+		}
+	}
 	return p, nil
+}
+
+// readsTerminal says process pid sleeps in a system call reading the
+// terminal tty: read(2) on a descriptor that is the terminal, or — with
+// the terminal in raw mode, as full-screen programs and line editors set
+// it — poll/select with the terminal as its standard input. Where
+// /proc/PID/syscall cannot be read, the kernel function it sleeps in
+// (wchan) must be the terminal's read and its standard input the terminal.
+func readsTerminal(pid int, tty string, canonical bool) bool {
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	if i := bytes.LastIndexByte(st, ')'); err != nil || i < 0 || i+2 >= len(st) || st[i+2] != 'S' {
+		return false // not asleep (running, stopped, gone)
+	}
+	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid)); err == nil {
+		if f := strings.Fields(string(b)); len(f) >= 2 {
+			nr, err := strconv.Atoi(f[0]) // "running" while it runs
+			if err != nil {
+				return false
+			}
+			switch syscallKind(nr) {
+			case readCall:
+				fd, err := strconv.ParseInt(strings.TrimPrefix(f[1], "0x"), 16, 32)
+				return err == nil && isTerminal(pid, int(fd), tty)
+			case pollCall:
+				return !canonical && isTerminal(pid, 0, tty)
+			case otherCall:
+				return false
+			}
+		}
+	}
+	w, _ := os.ReadFile(fmt.Sprintf("/proc/%d/wchan", pid))
+	switch strings.TrimSpace(string(w)) {
+	case "n_tty_read", "wait_woken":
+		return isTerminal(pid, 0, tty)
+	}
+	return false
+}
+
+type callKind int
+
+const (
+	unknownCall callKind = iota // this architecture's numbers are not known here
+	readCall
+	pollCall
+	otherCall
+)
+
+// syscallKind sorts a system call number of this architecture.
+func syscallKind(nr int) callKind {
+	var reads, polls []int
+	switch runtime.GOARCH {
+	case "amd64":
+		reads, polls = []int{0, 17, 19}, []int{7, 23, 232, 270, 271, 281, 441} // read pread64 readv; poll select epoll_wait pselect6 ppoll epoll_pwait epoll_pwait2
+	case "arm64", "riscv64", "loong64":
+		reads, polls = []int{63, 65, 67}, []int{22, 72, 73, 441} // read readv pread64; epoll_pwait pselect6 ppoll epoll_pwait2
+	default:
+		return unknownCall
+	}
+	switch {
+	case slices.Contains(reads, nr):
+		return readCall
+	case slices.Contains(polls, nr):
+		return pollCall
+	}
+	return otherCall
+}
+
+// isTerminal says descriptor fd of process pid is the terminal tty.
+func isTerminal(pid, fd int, tty string) bool {
+	link, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, fd))
+	return err == nil && (link == tty || link == "/dev/tty")
 }
 
 // candidates lists the processes that may be in a pane's foreground group:

@@ -82,3 +82,22 @@ func SignalName(status int) string {
 	}
 	return fmt.Sprintf("SIG%d", status-128)
 }
+
+// NoPagerEnv is the environment that keeps programs from opening a pager
+// in panes tmuxmcp starts: `git log`, `man`, `journalctl`, `systemctl
+// status`, `psql`, `gh` and `aws` print their whole output and exit
+// instead of waiting in less for a key nobody will press. man gets col -b
+// rather than cat: it writes bold and underline as overstrikes (N BS N),
+// which read as doubled letters anywhere but on a terminal's screen. A
+// user's shell configuration that sets these variables itself still wins.
+func NoPagerEnv() map[string]string {
+	return map[string]string{
+		"PAGER":         "cat",
+		"GIT_PAGER":     "cat",
+		"MANPAGER":      "sh -c 'col -bx 2>/dev/null || cat'",
+		"SYSTEMD_PAGER": "",
+		"PSQL_PAGER":    "cat",
+		"GH_PAGER":      "cat",
+		"AWS_PAGER":     "",
+	}
+}

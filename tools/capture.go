@@ -133,18 +133,21 @@ func (in *capturePaneIn) check() error {
 }
 
 type capturePaneOut struct {
-	Screen          string `json:"screen"`
-	ScreenClamped   bool   `json:"screenClamped"`
-	Cursor          string `json:"cursor"`
-	Width           int    `json:"width"`
-	Height          int    `json:"height"`
-	CursorX         int    `json:"cursorX"`
-	CursorY         int    `json:"cursorY"`
-	AlternateScreen bool   `json:"alternateScreen"`
-	InCopyMode      bool   `json:"inCopyMode"`
-	CurrentCommand  string `json:"currentCommand"`
-	Dead            bool   `json:"dead"`
-	PaneID          string `json:"paneId"`
+	Screen          string  `json:"screen"`
+	ScreenClamped   bool    `json:"screenClamped"`
+	Cursor          string  `json:"cursor"`
+	Width           int     `json:"width"`
+	Height          int     `json:"height"`
+	CursorX         int     `json:"cursorX"`
+	CursorY         int     `json:"cursorY"`
+	AlternateScreen bool    `json:"alternateScreen"`
+	InCopyMode      bool    `json:"inCopyMode"`
+	CurrentCommand  string  `json:"currentCommand"`
+	Dead            bool    `json:"dead"`
+	PaneID          string  `json:"paneId"`
+	WaitingForInput bool    `json:"waitingForInput"`
+	Foreground      *string `json:"foreground"`
+	Prompt          *string `json:"prompt"`
 }
 
 // maxHistoryLines bounds how far back startLine may reach.
@@ -169,6 +172,9 @@ func (h *Handlers) capturePaneTool() Tool {
 		"currentCommand":  str("The pane's foreground program, e.g. bash, python3, vim."),
 		"dead":            boolean("The pane's program has exited (the pane was kept by remain-on-exit)."),
 		"paneId":          paneID("The pane captured."),
+		"waitingForInput": boolean("A program (not the shell at its prompt) is blocked reading the terminal and has printed nothing for 0.5 s: a question, a password prompt, a REPL, a pager. Answer with type_text or send_keys (q quits a pager)."),
+		"foreground":      nullable(str("With waitingForInput: the program waiting, else null.")),
+		"prompt":          nullable(str("With waitingForInput: the text before the cursor on its line, else null.")),
 	})
 	tool := &mcp.Tool{
 		Name:  "capture_pane",
@@ -208,5 +214,8 @@ func (h *Handlers) capturePane(ctx context.Context, _ *mcp.CallToolRequest, in *
 	out := &capturePaneOut{PaneID: id, Cursor: s.Cursor(at).String(), Width: p.Width, Height: p.Height, CursorX: p.CursorX, CursorY: p.CursorY,
 		AlternateScreen: p.Alternate, InCopyMode: p.InMode, CurrentCommand: programName(p.CurrentCommand, p.Program), Dead: p.Dead}
 	out.Screen, out.ScreenClamped = clampTail(trimScreen(lines), h.opts.ResultMax)
+	if w, ok := h.run.WaitingForInput(ctx, pane); ok {
+		out.WaitingForInput, out.Foreground, out.Prompt = true, ptr(w.Program), ptr(w.Prompt)
+	}
 	return out, nil
 }

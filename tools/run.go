@@ -117,6 +117,9 @@ type jobOut struct {
 	LaunchError        *string `json:"launchError"`
 	Shell              *string `json:"shell"`
 	ShellReady         bool    `json:"shellReady"`
+	WaitingForInput    bool    `json:"waitingForInput"`
+	Foreground         *string `json:"foreground"`
+	Prompt             *string `json:"prompt"`
 }
 
 var jobStatuses = []string{"completed", "running", "interrupted", "timed_out", "pane_died", "not_started"}
@@ -143,6 +146,9 @@ func jobOutSchema() *jsonschema.Schema {
 		"launchError":        nullable(str("Why a not_started command did not start (its fresh pane's shell never got ready, the shell took it as unfinished), or null.")),
 		"shell":              nullable(enum("The shell that ran it — the command is that shell's language: bash, zsh, fish, or sh (sh, dash, ksh); null before it started.", "bash", "zsh", "fish", "sh")),
 		"shellReady":         boolean("The pane's shell is back at its prompt reading input: the next command, type_text or send_keys on the pane can go at once. false while running, for a fresh pane (closed when done), or when the prompt did not come back within 5 s of the command's end."),
+		"waitingForInput":    boolean("With status running: its program is blocked reading the terminal and has printed nothing for 0.5 s — a question ([y/N], Password:), a REPL, a pager or an editor. The call returns as soon as that is so. Answer with type_text (submit: true) or send_keys (q quits a pager), or stop it with cancel_command; awaiting again only waits."),
+		"foreground":         nullable(str("With waitingForInput: the program waiting (less, python3, sudo), else null.")),
+		"prompt":             nullable(str("With waitingForInput: the text before the cursor on its line — the question it asks, a pager's : or (END) — else null.")),
 	})
 }
 
@@ -470,7 +476,24 @@ func (h *Handlers) awaitJob(ctx context.Context, req *mcp.CallToolRequest, id st
 		}
 	}
 	j, _ := h.run.Await(ctx, id, wait)
-	return h.jobResult(j), nil
+	out := h.jobResult(j)
+	h.noteInputWait(ctx, j, out)
+	return out, nil
+}
+
+// noteInputWait sets waitingForInput, foreground and prompt on a running
+// job's result whose program waits for someone to type.
+func (h *Handlers) noteInputWait(ctx context.Context, j *jobs.Job, out *jobOut) {
+	if j.Done() || j.Started.IsZero() || j.PaneID == "" {
+		return
+	}
+	pane, err := parsePaneID("paneId", j.PaneID)
+	if err != nil {
+		return
+	}
+	if w, ok := h.run.WaitingForInput(ctx, pane); ok {
+		out.WaitingForInput, out.Foreground, out.Prompt = true, ptr(w.Program), ptr(w.Prompt)
+	}
 }
 
 // reportProgress sends a progress notification each second until stop:

@@ -75,6 +75,11 @@ type Options struct {
 	// the largest part of a wait's latency, so serving leaves it off
 	// unless $TMUXMCP_CHECK_RESULTS is set.
 	CheckResults bool
+	// KeepPagers leaves PAGER, GIT_PAGER, MANPAGER, SYSTEMD_PAGER,
+	// PSQL_PAGER, GH_PAGER and AWS_PAGER alone in the panes tmuxmcp
+	// creates; by default they are set so nothing opens a pager
+	// (shell.NoPagerEnv).
+	KeepPagers bool
 	// Trace, when set, is given the timeline of each wait_for_text that
 	// matched: the latency breakdown `make bench` prints
 	// ($TMUXMCP_LATENCY_TRACE).
@@ -145,7 +150,11 @@ func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Option
 		}
 	}
 	// The runner exists before the fleet's first pane listing reaches it.
-	h.run = runner.New(runner.Config{Hub: hub, Jobs: store, Shell: integ, Session: opts.Session, Log: log, Ended: h.jobEnded})
+	var env map[string]string
+	if !opts.KeepPagers {
+		env = shell.NoPagerEnv()
+	}
+	h.run = runner.New(runner.Config{Hub: hub, Jobs: store, Shell: integ, Session: opts.Session, Log: log, Ended: h.jobEnded, Env: env})
 	fleet, err := tmux.StartFleet(ctx, target, hubEvents{h}, log)
 	if err != nil {
 		return nil, err

@@ -62,28 +62,29 @@ func main() {
 }
 
 type config struct {
-	target    tmux.Target
-	session   string
-	retain    int
-	retainAll int
-	waitMax   time.Duration
-	stateDir  string
-	approval  string
-	def       policy.Action // --approval, parsed
-	policy    string
-	audit     string
-	review    time.Duration
-	via       string
-	viaList   []string // --approval-via, split
-	approver  string   // the exec: program of --approval-via
-	httpAddr  string
-	remote    bool
-	tokenFile string
-	noAuth    bool
-	embedded  bool // the private default server, which tmuxmcp restarts itself
-	idle      time.Duration
-	logLevel  slog.Level
-	shellWait time.Duration // doctor: how long the shell may take to start
+	target     tmux.Target
+	session    string
+	retain     int
+	retainAll  int
+	waitMax    time.Duration
+	stateDir   string
+	approval   string
+	def        policy.Action // --approval, parsed
+	policy     string
+	audit      string
+	review     time.Duration
+	via        string
+	viaList    []string // --approval-via, split
+	approver   string   // the exec: program of --approval-via
+	httpAddr   string
+	remote     bool
+	keepPagers bool
+	tokenFile  string
+	noAuth     bool
+	embedded   bool // the private default server, which tmuxmcp restarts itself
+	idle       time.Duration
+	logLevel   slog.Level
+	shellWait  time.Duration // doctor: how long the shell may take to start
 }
 
 func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
@@ -102,6 +103,7 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.policy, "policy", "", "JSON policy file: {\"rules\": [{\"action\": \"allow|ask|deny\", \"command\": \"regex\", \"program\": \"regex\", \"cwd\": \"regex\"}]}, first match wins")
 	fs.DurationVar(&c.review, "review-timeout", tools.DefaultReviewTimeout, "how long a person has to answer an approval prompt before the command is denied (denied-timeout)")
 	fs.StringVar(&c.httpAddr, "http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8765 (a bearer token is required unless --no-auth)")
+	fs.BoolVar(&c.keepPagers, "keep-pagers", false, "leave PAGER, GIT_PAGER, MANPAGER, SYSTEMD_PAGER, PSQL_PAGER, GH_PAGER and AWS_PAGER as your shell sets them in the panes tmuxmcp starts (default: set so git log, man, journalctl and psql print instead of opening a pager that waits for a key)")
 	fs.BoolVar(&c.remote, "allow-remote", false, "allow --http on a non-loopback address")
 	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the HTTP bearer token (default: $TMUXMCP_TOKEN, else a generated token saved under --state-dir)")
 	fs.BoolVar(&c.noAuth, "no-auth", false, "serve --http without a bearer token (loopback addresses only; for clients that cannot send one, such as the MCP conformance suite)")
@@ -228,6 +230,14 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	ensure := func(ctx context.Context) error {
 		// A new tag for each server start.
 		argv, env, options := runner.SessionLaunch(integ)
+		if !c.keepPagers {
+			if env == nil {
+				env = map[string]string{}
+			}
+			for k, v := range shell.NoPagerEnv() {
+				env[k] = v
+			}
+		}
 		_, err := c.target.EnsureSession(ctx, tmux.SessionSpec{Name: c.session, Width: 200, Height: 50, Command: argv, Env: env, PaneOptions: options})
 		return err
 	}
@@ -243,7 +253,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 		return err
 	}
 	defer trace.close()
-	opts := tools.Options{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: stateDir, ReviewTimeout: c.review, ApprovalVia: c.viaList, Approver: c.approver, Shell: integ, CheckResults: os.Getenv("TMUXMCP_CHECK_RESULTS") != ""}
+	opts := tools.Options{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: stateDir, ReviewTimeout: c.review, ApprovalVia: c.viaList, Approver: c.approver, Shell: integ, KeepPagers: c.keepPagers, CheckResults: os.Getenv("TMUXMCP_CHECK_RESULTS") != ""}
 	if trace != nil {
 		opts.Trace = trace.wait
 	}

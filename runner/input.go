@@ -1,0 +1,98 @@
+package runner
+
+import (
+	"context"
+	"strings"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/shell"
+)
+
+// InputSettle is how long a pane must have printed nothing before its
+// program is said to wait for input: a prompt is printed, then read.
+const InputSettle = 500 * time.Millisecond
+
+// InputWait is a program waiting for someone to type: it is blocked
+// reading the pane's terminal and has printed nothing for InputSettle.
+type InputWait struct {
+	// Program is the waiting program's name (less, python3, sudo, bash
+	// in its read builtin).
+	Program string
+	// Prompt is the text before the cursor on the cursor's line: the
+	// question asked ("Continue? [y/N]"), a pager's ":" or "(END)".
+	Prompt string
+}
+
+// WaitingForInput says whether the program in the foreground of pane
+// waits for input. A shell reading a command line is not waiting in this
+// sense (it is ready for a command; a shell's read builtin, in canonical
+// mode, is); nor is a program that printed within InputSettle.
+func (r *Runner) WaitingForInput(ctx context.Context, pane int) (InputWait, bool) {
+	if s, ok := r.hub.Live(pane); ok && time.Since(s.LastAppend()) < InputSettle {
+		return InputWait{}, false
+	}
+	p, screen, err := r.fleet.PaneScreen(ctx, pane)
+	if err != nil || p.Dead {
+		return InputWait{}, false
+	}
+	probe, err := shell.ProbePane(p.PID, p.TTY)
+	if err != nil || probe.Reader == "" || probe.ReadingCommand() {
+		return InputWait{}, false
+	}
+	w := InputWait{Program: probe.Reader}
+	if p.CursorY >= 0 && p.CursorY < len(screen) {
+		runes := []rune(screen[p.CursorY])
+		w.Prompt = strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " ")
+	}
+	return w, true
+}
+
+// awaitInput returns when job id's run is done, wait has passed, ctx has
+// ended, or the job's program waits for input (unless it is being
+// stopped: then only its end or wait counts). It is woken by the pane's
+// output: after each quiet spell of InputSettle it looks once whether the
+// program reads the terminal, and again after longer spells (1 s, 2 s,
+// ... 8 s) while the pane stays quiet.
+func (r *Runner) awaitInput(ctx context.Context, run *Run, j *jobs.Job, wait time.Duration) {
+	deadline := time.NewTimer(wait)
+	defer deadline.Stop()
+	pane, err := parsePane(j.PaneID)
+	s, ok := r.hub.Live(pane)
+	if err != nil || !ok {
+		select {
+		case <-run.done:
+		case <-deadline.C:
+		case <-ctx.Done():
+		}
+		return
+	}
+	look := stoppedTimer()
+	defer look.Stop()
+	spell := InputSettle
+	for {
+		c := s.ReadRaw(s.End(), 0, nil)
+		quiet := time.Since(s.LastAppend())
+		look.Reset(max(0, spell-quiet))
+		select {
+		case <-run.done:
+			return
+		case <-deadline.C:
+			return
+		case <-ctx.Done():
+			return
+		case <-c.Changed:
+			spell = InputSettle
+			look.Stop()
+		case <-look.C:
+			if cur, ok := r.jobs.Get(j.ID); !ok || cur.Done() || cur.Started.IsZero() || run.stopping.Load() {
+				spell = min(2*spell, 8*time.Second)
+				continue
+			}
+			if _, waiting := r.WaitingForInput(ctx, pane); waiting {
+				return
+			}
+			spell = min(2*spell, 8*time.Second)
+		}
+	}
+}

@@ -1,0 +1,92 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+// A command that stops to ask something comes back at once with
+// waitingForInput, the program and its question — not after waitMs — and
+// the answer typed with type_text lets it finish.
+func TestACommandAskingAQuestionReturnsAtOnceSayingSo(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	start := time.Now()
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": `read -p "Continue? [y/N] " a; echo "got $a"`, "waitMs": 60000})
+	if took := time.Since(start); took > 30*time.Second {
+		t.Fatalf("the call waited %v of its 60 s waitMs", took)
+	}
+	if r.str("status") != "running" || r.m["waitingForInput"] != true || r.m["prompt"] != "Continue? [y/N]" || r.m["foreground"] != "bash" {
+		t.Fatalf("want running, waiting for input at the question: %v", r.m)
+	}
+	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "y", "submit": true})
+	r = e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
+	if r.str("status") != "completed" || !strings.Contains(r.str("output"), "got y") || r.m["waitingForInput"] != false {
+		t.Fatalf("after the answer: %v", r.m)
+	}
+}
+
+// A password prompt, a REPL and a pager are each said to wait for input,
+// with the program's name; a program that is merely busy is not.
+func TestProgramsWaitingToReadTheTerminalAreTold(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	for _, c := range []struct{ command, program, prompt string }{
+		{`read -s -p "Password: " pw; echo`, "bash", "Password:"},
+		{`python3 -c 'print(input("name? "))'`, "python3", "name?"},
+		{`python3 -q`, "python3", ">>>"},
+		{`less /etc/services`, "less", ""},
+		{`cat`, "cat", ""},
+	} {
+		r := e.runCmd(t, map[string]any{"paneId": pane, "command": c.command, "waitMs": 60000})
+		if r.str("status") != "running" || r.m["waitingForInput"] != true || r.m["foreground"] != c.program || c.prompt != "" && r.m["prompt"] != c.prompt {
+			t.Fatalf("%s: want waiting for input in %s at %q: %v", c.command, c.program, c.prompt, r.m)
+		}
+		if c.program == "python3" && c.prompt == ">>>" {
+			// capture_pane says the same of the pane.
+			p := e.ok(t, "capture_pane", map[string]any{"paneId": pane})
+			if p.m["waitingForInput"] != true || p.m["foreground"] != "python3" || p.m["prompt"] != ">>>" {
+				t.Fatalf("capture_pane of a REPL: %v", p.m)
+			}
+		}
+		e.ok(t, "cancel_command", map[string]any{"jobId": r.str("jobId")})
+		if r = e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000}); r.str("status") == "running" {
+			t.Fatalf("%s: not stopped: %v", c.command, r.m)
+		}
+	}
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 3", "waitMs": 1500})
+	if r.str("status") != "running" || r.m["waitingForInput"] != false || r.m["foreground"] != nil {
+		t.Fatalf("a busy sleep is not waiting for input: %v", r.m)
+	}
+	if p := e.ok(t, "capture_pane", map[string]any{"paneId": pane}); p.m["waitingForInput"] != false {
+		t.Fatalf("capture_pane during sleep: %v", p.m)
+	}
+	e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
+	if p := e.ok(t, "capture_pane", map[string]any{"paneId": pane}); p.m["waitingForInput"] != false {
+		t.Fatalf("a shell at its prompt is ready, not waiting for input: %v", p.m)
+	}
+}
+
+// In panes tmuxmcp starts, git log in a repository with 200 commits prints
+// all of them and ends, instead of opening less and waiting for a key.
+func TestGitLogPrintsEverythingInsteadOfOpeningAPager(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	dir := t.TempDir()
+	setup := e.runCmd(t, map[string]any{"paneId": pane, "cwd": dir, "waitMs": 60000, "command": `git init -q . && for i in $(seq 1 200); do git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m "commit number $i"; done; echo made`})
+	if setup.str("status") != "completed" {
+		t.Fatalf("setting up the repository: %v", setup.m)
+	}
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "git log --oneline", "waitMs": 60000})
+	if r.str("status") != "completed" || r.num("exitCode") != 0 {
+		t.Fatalf("git log: %v", r.m)
+	}
+	if n := strings.Count(r.str("output"), "commit number "); n != 200 || !strings.HasSuffix(r.str("output"), "commit number 1\n") {
+		t.Fatalf("git log printed %d of 200 commits: %v", n, r.m)
+	}
+	env := e.runCmd(t, map[string]any{"paneId": pane, "command": `echo "$PAGER|$GIT_PAGER|$SYSTEMD_PAGER|$PSQL_PAGER"`})
+	if env.str("output") != "cat|cat||cat\n" {
+		t.Fatalf("pager settings in the pane: %q", env.str("output"))
+	}
+}
