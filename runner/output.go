@@ -22,6 +22,12 @@ type jobOutput struct {
 	// exactly total bytes.
 	mu     sync.Mutex
 	marks  []lineMark // every markEvery bytes: the line breaks before
+	// begun says the command's output has begun (its start mark was
+	// seen); streamAt is the pane-stream offset its output is read up to:
+	// a wait from there sees only what the command prints next, never
+	// tmuxmcp's own typed line.
+	begun    bool
+	streamAt int64
 	path   string
 	f      *os.File
 	w      *bufio.Writer // batches the file's writes: flushed after each piece fed
@@ -79,6 +85,22 @@ func (o *jobOutput) feed(dec *stream.Plain, raw []byte) {
 	defer o.mu.Unlock()
 	dec.FeedRuns(raw, func(text []byte, _, _ int64) { o.write(text) })
 	o.flush()
+	o.begun, o.streamAt = true, max(o.streamAt, dec.Offset())
+}
+
+// begin records that the command's output begins at stream offset at.
+func (o *jobOutput) begin(at int64) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.begun, o.streamAt = true, max(o.streamAt, at)
+}
+
+// position is the pane-stream offset the output is read up to, once the
+// output has begun.
+func (o *jobOutput) position() (int64, bool) {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.streamAt, o.begun
 }
 
 // flush writes what the file's buffer holds.
@@ -239,6 +261,20 @@ func (r *Runner) Output(j *jobs.Job) (string, int64, int64) {
 // how many output bytes the job has printed, and how many the text leaves
 // out. It reads the output file while it exists; else (a finished job whose
 // output fitted in its record) the record's output.
+// RunningCursor is the pane-stream offset a running job's output has been
+// read up to — after tmuxmcp's own typed line and everything in output
+// so far — once its output has begun (ok is false before, and when the
+// job is not running).
+func (r *Runner) RunningCursor(id string) (int64, bool) {
+	r.mu.Lock()
+	live := r.outputs[id]
+	r.mu.Unlock()
+	if live == nil {
+		return 0, false
+	}
+	return live.position()
+}
+
 func (r *Runner) OutputSince(j *jobs.Job, from int64, limit int) (string, int64, int64) {
 	r.mu.Lock()
 	live := r.outputs[j.ID]

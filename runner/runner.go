@@ -124,7 +124,12 @@ type Run struct {
 	done     chan struct{}
 	stop     chan jobs.Status // interrupted or timed_out
 	stopping atomic.Bool      // a stop was requested: awaits wait for the end
+	begun    chan struct{}    // closed when the command's output begins
+	beginO   sync.Once
 }
+
+// markBegun says the command's output has begun (its start mark came).
+func (run *Run) markBegun() { run.beginO.Do(func() { close(run.begun) }) }
 
 // Stopped is where a stop request (cancel_command, the job's timeout)
 // arrives.
@@ -142,7 +147,7 @@ func (run *Run) requestStop(st jobs.Status) {
 // a goroutine; the run is done when body returns. While the runner is
 // closing it does nothing: the record stays as it is, for the next process.
 func (r *Runner) Go(id string, body func(*Run)) {
-	run := &Run{ID: id, done: make(chan struct{}), stop: make(chan jobs.Status, 1)}
+	run := &Run{ID: id, done: make(chan struct{}), stop: make(chan jobs.Status, 1), begun: make(chan struct{})}
 	r.mu.Lock()
 	select {
 	case <-r.closing:
@@ -191,9 +196,28 @@ func (r *Runner) Await(ctx context.Context, id string, wait time.Duration) (*job
 		if j, ok := r.jobs.Get(id); ok {
 			r.awaitInput(ctx, run, j, wait)
 		}
+		if j, ok := r.jobs.Get(id); ok && !j.Done() && j.Decision != "pending" && (!j.Started.IsZero() || j.FreshPane && j.PaneID != "") {
+			// Typed (or about to be, in a fresh pane whose shell starts)
+			// but its start mark not seen yet — a background job asked
+			// for at once: wait a moment for it, so the result's cursor is
+			// after tmuxmcp's own typed line.
+			t := time.NewTimer(beginWait)
+			select {
+			case <-run.begun:
+			case <-run.done:
+			case <-t.C:
+			case <-ctx.Done():
+			}
+			t.Stop()
+		}
 	}
 	return r.jobs.Get(id)
 }
+
+// beginWait bounds how long a result waits for a command's start mark
+// (the shell echoes the line and starts it within milliseconds; a fresh
+// pane's shell first reads its startup files).
+const beginWait = 2 * time.Second
 
 // Cancel asks job id's run to stop it (interrupt, then signals). It
 // reports whether the job had a run.

@@ -92,6 +92,10 @@ func (r *Runner) Watch(run *Run, st *Started) {
 	}
 	var spoolBuf []byte
 	started := resumed
+	if resumed {
+		out.begin(from)
+		run.markBegun()
+	}
 	var shellMarks shell.PromptState // the integrated shell's own marks, for real prompts
 	var timeout <-chan time.Time
 	if j.TimeoutMs > 0 {
@@ -271,6 +275,8 @@ func (r *Runner) Watch(run *Run, st *Started) {
 			scanner = shell.NewMarkScanner(c.From)
 			dec = stream.NewPlain(c.From)
 			started = true
+			out.begin(c.From)
+			run.markBegun()
 		}
 		if len(c.Data) > 0 {
 			data, base := c.Data, c.From
@@ -297,6 +303,8 @@ func (r *Runner) Watch(run *Run, st *Started) {
 				case m.Kind == 'C' && !started && ours:
 					started = true
 					dec = stream.NewPlain(m.End)
+					out.begin(m.End)
+					run.markBegun()
 				case m.Kind == 'D' && (ours || shells && started):
 					// Ours, or an integrated shell's prompt after an
 					// interrupted script or a line that ran nothing (a

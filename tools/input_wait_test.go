@@ -90,3 +90,37 @@ func TestGitLogPrintsEverythingInsteadOfOpeningAPager(t *testing.T) {
 		t.Fatalf("pager settings in the pane: %q", env.str("output"))
 	}
 }
+
+// A background job's cursor starts after tmuxmcp's own typed line, in
+// every way a command is typed: a wait from it sees the command's output
+// and nothing of the line that started it (nor the state directory).
+func TestABackgroundJobsCursorStartsAfterTheTypedLine(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	for _, c := range []struct {
+		name string
+		args map[string]any
+	}{
+		{"typed as is", map[string]any{"paneId": pane, "command": "sleep 0.5; echo bg-typed-$((40+2))"}},
+		{"job script", map[string]any{"paneId": pane, "command": "sleep 0.5\necho bg-script-$((40+2))"}},
+		{"job script with cwd", map[string]any{"paneId": pane, "cwd": t.TempDir(), "command": "sleep 0.5; echo bg-cwd-$((40+2))"}},
+		{"fresh pane", map[string]any{"command": "sleep 0.5; echo bg-fresh-$((40+2))", "keep": true}},
+	} {
+		c.args["background"] = true
+		r := e.runCmd(t, c.args)
+		cur := r.m["cursor"]
+		if r.str("status") != "running" || cur == nil {
+			t.Fatalf("%s: %v", c.name, r.m)
+		}
+		w := e.ok(t, "wait_for_text", map[string]any{"paneId": r.str("paneId"), "cursor": cur, "patterns": []string{`bg-\w+-42`}, "regex": true, "timeoutMs": 20000})
+		if w.str("outcome") != "matched" {
+			t.Fatalf("%s: %v", c.name, w.m)
+		}
+		for _, leak := range []string{".run", "jobs/", "sleep 0.5", "$((40+2))"} {
+			if strings.Contains(w.str("output"), leak) {
+				t.Fatalf("%s: the wait from the job's cursor shows tmuxmcp's typed line (%q): %q", c.name, leak, w.str("output"))
+			}
+		}
+		e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
+	}
+}

@@ -547,7 +547,14 @@ func (h *Handlers) jobResult(j *jobs.Job) *jobOut {
 		out.DurationMs = end.Sub(j.Started).Milliseconds()
 	}
 	out.Output, out.OutputBytes, out.OmittedBytes = j.Output, j.OutputBytes, j.OmittedBytes
+	// The cursor is taken before the output is read: output may then hold
+	// a little more than the cursor is past (seen twice), never less.
+	var running struct {
+		at    int64
+		begun bool
+	}
 	if !j.Done() {
+		running.at, running.begun = h.run.RunningCursor(j.ID)
 		out.Output, out.OutputBytes, out.OmittedBytes = h.run.Output(j)
 	}
 	out.OutputCursor = outputCursor(j.ID, out.OutputBytes)
@@ -575,6 +582,9 @@ func (h *Handlers) jobResult(j *jobs.Job) *jobOut {
 			off := j.EndOffset
 			if !j.Done() || off == 0 {
 				off = s.End()
+			}
+			if !j.Done() && running.begun {
+				off = running.at // after the typed line and the output so far
 			}
 			out.Cursor = cursorText(s, off)
 		} else if s, ok := h.hubStream(j.Stream); ok {
