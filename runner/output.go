@@ -20,25 +20,25 @@ type jobOutput struct {
 	// mu guards what readers of a running job take (since): the watcher
 	// holds it for each piece it feeds, so outside it the file holds
 	// exactly total bytes.
-	mu     sync.Mutex
-	marks  []lineMark // every markEvery bytes: the line breaks before
+	mu    sync.Mutex
+	marks []lineMark // every markEvery bytes: the line breaks before
 	// begun says the command's output has begun (its start mark was
 	// seen); streamAt is the pane-stream offset its output is read up to:
 	// a wait from there sees only what the command prints next, never
 	// tmuxmcp's own typed line.
 	begun    bool
 	streamAt int64
-	path   string
-	f      *os.File
-	w      *bufio.Writer // batches the file's writes: flushed after each piece fed
-	limit  int
-	head   []byte // the first limit/2 bytes
-	buf    []byte // the last bytes (at least limit)
-	total  int64
-	lines  int64 // line breaks in all of it
-	missed int64
-	err    error // the first failed write of the file: it is not whole
-	log    func(error)
+	path     string
+	f        *os.File
+	w        *bufio.Writer // batches the file's writes: flushed after each piece fed
+	limit    int
+	head     []byte // the first limit/2 bytes
+	buf      []byte // the last bytes (at least limit)
+	total    int64
+	lines    int64 // line breaks in all of it
+	missed   int64
+	err      error // the first failed write of the file: it is not whole
+	log      func(error)
 }
 
 // lineMark says how many line breaks the output has before byte off.
