@@ -146,3 +146,28 @@ func appendWithoutGaps(out, data []byte, at int64, gaps []int64) []byte {
 	}
 	return append(out, data...)
 }
+
+// Tail returns the end of what is retained: its last maxLines lines (0: no
+// line limit; a final line without a line feed counts as one) within
+// maxBytes, and the cursor at the end of it, from which a wait or capture
+// continues with what is printed next. It never blocks.
+func (s *PaneStream) Tail(maxLines, maxBytes int, raw bool) CaptureResult {
+	start, _ := s.Bounds()
+	t := tail{limit: maxBytes}
+	spec := CaptureSpec{From: start, MaxBytes: readChunk, Raw: raw}
+	var res CaptureResult
+	for {
+		r := s.Capture(spec)
+		t.write([]byte(r.Output))
+		if r.Failure != "" {
+			res.Failure = r.Failure
+		}
+		res.Cursor = r.Cursor
+		if r.Remaining == 0 || r.Cursor <= spec.From {
+			break
+		}
+		spec.From = r.Cursor
+	}
+	res.Output, _, _ = t.result(maxLines)
+	return res
+}

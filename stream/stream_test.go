@@ -299,3 +299,31 @@ func TestRetainTotalCountsWhatIsRetained(t *testing.T) {
 		t.Fatalf("a forgotten recording still reads %q", r.Data)
 	}
 }
+
+// Tail reads the last lines of what is retained without a cursor, and its
+// cursor continues with what comes next.
+func TestTailReadsTheLastLinesAndContinuesAfterThem(t *testing.T) {
+	h := NewHub(1 << 20)
+	s := h.Adopt(1)
+	for i := 1; i <= 5000; i++ {
+		h.Output(1, []byte(fmt.Sprintf("\x1b[32mline %d\x1b[0m\r\n", i)))
+	}
+	h.Output(1, []byte("$ "))
+	r := s.Tail(3, 1<<20, false)
+	if r.Output != "line 4999\nline 5000\n$ " || r.Cursor != s.End() {
+		t.Fatalf("last 3 lines: %q at %d (end %d)", r.Output, r.Cursor, s.End())
+	}
+	if r := s.Tail(0, 12, false); r.Output != "line 5000\n$ " {
+		t.Fatalf("last 12 bytes: %q", r.Output)
+	}
+	if r := s.Tail(1, 1<<20, true); r.Output != "$ " {
+		t.Fatalf("raw last line: %q", r.Output)
+	}
+	h.Output(1, []byte("next\r\n"))
+	if c := s.Capture(CaptureSpec{From: r.Cursor, MaxBytes: 100}); c.Output != "next\n" {
+		t.Fatalf("after the tail's cursor: %q", c.Output)
+	}
+	if r := h.Adopt(2).Tail(5, 100, false); r.Output != "" || r.Cursor != 0 {
+		t.Fatalf("nothing retained: %+v", r)
+	}
+}

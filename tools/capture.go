@@ -11,12 +11,16 @@ import (
 )
 
 type captureSinceIn struct {
-	PaneID   string  `json:"paneId"`
-	Cursor   *string `json:"cursor,omitempty"`
-	MaxLines *int    `json:"maxLines,omitempty"`
-	MaxBytes *int    `json:"maxBytes,omitempty"`
-	Raw      bool    `json:"raw,omitempty"`
+	PaneID    string  `json:"paneId"`
+	Cursor    *string `json:"cursor,omitempty"`
+	MaxLines  *int    `json:"maxLines,omitempty"`
+	MaxBytes  *int    `json:"maxBytes,omitempty"`
+	LastLines *int    `json:"lastLines,omitempty"`
+	Raw       bool    `json:"raw,omitempty"`
 }
+
+// maxLastLines bounds lastLines.
+const maxLastLines = 100000
 
 // minCaptureBytes keeps every page able to hold at least one rune.
 const minCaptureBytes = 16
@@ -36,6 +40,16 @@ func (in *captureSinceIn) check() error {
 			return errorf("cursor: %v. Omit cursor to start at the oldest retained output", err)
 		}
 	}
+	if in.LastLines != nil {
+		switch {
+		case *in.LastLines < 1 || *in.LastLines > maxLastLines:
+			return errorf("lastLines %d: must be 1..%d (the last lines of what the pane printed); omit it to read forward from a cursor", *in.LastLines, maxLastLines)
+		case in.Cursor != nil:
+			return errorf("lastLines reads the end of the pane's recording and takes no cursor: omit cursor (or omit lastLines to read what follows the cursor)")
+		case in.MaxLines != nil:
+			return errorf("maxLines limits a forward read: with lastLines, omit maxLines (maxBytes still bounds the bytes returned)")
+		}
+	}
 	return nil
 }
 
@@ -51,11 +65,12 @@ type captureSinceOut struct {
 
 func (h *Handlers) captureSinceTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
-		"paneId":   paneID("Pane to read, e.g. %1."),
-		"cursor":   cursorSchema("Read what follows this cursor (from an earlier result). Omit to start at the oldest output still retained."),
-		"maxLines": integer("Return at most this many lines (the first ones after the cursor). Default: no line limit.", 1, maxSafeInt),
-		"maxBytes": integer("Return at most this many bytes (the first ones after the cursor). Default and maximum: the server's result ceiling.", minCaptureBytes, float64(h.opts.ResultMax)),
-		"raw":      boolean("Return the bytes as the program wrote them (escape sequences, CR LF) instead of plain text."),
+		"paneId":    paneID("Pane to read, e.g. %1."),
+		"cursor":    cursorSchema("Read what follows this cursor (from an earlier result). Omit to start at the oldest output still retained."),
+		"maxLines":  integer("Return at most this many lines (the first ones after the cursor). Default: no line limit.", 1, maxSafeInt),
+		"maxBytes":  integer("Return at most this many bytes (the first ones after the cursor; with lastLines, the last ones). Default and maximum: the server's result ceiling.", minCaptureBytes, float64(h.opts.ResultMax)),
+		"lastLines": integer("Instead of reading forward: return the last this many lines of what the pane has printed (that is retained), no cursor needed; cursor in the result is the end, to wait or read on from.", 1, maxLastLines),
+		"raw":       boolean("Return the bytes as the program wrote them (escape sequences, CR LF) instead of plain text."),
 	}, "paneId")
 	out := outputObject(map[string]*jsonschema.Schema{
 		"output":         str("The output after the cursor: plain text (escapes removed, CR LF as LF) unless raw."),
@@ -69,7 +84,7 @@ func (h *Handlers) captureSinceTool() Tool {
 	tool := &mcp.Tool{
 		Name:  "capture_since",
 		Title: "Read pane output since a cursor",
-		Description: "Read a pane's recorded output after a cursor, without waiting: the first maxBytes/maxLines of it, and a cursor at the end of what was returned. " +
+		Description: "Read a pane's recorded output after a cursor, without waiting: the first maxBytes/maxLines of it, and a cursor at the end of what was returned; or, with lastLines, the last lines printed (no cursor needed). " +
 			"Chained calls read everything exactly once, in order, with no gap or overlap, however small the pages; remainingBytes says whether more is recorded. " +
 			"Use it to page through long output or to collect what a pane printed since your last call. To block until something appears use wait_for_text; for what the screen shows now use capture_pane.",
 		InputSchema:  in,
@@ -91,6 +106,19 @@ func (h *Handlers) captureSince(ctx context.Context, _ *mcp.CallToolRequest, in 
 		out.Cursor = s.Cursor(start).String()
 		out.RemainingBytes = end - start
 		out.StreamFailure = failureText(stream.Expired)
+		return out, nil
+	}
+	if in.LastLines != nil {
+		limit := h.opts.ResultMax
+		if in.MaxBytes != nil {
+			limit = min(*in.MaxBytes, limit)
+		}
+		r := s.Tail(*in.LastLines, limit, in.Raw)
+		out.Output, out.Cursor, out.ReturnedBytes = r.Output, s.Cursor(r.Cursor).String(), len(r.Output)
+		out.StreamFailure = failureText(r.Failure)
+		if ended, died, f := s.Ended(); ended && !died && out.StreamFailure == nil {
+			out.StreamFailure = failureText(f)
+		}
 		return out, nil
 	}
 	spec := stream.CaptureSpec{MaxBytes: h.opts.ResultMax, Raw: in.Raw, From: rs.from}

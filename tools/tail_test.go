@@ -1,0 +1,52 @@
+package tools
+
+import (
+	"strings"
+	"testing"
+)
+
+// capture_since with lastLines reads the end of a pane's recording with no
+// cursor arithmetic, and its cursor continues with what comes next; bad
+// tail reads are refused naming the field and the fix.
+func TestTheLastLinesOfAPaneAreOneCallAway(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	e.runCmd(t, map[string]any{"paneId": pane, "command": "seq 1 500"})
+	r := e.ok(t, "capture_since", map[string]any{"paneId": pane, "lastLines": 3})
+	lines := strings.Split(r.str("output"), "\n")
+	if len(lines) != 3 || lines[0] != "499" || lines[1] != "500" {
+		t.Fatalf("last 3 lines: %q", r.str("output"))
+	}
+	e.run(t, pane, "echo after-the-tail")
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": r.str("cursor"), "patterns": []string{"^after-the-tail$"}, "regex": true, "timeoutMs": 20000})
+	if w.str("outcome") != "matched" || strings.Contains(w.str("output"), "500") {
+		t.Fatalf("wait from the tail's cursor: %v", w.m)
+	}
+	for _, bad := range []struct {
+		args  map[string]any
+		field string
+	}{
+		{map[string]any{"paneId": pane, "lastLines": 0}, "lastLines"},
+		{map[string]any{"paneId": pane, "lastLines": 100001}, "lastLines"},
+		{map[string]any{"paneId": pane, "lastLines": 5, "cursor": r.str("cursor")}, "cursor"},
+		{map[string]any{"paneId": pane, "lastLines": 5, "maxLines": 2}, "maxLines"},
+	} {
+		x := e.call(t, "capture_since", bad.args)
+		if !x.isError || !strings.Contains(x.text, bad.field) {
+			t.Errorf("%v: want a tool error naming %s: %v %s", bad.args, bad.field, x.isError, x.text)
+		}
+	}
+	e.ok(t, "kill_pane", map[string]any{"paneId": pane})
+	// Once tmuxmcp has seen the pane go (a wait on it ends), reads without
+	// a cursor are refused and point to the cursor route.
+	if d := e.call(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": w.str("cursor"), "patterns": []string{"never-printed"}, "timeoutMs": 20000}); !d.isError && d.str("outcome") != "pane_died" {
+		t.Fatalf("a wait on the killed pane: %v", d.m)
+	}
+	x := e.call(t, "capture_since", map[string]any{"paneId": pane, "lastLines": 3})
+	if !x.isError || !strings.Contains(x.text, "cursor you already have") {
+		t.Fatalf("a closed pane's error does not point to the cursor route: %s", x.text)
+	}
+	if got := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": r.str("cursor")}); !strings.Contains(got.str("output"), "after-the-tail") {
+		t.Fatalf("a closed pane's output from a cursor: %v", got.m)
+	}
+}
