@@ -25,6 +25,10 @@ type Line struct {
 	// Escaped says Escape or a Meta key was sent: every key after it is a
 	// line-editor command (vi command mode), until C-c ends the line.
 	Escaped bool
+	// Open says Enter handed the shell a line it keeps editing (fish,
+	// with an unclosed quote or block): Text is that unfinished command,
+	// which only C-c discards.
+	Open bool
 }
 
 // Step is what a batch of input does to the line.
@@ -43,6 +47,9 @@ type Step struct {
 	// Cleared says the input left the line empty (its last key is C-u or
 	// C-c): what the screen shows up to the cursor is then the prompt.
 	Cleared bool
+	// Entered says the last line-ending key was Enter (false after C-c):
+	// the shell was handed a line to run.
+	Entered bool
 }
 
 // EditedError is a key that may run the line sent after keys the model
@@ -86,13 +93,13 @@ func (l Line) Keys(keys []Key, strict, shell bool) (Line, Step, error) {
 		case Submit:
 			st.Judge = append(st.Judge, l.Text)
 			l = Line{Kill: l.Kill}
-			st.Submitted, st.Ended = true, true
+			st.Submitted, st.Ended, st.Entered = true, true, true
 		case KillLine:
 			l.Kill, l.Text = l.Text, ""
 			st.Submitted = true
 		case Abort:
 			l = Line{Kill: l.Kill}
-			st.Submitted, st.Ended = true, true
+			st.Submitted, st.Ended, st.Entered = true, true, false
 		case Yank:
 			// The kill ring may hold what someone else killed.
 			l.Text += l.Kill
@@ -137,7 +144,7 @@ func (l Line) Type(text string, submit, strict bool) (Line, Step, error) {
 	l.Text += text
 	if submit {
 		l = Line{Kill: l.Kill}
-		st.Submitted, st.Ended = true, true
+		st.Submitted, st.Ended, st.Entered = true, true, true
 	}
 	return l, st, nil
 }

@@ -313,6 +313,25 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 		ref.Screen = lastRows(screen, 5)
 		return nil, ref
 	}
+	if at, off := s.LastKeysEntered(); own && marks.last == 'B' && !at.IsZero() && marks.promptAt <= off {
+		// Keys handed the shell a line with Enter after this prompt was
+		// drawn, and the shell neither started it (no start mark) nor drew
+		// a new prompt: it waits for the rest of the command (bash's and
+		// zsh's continuation prompt). fish, which repaints its prompt as
+		// it edits, is caught where the keys are sent (tools: a line that
+		// does not parse stays in its editor).
+		if time.Since(at) < 2*submitSettle {
+			// It may still be drawing its next prompt (after C-c, zsh's
+			// precmd hooks run first): waited out like any drawing.
+			ref := refuse(Drawing)
+			ref.Screen = lastRows(screen, 5)
+			return nil, ref
+		}
+		ref := refuse(Continuation)
+		ref.Program, ref.TypedByUs = probe.Leader, true
+		ref.Line = strings.Join(lastRows(screen, 3), " / ")
+		return nil, ref
+	}
 	if own && marks.last == 'B' {
 		sh.Live, sh.ErrExit, sh.Wrap = true, marks.errExit, marks.wrap
 		// Remembered, here and in the pane, so a later tmuxmcp (whose
@@ -737,7 +756,11 @@ func (e *Refusal) Reason() string {
 	case Drawing:
 		return fmt.Sprintf("pane %s's shell is still drawing its prompt (its prompt hooks are running)%s%s", id, waited, shown)
 	case Continuation:
-		return fmt.Sprintf("pane %s is at a continuation prompt (%q): the shell waits for the rest of an unfinished command (an unclosed quote, a heredoc, a trailing | or \\)", id, e.Line)
+		who := ""
+		if e.TypedByUs {
+			who = " that tmuxmcp typed (type_text or send_keys submitted it)"
+		}
+		return fmt.Sprintf("pane %s is at a continuation prompt (%q): the shell waits for the rest of an unfinished command%s (an unclosed quote, a heredoc, an open block, a trailing | or \\)", id, e.Line, who)
 	case Correction:
 		return fmt.Sprintf("pane %s shows zsh's spelling correction prompt (%q), waiting for a key", id, e.Line)
 	case HalfTyped:

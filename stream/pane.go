@@ -49,8 +49,12 @@ type PaneStream struct {
 	// and the stream's end then.
 	keysAt     time.Time
 	keysOffset int64
-	taps       map[int]func(at int64, data []byte, gap bool)
-	tapSeq     int
+	// enteredAt and enteredOffset: when keys sent by hand last handed the
+	// shell a line with Enter (zero after a C-c), and the stream's end then.
+	enteredAt     time.Time
+	enteredOffset int64
+	taps          map[int]func(at int64, data []byte, gap bool)
+	tapSeq        int
 
 	// waits counts the waits open on the stream; group is the shared pass
 	// literal waits join (share.go), shared how many joins it has had.
@@ -351,6 +355,27 @@ func (s *PaneStream) KeysSubmitted(now time.Time) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.keysAt, s.keysOffset = now, s.ring.end
+}
+
+// KeysEntered records that keys sent by hand ended a line at now: with
+// Enter (entered), or discarding it (C-c), which forgets the last Enter.
+func (s *PaneStream) KeysEntered(now time.Time, entered bool) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if entered {
+		s.enteredAt, s.enteredOffset = now, s.ring.end
+	} else {
+		s.enteredAt, s.enteredOffset = time.Time{}, 0
+	}
+}
+
+// LastKeysEntered is when keys sent by hand last handed the shell a line
+// with Enter, and the stream's end then (zero time if never, or if a C-c
+// came after it).
+func (s *PaneStream) LastKeysEntered() (time.Time, int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.enteredAt, s.enteredOffset
 }
 
 // LastKeysSubmit is when keys last submitted a line by hand, and the

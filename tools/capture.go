@@ -84,9 +84,8 @@ func (h *Handlers) captureSinceTool() Tool {
 	tool := &mcp.Tool{
 		Name:  "capture_since",
 		Title: "Read pane output since a cursor",
-		Description: "Read a pane's recorded output after a cursor, without waiting: the first maxBytes/maxLines of it, and a cursor at the end of what was returned; or, with lastLines, the last lines printed (no cursor needed). " +
-			"Chained calls read everything exactly once, in order, with no gap or overlap, however small the pages; remainingBytes says whether more is recorded. " +
-			"Use it to page through long output or to collect what a pane printed since your last call. To block until something appears use wait_for_text; for what the screen shows now use capture_pane.",
+		Description: "Read a pane's recorded output without waiting: after a cursor (the first maxBytes/maxLines, then a cursor at their end; chained calls read everything exactly once), or with lastLines the last lines printed, no cursor needed. " +
+			"Result: output, cursor, remainingBytes (more is recorded: call again), missedBytes (non-zero: evicted before it was read). To wait use wait_for_text; for the screen, capture_pane.",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Read pane output since a cursor", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
@@ -207,9 +206,8 @@ func (h *Handlers) capturePaneTool() Tool {
 	tool := &mcp.Tool{
 		Name:  "capture_pane",
 		Title: "Capture a pane's screen",
-		Description: "Snapshot what a pane shows now (optionally with scrollback), with its size, terminal cursor, foreground program and modes, plus a stream cursor for exactly that moment. " +
-			"Use it to look at a full-screen program, to check a prompt before typing, or to read something printed before you started watching. " +
-			"It shows only the current screen: for everything printed since a point use capture_since, to wait for text use wait_for_text.",
+		Description: "Snapshot what a pane shows now (optionally with scrollback): screen, size, terminal cursor, currentCommand, alternateScreen, inCopyMode, and a stream cursor for that moment (wait_for_text from it misses nothing). " +
+			"waitingForInput says a program waits at a prompt (with foreground and prompt). Not for output over time: use capture_since.",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Capture a pane's screen", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},

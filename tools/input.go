@@ -69,10 +69,8 @@ func (h *Handlers) typeTextTool() Tool {
 	tool := &mcp.Tool{
 		Name:  "type_text",
 		Title: "Type text into a pane",
-		Description: "Type literal text into a pane's program (a shell, a REPL, an editor), optionally pressing Enter, and get the stream cursor from before the input to wait from. " +
-			"Its echo never matches your wait_for_text patterns. It refuses a pane in copy mode or whose program exited, and changes nothing then. " +
-			"Wait for the program's prompt first: a program not yet reading input can echo the text out of place. " +
-			"For key names (Enter, C-c, Up, Tab) use send_keys.",
+		Description: "Type literal text into a pane's program (a shell, a REPL, an editor, a question), optionally pressing Enter (submit). " +
+			"Returns the stream cursor from before the input: wait_for_text from it (the text's own echo never matches). Refuses a pane in copy mode or whose program exited. For shell commands prefer run_shell_command; for key names use send_keys.",
 		InputSchema:  in,
 		OutputSchema: inputOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Type text into a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
@@ -263,8 +261,11 @@ func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typ
 	}
 	if step.Ended {
 		s.KeysSubmitted(time.Now())
+		// An Enter on a line the model holds as empty may have run nothing
+		// (fish then starts no command): only a line with text counts.
+		s.KeysEntered(time.Now(), step.Entered && len(step.Judge) > 0 && strings.TrimSpace(step.Judge[len(step.Judge)-1]) != "")
 	}
-	h.lines.Set(pane, next)
+	h.lines.Set(pane, h.stillOpen(ctx, pane, next, step))
 	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: in.Submit}, nil
 }
 
@@ -298,10 +299,9 @@ func (h *Handlers) sendKeysTool() Tool {
 	tool := &mcp.Tool{
 		Name:  "send_keys",
 		Title: "Send keys to a pane",
-		Description: "Send tmux key presses to a pane: control keys (C-c to interrupt, C-d for end of input), navigation (Up, PageDown), Escape, Enter, function keys. " +
-			"Returns the stream cursor from before the keys, to wait from. It refuses a pane in copy mode or whose program exited, and changes nothing then. " +
-			"For typing text use type_text: it is literal and handles multi-line text. " +
-			"When the server has a command policy, Enter, Escape, M- keys and other keys that may run the line are judged first; a line changed with editing keys (arrows, BSpace, C-a, history Up) or after Escape cannot be: C-c, then type the whole command with type_text submit:true.",
+		Description: "Send key presses to a pane: C-c to interrupt, C-d, Escape, Enter, arrows, PageDown, q to quit a pager, function keys. " +
+			"Returns the stream cursor from before the keys. A spelling tmux does not know is an error naming the right one. For text use type_text. " +
+			"Under a command policy, keys that may run the line are judged first; a line changed with editing keys cannot be: C-c, then type_text the whole command.",
 		InputSchema:  in,
 		OutputSchema: inputOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Send keys to a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
@@ -367,13 +367,16 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 	}
 	if step.Ended {
 		s.KeysSubmitted(time.Now())
+		// An Enter on a line the model holds as empty may have run nothing
+		// (fish then starts no command): only a line with text counts.
+		s.KeysEntered(time.Now(), step.Entered && len(step.Judge) > 0 && strings.TrimSpace(step.Judge[len(step.Judge)-1]) != "")
 	}
 	if step.Cleared {
 		// The line is empty now: the prompt of a shell tmuxmcp did not
 		// start can be learnt from it.
 		h.run.LineCleared(pane)
 	}
-	h.lines.Set(pane, next)
+	h.lines.Set(pane, h.stillOpen(ctx, pane, next, step))
 	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: step.Submitted}, nil
 }
 
@@ -429,4 +432,27 @@ func truncate(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// stillOpen is the line after keys that submitted one: in fish, a line
+// that does not parse (an unclosed quote or block) is not run — fish keeps
+// it in its editor and Enter only adds a line — so the model keeps it, as
+// an open command that C-c discards.
+func (h *Handlers) stillOpen(ctx context.Context, pane int, next input.Line, step input.Step) input.Line {
+	if !step.Entered || len(step.Judge) == 0 || next.Text != "" {
+		return next
+	}
+	line := step.Judge[len(step.Judge)-1]
+	if strings.TrimSpace(line) == "" {
+		return next
+	}
+	p, err := h.fleet.Pane(ctx, pane)
+	if err != nil || programName(p.CurrentCommand, p.Program) != "fish" {
+		return next
+	}
+	if shell.Fish.Parses(ctx, line) {
+		return next
+	}
+	next.Text, next.Open = line+"\n", true // what is typed next continues it
+	return next
 }

@@ -124,3 +124,26 @@ func TestABackgroundJobsCursorStartsAfterTheTypedLine(t *testing.T) {
 		e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
 	}
 }
+
+// An unfinished command typed with type_text (an unclosed quote) leaves
+// the shell waiting for the rest: run_shell_command refuses, says tmuxmcp
+// typed it and names send_keys ["C-c"]; after it the same pane runs the
+// command — in bash, zsh and fish (which keeps the line in its editor).
+func TestAnUnfinishedCommandIsRefusedWithTheWayOut(t *testing.T) {
+	for _, sh := range []string{"/bin/bash", "/usr/bin/zsh", "/usr/bin/fish"} {
+		t.Run(sh, func(t *testing.T) {
+			e := newEnv(t, envOptions{shell: sh})
+			pane, _ := e.shell(t)
+			e.ok(t, "type_text", map[string]any{"paneId": pane, "text": `echo "abc`, "submit": true})
+			x := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo next", "waitMs": 10000})
+			if !x.isError || !strings.Contains(x.text, "continuation") || !strings.Contains(x.text, "tmuxmcp typed") || !strings.Contains(x.text, `send_keys ["C-c"]`) {
+				t.Fatalf("want a refusal that names the continuation, who typed it and C-c: %v %s", x.isError, x.text)
+			}
+			e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
+			r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo next-ok", "waitMs": 20000})
+			if r.str("status") != "completed" || r.str("output") != "next-ok\n" {
+				t.Fatalf("after C-c in the same pane: %v", r.m)
+			}
+		})
+	}
+}

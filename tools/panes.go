@@ -72,10 +72,9 @@ func (h *Handlers) listPanesTool() Tool {
 		"panes": {Type: "array", Items: pane, Description: "Every pane, in session, window and pane order."},
 	})
 	tool := &mcp.Tool{
-		Name:  "list_panes",
-		Title: "List panes",
-		Description: "List every tmux pane on the server with its id, session, window, program, directory, size, whether it is dead and whether a person is watching it, and a cursor to wait from. " +
-			"Call it first to find a paneId, and after create_pane or kill_pane to see the result.",
+		Name:         "list_panes",
+		Title:        "List panes",
+		Description:  "List every tmux pane on the server: paneId, session, window, program, directory, size, dead, attended (a person is watching), and a cursor to wait from. Call it first to find a paneId.",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "List panes", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
@@ -227,7 +226,7 @@ func (h *Handlers) createPaneTool() Tool {
 		"split":        withDefault(enum("window: a new window (does not disturb anyone's view); horizontal: split targetPaneId side by side; vertical: split it one above the other.", "window", "horizontal", "vertical"), "window"),
 		"targetPaneId": paneID("Pane to split (with split horizontal or vertical). Default: the session's current pane."),
 		"cwd":          {Type: "string", MinLength: ptr(1), Description: "Absolute directory to start in. Default: the session's directory."},
-		"argv":         {Type: "array", MinItems: ptr(1), MaxItems: ptr(maxArgv), Items: &jsonschema.Schema{Type: "string"}, Description: "Program and arguments to run instead of the default shell, e.g. [\"python3\", \"-q\"]; run directly, not through a shell. The pane closes shortly after the program exits (all its output is recorded); wait_for_text then reports pane_died."},
+		"argv":         {Type: "array", MinItems: ptr(1), MaxItems: ptr(maxArgv), Items: &jsonschema.Schema{Type: "string"}, Description: "Program and arguments to run instead of a shell, e.g. [\"python3\", \"-q\"] (not through a shell). The pane closes after it exits; its output stays recorded."},
 		"env":          {Type: "object", MaxProperties: ptr(maxEnv), AdditionalProperties: &jsonschema.Schema{Type: "string"}, PropertyNames: &jsonschema.Schema{Pattern: envName.String()}, Description: "Extra environment variables for the program."},
 		"name":         {Type: "string", MinLength: ptr(1), MaxLength: ptr(maxNameLen), Description: "Window name shown to people watching (split panes keep their window's name)."},
 		"waitMs":       withDefault(integer("How long to wait for the new shell to show its prompt and read input (not with argv).", 0, maxWaitMs), defaultReadyMs),
@@ -246,10 +245,8 @@ func (h *Handlers) createPaneTool() Tool {
 	tool := &mcp.Tool{
 		Name:  "create_pane",
 		Title: "Create a pane",
-		Description: "Start a new shell, or a program of your choice (argv), in a new window or a split, without changing what anyone is looking at. " +
-			"Without argv it returns once the shell is at its prompt and reading input (ready: true; bounded by waitMs), so run_shell_command, type_text and send_keys can follow at once. " +
-			"Returns its paneId and a cursor at offset 0, so nothing it prints is missed. " +
-			"Prefer a new window (the default) over splitting a pane a person is using.",
+		Description: "Start a new shell, or a program (argv), in a new window or a split, without changing what anyone is looking at. " +
+			"Without argv it returns a shell ready for run_shell_command, type_text and send_keys (ready: true; no need to wait for its prompt); with argv, wait_for_text from its cursor (offset 0: nothing it prints is missed). Prefer a new window over splitting a pane a person uses.",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Create a pane", ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(true)},
@@ -375,10 +372,9 @@ func (h *Handlers) killPaneTool() Tool {
 		"killed": boolean("Always true: the pane and its programs are gone."),
 	})
 	tool := &mcp.Tool{
-		Name:  "kill_pane",
-		Title: "Kill a pane",
-		Description: "Close a pane and kill the programs running in it (its window closes with its last pane). Its recorded output stays readable with capture_since from a cursor you already have, for a while. " +
-			"It refuses the pane tmuxmcp itself runs in. Check list_panes (attended) before closing a pane a person may be using.",
+		Name:         "kill_pane",
+		Title:        "Kill a pane",
+		Description:  "Close a pane and kill its programs (its window closes with its last pane). Its output stays readable with capture_since from a cursor you have. Refuses the pane tmuxmcp runs in; check list_panes (attended) before closing a pane a person may be using.",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Kill a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},

@@ -155,12 +155,12 @@ func jobOutSchema() *jsonschema.Schema {
 func (h *Handlers) runShellCommandTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
 		"command":     {Type: "string", MinLength: ptr(1), MaxLength: ptr(maxCommandBytes), Description: "Shell text to run, exactly as you would type it; multi-line scripts, quotes, tabs and unicode arrive intact."},
-		"paneId":      paneID("Run in this pane's own shell, so cd, export, functions and aliases persist between commands. The pane must be at a shell prompt (bash, zsh, fish, sh, dash, ksh); a shell still starting or drawing its prompt is waited for. Omit to run in a fresh pane that closes when the command is done."),
+		"paneId":      paneID("Run in this pane's shell (cd, export, functions persist); a shell still starting is waited for. Omit for a fresh pane, closed when done."),
 		"cwd":         {Type: "string", MinLength: ptr(1), Description: "Absolute directory to run in. In a given pane this is a cd that persists."},
-		"timeoutMs":   integer("How long the command may run before it is interrupted (C-c), then terminated and killed: status timed_out. Default: no limit.", 1, maxJobTimeoutMs),
-		"waitMs":      withDefault(integer("How long this call waits for the command to finish before returning status running with a jobId (the command goes on).", 0, maxWaitMs), defaultWaitMs),
+		"timeoutMs":   integer("Interrupt (C-c, then kill) the command after this long: status timed_out. Default: no limit.", 1, maxJobTimeoutMs),
+		"waitMs":      withDefault(integer("How long to wait for the end before returning status running and a jobId (the command goes on).", 0, maxWaitMs), defaultWaitMs),
 		"outputLimit": withDefault(integer("Bytes of output returned (the tail); the whole output goes to outputFile when cut.", minOutputLimit, maxOutputLimit), defaultOutputLimit),
-		"requestId":   {Type: "string", Pattern: requestIDPattern.String(), Description: "32 lowercase hex characters naming this request: a retry with the same requestId returns the first call's job instead of running the command again."},
+		"requestId":   {Type: "string", Pattern: requestIDPattern.String(), Description: "32 lowercase hex characters naming the request: a retry with it returns the first call's job and never runs the command twice."},
 		"reason":      {Type: "string", MaxLength: ptr(1000), Description: "One sentence on why this command is needed, shown to the person approving it."},
 		"description": {Type: "string", MaxLength: ptr(200), Description: "5-10 words shown to people watching (as the fresh pane's window name), e.g. \"Run the unit tests\"."},
 		"background":  boolean("Return at once with status running and a jobId (same as waitMs 0)."),
@@ -169,11 +169,11 @@ func (h *Handlers) runShellCommandTool() Tool {
 	tool := &mcp.Tool{
 		Name:  "run_shell_command",
 		Title: "Run a shell command",
-		Description: "Run a shell command and get its exit status and its own output (no echo, no prompt), knowing exactly when it ended — from marks the shell itself prints, not from guessing at prompts. " +
-			"With paneId it runs in that pane's shell, so cd and export persist; a pane that is busy, in copy mode, in a full-screen program or has a half-typed line is refused with the way out, and nothing is typed. Without paneId it runs in a fresh pane. The command is that shell's language (the result's shell says which). status completed means the shell is back at its prompt: the next call on the pane can go at once. " +
-			"If it is still running when waitMs passes you get status running and a jobId: continue with await_command_result(jobId) — never call run_shell_command again for the same command (pass a requestId to make retries safe). Stop it with cancel_command. " +
-			"A command the server's policy blocks comes back with decision blocked and status not_started: it did not run — do not retry it in another form; an OwnerReviewUnavailable error means it needed a person's approval and nobody could be asked: nothing ran, tell the user. " +
-			"For programs that are not shell commands (a REPL, an editor) use type_text and wait_for_text.",
+		Description: "Run shell text and get its exit status and its own output (no echo, no prompt), knowing exactly when it ended from marks the shell prints. " +
+			"With paneId it runs in that pane's shell (cd and export persist); without, in a fresh pane. " +
+			"Result: status (completed: ended, the shell is back at its prompt, exitCode set; running: call await_command_result with jobId, never run it again; not_started with decision blocked/denied: it did not run, do not retry it in another form), " +
+			"waitingForInput (its program waits at a prompt, a REPL or a pager: answer with type_text/send_keys, or cancel_command), output (head and tail when cut; outputFile has it all), shell (the pane's shell language). " +
+			"A pane that is busy, in copy mode or has a half-typed line is refused with the exact way out; nothing is typed. Not for REPLs and editors: use type_text.",
 		InputSchema:  in,
 		OutputSchema: jobOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Run a shell command", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
@@ -241,6 +241,16 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 	var sh *runner.Shell
 	fresh := false // sh is this call's reading of the pane, nothing waited on since
 	ready := func(wait time.Duration) error {
+		if st := h.lines.Get(pane); st.Text != "" {
+			// tmuxmcp typed text there without submitting it (the screen
+			// may not show it yet), or a command fish kept open: the
+			// command would be typed after it.
+			state := runner.HalfTyped
+			if st.Open {
+				state = runner.Continuation
+			}
+			return h.runnerError("paneId", pane, &runner.Refusal{Pane: pane, State: state, Line: st.Text, TypedByUs: true})
+		}
 		var err error
 		sh, err = h.run.Ready(ctx, pane, wait)
 		fresh = err == nil
@@ -423,8 +433,8 @@ func (h *Handlers) awaitCommandResultTool() Tool {
 	tool := &mcp.Tool{
 		Name:  "await_command_result",
 		Title: "Wait for a command's result",
-		Description: "Keep waiting for a command started by run_shell_command, by jobId, and get its status, exit code and output. It never runs anything again. " +
-			"Use it whenever run_shell_command returned status running; call it again if it returns running once more, passing the outputCursor it returned as cursor to get only the new output. Works after tmuxmcp restarted.",
+		Description: "Keep waiting for a job from run_shell_command and get its status, exitCode and output; it never runs anything again, also after a tmuxmcp restart. " +
+			"Returns early when the job's program waits for input (waitingForInput). Pass the outputCursor of the last result as cursor to get only new output.",
 		InputSchema:  in,
 		OutputSchema: jobOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Wait for a command's result", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
@@ -603,10 +613,9 @@ func (h *Handlers) cancelCommandTool() Tool {
 		"jobId": {Type: "string", MinLength: ptr(1), Description: "The jobId of the running command to stop."},
 	}, "jobId")
 	tool := &mcp.Tool{
-		Name:  "cancel_command",
-		Title: "Cancel a running command",
-		Description: "Stop a command started by run_shell_command: Ctrl-C first, then SIGTERM and SIGKILL to the pane's foreground program on a schedule (1 s, 2 s), leaving the shell itself alive. " +
-			"Returns the final state, normally status interrupted with the signal that ended it. A job that already ended is returned as it is.",
+		Name:         "cancel_command",
+		Title:        "Cancel a running command",
+		Description:  "Stop a job from run_shell_command: C-c, then SIGTERM and SIGKILL to the pane's foreground program (after 1 s, 2 s); the shell stays. Returns the final state (status interrupted, signal); a job that already ended is returned as it is.",
 		InputSchema:  in,
 		OutputSchema: jobOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Cancel a running command", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
@@ -668,7 +677,7 @@ func (h *Handlers) listCommandsTool() Tool {
 	tool := &mcp.Tool{
 		Name:         "list_commands",
 		Title:        "List commands",
-		Description:  "List the commands run with run_shell_command (also from before a tmuxmcp restart), newest first, with status and exit code. Use it to find a jobId you lost; then await_command_result.",
+		Description:  "List the jobs run with run_shell_command (also before a tmuxmcp restart), newest first, with status and exit code: to find a lost jobId for await_command_result.",
 		InputSchema:  in,
 		OutputSchema: outputObject(map[string]*jsonschema.Schema{"commands": {Type: "array", Items: item, Description: "Jobs, newest first."}}),
 		Annotations:  &mcp.ToolAnnotations{Title: "List commands", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},

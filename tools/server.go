@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -245,7 +246,7 @@ func (h *Handlers) NewServer() *mcp.Server {
 			CompletionHandler:  h.complete,
 		})
 	for _, t := range h.Tools() {
-		s.AddTool(t.Tool, t.Handler)
+		s.AddTool(served(t.Tool), t.Handler)
 	}
 	s.AddResourceTemplate(h.paneTemplate(), h.readPane)
 	h.server = s
@@ -459,3 +460,44 @@ func parsePaneID(field, s string) (int, error) {
 func paneName(n int) string { return "%" + strconv.Itoa(n) }
 
 func ptr[T any](v T) *T { return &v }
+
+// served is a tool as tools/list sends it: its output schema keeps its
+// structure (types, enums, nullability, required fields) but not the
+// fields' descriptions, patterns and bounds. Clients rarely show output
+// schemas to the model, and those texts were two thirds of the list (the
+// fields an agent acts on are named in the tool's description; README and
+// Catalog keep the whole schema).
+func served(t *mcp.Tool) *mcp.Tool {
+	c := *t
+	if out, ok := t.OutputSchema.(*jsonschema.Schema); ok {
+		c.OutputSchema = lean(out)
+	}
+	return &c
+}
+
+// lean copies s without descriptions, patterns, bounds, defaults or
+// required lists (every result field is always present), a nullable type
+// written as a type list.
+func lean(s *jsonschema.Schema) *jsonschema.Schema {
+	if s == nil {
+		return nil
+	}
+	if len(s.AnyOf) == 2 && s.AnyOf[1].Type == "null" && s.AnyOf[0].Type != "" && s.AnyOf[0].Properties == nil && s.AnyOf[0].Items == nil {
+		c := &jsonschema.Schema{Types: []string{s.AnyOf[0].Type, "null"}}
+		if e := s.AnyOf[0].Enum; e != nil {
+			c.Enum = append(slices.Clone(e), nil) // null is one of the values
+		}
+		return c
+	}
+	c := &jsonschema.Schema{Type: s.Type, Types: s.Types, Enum: s.Enum, AdditionalProperties: lean(s.AdditionalProperties), Items: lean(s.Items)}
+	if s.Properties != nil {
+		c.Properties = make(map[string]*jsonschema.Schema, len(s.Properties))
+		for k, v := range s.Properties {
+			c.Properties[k] = lean(v)
+		}
+	}
+	for _, a := range s.AnyOf {
+		c.AnyOf = append(c.AnyOf, lean(a))
+	}
+	return c
+}

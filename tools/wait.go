@@ -102,11 +102,9 @@ func (h *Handlers) waitForTextTool() Tool {
 	tool := &mcp.Tool{
 		Name:  "wait_for_text",
 		Title: "Wait for text in a pane",
-		Description: "Wait until a pane prints a pattern (or anything), streaming tmux's output as it arrives — never polling, and never missing output that flashed by or was cleared. " +
-			"Use it for output you did not author: a server coming up, a test run, a person, a background job; start from the cursor of an earlier result to cover output printed in between. " +
-			"Text this server typed into the pane is not matched while unsubmitted or for 10 s after it was submitted, so a command cannot match its own echo; other output with the same characters still matches. " +
-			"A pattern printed before the wait began cannot match: the result then says alreadyOnScreen. Whatever happens you get what the pane printed, a cursor to continue from, and the outcome that says why the wait ended — a timeout is never an empty answer. " +
-			"To read output without waiting use capture_since; to see the screen use capture_pane.",
+		Description: "Wait until a pane prints a pattern (or anything), streaming its output — never polling, never missing output that flashed by. " +
+			"For output you did not cause by run_shell_command: a server coming up, a REPL's answer, a background job; start from an earlier result's cursor to cover what was printed in between. " +
+			"Text tmuxmcp typed is not matched (its echo). Result: outcome (matched, timed_out, pane_died, output_lost, stream_lost, no_stream, cancelled — a timeout still returns output and the screen), output, cursor (continue from it), alreadyOnScreen (the pattern was printed before the wait began), missedBytes (non-zero: output was lost).",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Wait for text in a pane", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},

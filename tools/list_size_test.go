@@ -1,0 +1,60 @@
+package tools
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// toolListBudget is what tools/list may cost every agent's context.
+const toolListBudget = 24 << 10
+
+// tools/list, as a client receives it, fits in 24 KB, and every tool
+// still has an output schema that validates its results (the tests check
+// each result against the full one).
+func TestTheToolListFitsItsBudget(t *testing.T) {
+	var list []*mcp.Tool
+	for _, tool := range Catalog(Options{}) {
+		list = append(list, served(tool))
+	}
+	b, err := json.Marshal(&mcp.ListToolsResult{Tools: list})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("tools/list: %d bytes for %d tools", len(b), len(list))
+	if len(b) > toolListBudget {
+		for _, tool := range list {
+			one, _ := json.Marshal(tool)
+			t.Logf("  %-22s %5d bytes (description %d)", tool.Name, len(one), len(tool.Description))
+		}
+		t.Fatalf("tools/list is %d bytes, over its budget of %d", len(b), toolListBudget)
+	}
+}
+
+// The served (lean) output schemas accept a result whose nullable fields
+// are null and whose enums take their values (every result of the tests
+// is checked against the full schema besides).
+func TestLeanOutputSchemasAcceptNulls(t *testing.T) {
+	for _, tool := range Catalog(Options{}) {
+		full := tool.OutputSchema.(*jsonschema.Schema)
+		thin := served(tool).OutputSchema.(*jsonschema.Schema)
+		rt, err := thin.Resolve(nil)
+		if err != nil {
+			t.Fatalf("%s: %v", tool.Name, err)
+		}
+		sample := map[string]any{}
+		for k, p := range full.Properties {
+			switch {
+			case p.AnyOf != nil:
+				sample[k] = nil
+			case p.Enum != nil:
+				sample[k] = p.Enum[0]
+			}
+		}
+		if err := rt.Validate(sample); err != nil {
+			t.Errorf("%s: the served output schema refuses %v: %v", tool.Name, sample, err)
+		}
+	}
+}
