@@ -486,6 +486,7 @@ func (h *Handlers) awaitJob(ctx context.Context, req *mcp.CallToolRequest, id st
 		}
 	}
 	j, _ := h.run.Await(ctx, id, wait)
+	h.lineAfterJob(j) // before the caller's next call, whenever the job's own end was noted
 	out := h.jobResult(j)
 	h.noteInputWait(ctx, j, out)
 	return out, nil

@@ -28,6 +28,7 @@ func (h *Handlers) hubStream(hexID string) (*stream.PaneStream, bool) {
 
 // jobEnded writes a job's completion to the audit log.
 func (h *Handlers) jobEnded(j *jobs.Job) {
+	h.lineAfterJob(j)
 	h.audit(audit.Event{Event: "completed", RequestID: j.RequestID, JobID: j.ID, PaneID: j.PaneID, Status: string(j.Status), ExitCode: j.ExitCode})
 }
 
@@ -128,4 +129,19 @@ func DefaultStateDir() string {
 		return filepath.Join(os.TempDir(), "tmuxmcp-state")
 	}
 	return filepath.Join(home, ".local", "state", "tmuxmcp")
+}
+
+// lineAfterJob starts the pane's line afresh once a job in it is over: keys
+// sent meanwhile went to the job's program (q to a pager, an answer to a
+// prompt), not to the shell's next command line.
+func (h *Handlers) lineAfterJob(j *jobs.Job) {
+	if !j.Done() || j.PaneID == "" || h.opts.Policy != nil {
+		// Under a policy the line keeps what was typed: type-ahead the
+		// job's program did not read reaches the shell, and must be
+		// judged with the line (a stale line is refused; C-u clears it).
+		return
+	}
+	if n, err := parsePaneID("paneId", j.PaneID); err == nil {
+		h.lines.Submitted(n)
+	}
 }

@@ -1,0 +1,199 @@
+package tools
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// agent counts the calls an agent makes for one everyday task, choosing
+// each from the results alone.
+type agent struct {
+	t     *testing.T
+	e     *env
+	calls int
+}
+
+func (a *agent) ok(name string, args map[string]any) result {
+	a.t.Helper()
+	a.calls++
+	return a.e.ok(a.t, name, args)
+}
+
+func (a *agent) done(task string, minimum int) {
+	a.t.Helper()
+	a.t.Logf("%s: %d calls (minimum %d)", task, a.calls, minimum)
+	if a.calls > minimum {
+		a.t.Errorf("%s took %d calls, the minimum is %d", task, a.calls, minimum)
+	}
+}
+
+func script(t *testing.T, name, text string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), name)
+	if err := os.WriteFile(p, []byte(text), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// Everyday tasks, each done in the fewest calls the tools allow.
+func TestEverydayTasksTakeTheFewestCalls(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+
+	t.Run("a dev server that becomes ready after a delay", func(t *testing.T) {
+		a := &agent{t: t, e: e}
+		srv := script(t, "serve.sh", "#!/bin/sh\necho starting the server\nsleep 2\necho 'Listening on http://127.0.0.1:8080'\nexec sleep 600\n")
+		r := a.ok("run_shell_command", map[string]any{"command": srv, "background": true})
+		w := a.ok("wait_for_text", map[string]any{"paneId": r.str("paneId"), "cursor": r.str("cursor"), "patterns": []string{"Listening on"}, "timeoutMs": 30000})
+		if w.str("outcome") != "matched" || strings.Contains(w.str("output"), "serve.sh") {
+			t.Fatalf("the server's ready line: %v", w.m)
+		}
+		if c := a.ok("cancel_command", map[string]any{"jobId": r.str("jobId")}); c.str("status") != "interrupted" {
+			t.Fatalf("stopping it: %v", c.m)
+		}
+		a.done("dev server", 3)
+	})
+
+	t.Run("a failing test suite", func(t *testing.T) {
+		a := &agent{t: t, e: e}
+		dir := t.TempDir()
+		test := "import unittest\nclass T(unittest.TestCase):\n    def test_ok(self):\n        self.assertEqual(1, 1)\n    def test_broken(self):\n        self.assertEqual(2 + 2, 5)\nunittest.main()\n"
+		if err := os.WriteFile(filepath.Join(dir, "test_x.py"), []byte(test), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		r := a.ok("run_shell_command", map[string]any{"paneId": pane, "cwd": dir, "command": "python3 test_x.py"})
+		if r.str("status") != "completed" || r.num("exitCode") != 1 || !strings.Contains(r.str("output"), "FAILED (failures=1)") || !strings.Contains(r.str("output"), "test_broken") {
+			t.Fatalf("the suite's result: %v", r.m)
+		}
+		a.done("failing tests", 1)
+	})
+
+	t.Run("a build longer than one call waits", func(t *testing.T) {
+		a := &agent{t: t, e: e}
+		build := script(t, "build.sh", "#!/bin/sh\nfor i in 1 2 3 4; do echo \"compiling unit $i\"; sleep 0.7; done\necho 'build ok'\n")
+		r := a.ok("run_shell_command", map[string]any{"paneId": pane, "command": build, "waitMs": 500})
+		if r.str("status") != "running" || r.m["waitingForInput"] != false {
+			t.Fatalf("first result: %v", r.m)
+		}
+		r = a.ok("await_command_result", map[string]any{"jobId": r.str("jobId"), "cursor": r.str("outputCursor"), "waitMs": 30000})
+		if r.str("status") != "completed" || !strings.HasSuffix(r.str("output"), "build ok\n") {
+			t.Fatalf("the build's end: %v", r.m)
+		}
+		a.done("build", 2)
+	})
+
+	t.Run("a script that asks a name and a password", func(t *testing.T) {
+		a := &agent{t: t, e: e}
+		ask := script(t, "ask.sh", "#!/bin/bash\nread -p 'Name: ' name\nread -s -p 'Password: ' pw\necho\necho \"hello $name, ${#pw} characters\"\n")
+		r := a.ok("run_shell_command", map[string]any{"paneId": pane, "command": ask, "waitMs": 30000})
+		if r.m["waitingForInput"] != true || r.m["prompt"] != "Name:" {
+			t.Fatalf("the name question: %v", r.m)
+		}
+		a.ok("type_text", map[string]any{"paneId": pane, "text": "alice", "submit": true})
+		r = a.ok("await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 30000})
+		if r.m["waitingForInput"] != true || r.m["prompt"] != "Password:" {
+			t.Fatalf("the password question: %v", r.m)
+		}
+		a.ok("type_text", map[string]any{"paneId": pane, "text": "s3cret", "submit": true})
+		r = a.ok("await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 30000})
+		if r.str("status") != "completed" || !strings.Contains(r.str("output"), "hello alice, 6 characters") {
+			t.Fatalf("the script's end: %v", r.m)
+		}
+		a.done("prompts", 5)
+	})
+
+	t.Run("a REPL", func(t *testing.T) {
+		a := &agent{t: t, e: e}
+		p := a.ok("create_pane", map[string]any{"argv": []string{"python3", "-q"}})
+		w := a.ok("wait_for_text", map[string]any{"paneId": p.str("paneId"), "cursor": p.str("cursor"), "patterns": []string{">>> "}, "timeoutMs": 30000})
+		if w.str("outcome") != "matched" {
+			t.Fatalf("the REPL's prompt: %v", w.m)
+		}
+		in := a.ok("type_text", map[string]any{"paneId": p.str("paneId"), "text": "print(6 * 7)", "submit": true})
+		w = a.ok("wait_for_text", map[string]any{"paneId": p.str("paneId"), "cursor": in.str("cursor"), "patterns": []string{"^42$"}, "regex": true, "timeoutMs": 30000})
+		if w.str("outcome") != "matched" {
+			t.Fatalf("the REPL's answer: %v", w.m)
+		}
+		a.ok("kill_pane", map[string]any{"paneId": p.str("paneId")})
+		a.done("REPL", 5)
+	})
+
+	t.Run("a runaway command", func(t *testing.T) {
+		a := &agent{t: t, e: e}
+		r := a.ok("run_shell_command", map[string]any{"paneId": pane, "command": "yes", "waitMs": 1000, "outputLimit": 1024})
+		if r.str("status") != "running" || r.m["waitingForInput"] != false {
+			t.Fatalf("yes: %v", r.m)
+		}
+		if c := a.ok("cancel_command", map[string]any{"jobId": r.str("jobId")}); c.str("status") != "interrupted" {
+			t.Fatalf("stopping yes: %v", c.m)
+		}
+		if r := a.ok("run_shell_command", map[string]any{"paneId": pane, "command": "echo the pane works"}); r.str("output") != "the pane works\n" {
+			t.Fatalf("the pane after yes: %v", r.m)
+		}
+		a.done("runaway", 3)
+	})
+
+	t.Run("a pager opened by mistake", func(t *testing.T) {
+		a := &agent{t: t, e: e}
+		r := a.ok("run_shell_command", map[string]any{"paneId": pane, "command": "less /etc/services", "waitMs": 30000})
+		if r.m["waitingForInput"] != true || r.m["foreground"] != "less" {
+			t.Fatalf("less: %v", r.m)
+		}
+		a.ok("send_keys", map[string]any{"paneId": pane, "keys": []string{"q"}})
+		if r = a.ok("await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 30000}); r.str("status") != "completed" {
+			t.Fatalf("after q: %v", r.m)
+		}
+		a.done("pager", 3)
+	})
+
+	t.Run("git log in a repository of 200 commits", func(t *testing.T) {
+		a := &agent{t: t, e: e}
+		dir := t.TempDir()
+		e.runCmd(t, map[string]any{"paneId": pane, "cwd": dir, "waitMs": 60000, "command": `git init -q . && for i in $(seq 1 200); do git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m "change $i"; done`})
+		r := a.ok("run_shell_command", map[string]any{"paneId": pane, "command": "git log --oneline"})
+		if r.str("status") != "completed" || strings.Count(r.str("output"), "change ") != 200 {
+			t.Fatalf("git log: %v", r.m)
+		}
+		a.done("git log", 1)
+	})
+
+	t.Run("20 MB of output", func(t *testing.T) {
+		a := &agent{t: t, e: e}
+		r := a.ok("run_shell_command", map[string]any{"paneId": pane, "command": "seq 1 2600000", "waitMs": 90000})
+		if r.str("status") != "completed" || r.m["outputFileComplete"] != true || r.num("missedBytes") != 0 || !strings.HasSuffix(r.str("output"), "2600000\n") || len(r.str("output")) > 9000 {
+			t.Fatalf("seq: status %v, %d bytes of output, %v", r.m["status"], len(r.str("output")), r.m["outputFile"])
+		}
+		b, err := os.ReadFile(r.str("outputFile"))
+		if err != nil || strings.Count(string(b), "\n") != 2600000 {
+			t.Fatalf("outputFile: %d lines, %v", strings.Count(string(b), "\n"), err)
+		}
+		a.done("20 MB", 1)
+	})
+
+	t.Run("an unclosed quote", func(t *testing.T) {
+		a := &agent{t: t, e: e}
+		a.ok("type_text", map[string]any{"paneId": pane, "text": `echo "abc`, "submit": true})
+		a.calls++
+		if x := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo fine", "waitMs": 10000}); !x.isError || !strings.Contains(x.text, `send_keys ["C-c"]`) {
+			t.Fatalf("the refusal: %s", x.text)
+		}
+		a.ok("send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
+		if r := a.ok("run_shell_command", map[string]any{"paneId": pane, "command": "echo fine", "waitMs": 20000}); r.str("output") != "fine\n" {
+			t.Fatalf("after C-c: %v", r.m)
+		}
+		a.done("unclosed quote", 4)
+	})
+
+	t.Run("the end of what a pane printed", func(t *testing.T) {
+		a := &agent{t: t, e: e}
+		a.e.runCmd(t, map[string]any{"paneId": pane, "command": "seq 1 2000"})
+		r := a.ok("capture_since", map[string]any{"paneId": pane, "lastLines": 3})
+		if !strings.HasPrefix(r.str("output"), "1999\n2000\n") {
+			t.Fatalf("the last lines: %q", r.str("output"))
+		}
+		a.done("tail", 1)
+	})
+}
