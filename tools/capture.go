@@ -108,6 +108,9 @@ func (h *Handlers) captureSince(ctx context.Context, _ *mcp.CallToolRequest, in 
 		return out, nil
 	}
 	if in.LastLines != nil {
+		if start, end := s.Bounds(); start == end {
+			return nil, errorf("lastLines: pane %s has nothing recorded (it has printed nothing tmuxmcp still holds): wait_for_text waits for its first output", paneName(rs.pane))
+		}
 		limit := h.opts.ResultMax
 		if in.MaxBytes != nil {
 			limit = min(*in.MaxBytes, limit)

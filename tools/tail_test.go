@@ -36,6 +36,10 @@ func TestTheLastLinesOfAPaneAreOneCallAway(t *testing.T) {
 			t.Errorf("%v: want a tool error naming %s: %v %s", bad.args, bad.field, x.isError, x.text)
 		}
 	}
+	quiet := e.ok(t, "create_pane", map[string]any{"argv": []string{"sleep", "30"}})
+	if x := e.call(t, "capture_since", map[string]any{"paneId": quiet.str("paneId"), "lastLines": 3}); !x.isError || !strings.Contains(x.text, "nothing recorded") || !strings.Contains(x.text, "wait_for_text") {
+		t.Errorf("a pane that printed nothing: want an error saying so and what to do: %v %s", x.isError, x.text)
+	}
 	e.ok(t, "kill_pane", map[string]any{"paneId": pane})
 	// Once tmuxmcp has seen the pane go (a wait on it ends), reads without
 	// a cursor are refused and point to the cursor route.
