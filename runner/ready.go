@@ -313,7 +313,7 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 		ref.Screen = lastRows(screen, 5)
 		return nil, ref
 	}
-	if at, off := s.LastKeysEntered(); own && marks.last == 'B' && !at.IsZero() && marks.promptAt <= off {
+	if at, off := s.LastKeysEntered(); own && marks.last == 'B' && !at.IsZero() && marks.promptAt <= off && !shell.IsCorrection(cursorText(screen, p)) {
 		// Keys handed the shell a line with Enter after this prompt was
 		// drawn, and the shell neither started it (no start mark) nor drew
 		// a new prompt: it waits for the rest of the command (bash's and
@@ -813,4 +813,13 @@ func (r *Runner) Prompt(ctx context.Context, pane int) string {
 		return seen.text
 	}
 	return p.Prompt
+}
+
+// cursorText is the text before the terminal cursor on its row.
+func cursorText(screen []string, p tmux.PaneInfo) string {
+	if p.CursorY < 0 || p.CursorY >= len(screen) {
+		return ""
+	}
+	runes := []rune(screen[p.CursorY])
+	return strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " ")
 }

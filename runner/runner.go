@@ -201,7 +201,11 @@ func (r *Runner) Await(ctx context.Context, id string, wait time.Duration) (*job
 			// but its start mark not seen yet — a background job asked
 			// for at once: wait a moment for it, so the result's cursor is
 			// after tmuxmcp's own typed line.
-			t := time.NewTimer(beginWait)
+			limit := beginWait
+			if j.Started.IsZero() {
+				limit = freshBeginWait // a fresh pane's shell reads its startup files first
+			}
+			t := time.NewTimer(limit)
 			select {
 			case <-run.begun:
 			case <-run.done:
@@ -218,6 +222,10 @@ func (r *Runner) Await(ctx context.Context, id string, wait time.Duration) (*job
 // (the shell echoes the line and starts it within milliseconds; a fresh
 // pane's shell first reads its startup files).
 const beginWait = 2 * time.Second
+
+// freshBeginWait is beginWait for a command whose fresh pane's shell is
+// still starting.
+const freshBeginWait = 10 * time.Second
 
 // Cancel asks job id's run to stop it (interrupt, then signals). It
 // reports whether the job had a run.

@@ -50,7 +50,8 @@ type PaneStream struct {
 	keysAt     time.Time
 	keysOffset int64
 	// enteredAt and enteredOffset: when keys sent by hand last handed the
-	// shell a line with Enter (zero after a C-c), and the stream's end then.
+	// shell a line with Enter (zero after a C-c), and the stream's end
+	// before they were sent.
 	enteredAt     time.Time
 	enteredOffset int64
 	taps          map[int]func(at int64, data []byte, gap bool)
@@ -357,13 +358,14 @@ func (s *PaneStream) KeysSubmitted(now time.Time) {
 	s.keysAt, s.keysOffset = now, s.ring.end
 }
 
-// KeysEntered records that keys sent by hand ended a line at now: with
-// Enter (entered), or discarding it (C-c), which forgets the last Enter.
-func (s *PaneStream) KeysEntered(now time.Time, entered bool) {
+// KeysEntered records that keys sent by hand ended a line at now, sent
+// when the stream ended at offset at: with Enter (entered), or discarding
+// it (C-c), which forgets the last Enter.
+func (s *PaneStream) KeysEntered(now time.Time, at int64, entered bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if entered {
-		s.enteredAt, s.enteredOffset = now, s.ring.end
+		s.enteredAt, s.enteredOffset = now, at
 	} else {
 		s.enteredAt, s.enteredOffset = time.Time{}, 0
 	}

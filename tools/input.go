@@ -263,7 +263,9 @@ func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typ
 		s.KeysSubmitted(time.Now())
 		// An Enter on a line the model holds as empty may have run nothing
 		// (fish then starts no command): only a line with text counts.
-		s.KeysEntered(time.Now(), step.Entered && len(step.Judge) > 0 && strings.TrimSpace(step.Judge[len(step.Judge)-1]) != "")
+		// From before the keys: the shell may have run the line, and
+		// drawn its next prompt, before tmux answered.
+		s.KeysEntered(time.Now(), typed.At, step.Entered && len(step.Judge) > 0 && strings.TrimSpace(step.Judge[len(step.Judge)-1]) != "")
 	}
 	h.lines.Set(pane, h.stillOpen(ctx, pane, next, step))
 	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: in.Submit}, nil
@@ -369,7 +371,9 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 		s.KeysSubmitted(time.Now())
 		// An Enter on a line the model holds as empty may have run nothing
 		// (fish then starts no command): only a line with text counts.
-		s.KeysEntered(time.Now(), step.Entered && len(step.Judge) > 0 && strings.TrimSpace(step.Judge[len(step.Judge)-1]) != "")
+		// From before the keys: the shell may have run the line, and
+		// drawn its next prompt, before tmux answered.
+		s.KeysEntered(time.Now(), typed.At, step.Entered && len(step.Judge) > 0 && strings.TrimSpace(step.Judge[len(step.Judge)-1]) != "")
 	}
 	if step.Cleared {
 		// The line is empty now: the prompt of a shell tmuxmcp did not

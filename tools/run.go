@@ -163,7 +163,7 @@ func (h *Handlers) runShellCommandTool() Tool {
 		"requestId":   {Type: "string", Pattern: requestIDPattern.String(), Description: "32 lowercase hex characters naming the request: a retry with it returns the first call's job and never runs the command twice."},
 		"reason":      {Type: "string", MaxLength: ptr(1000), Description: "One sentence on why this command is needed, shown to the person approving it."},
 		"description": {Type: "string", MaxLength: ptr(200), Description: "5-10 words shown to people watching (as the fresh pane's window name), e.g. \"Run the unit tests\"."},
-		"background":  boolean("Return at once with status running and a jobId (same as waitMs 0)."),
+		"background":  boolean("Return as soon as the command has started (its cursor then follows its own output), with status running and a jobId; same as waitMs 0."),
 		"keep":        boolean("Keep the fresh pane open after the command ends (only without paneId)."),
 	}, "command")
 	tool := &mcp.Tool{
@@ -241,15 +241,11 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 	var sh *runner.Shell
 	fresh := false // sh is this call's reading of the pane, nothing waited on since
 	ready := func(wait time.Duration) error {
-		if st := h.lines.Get(pane); st.Text != "" {
-			// tmuxmcp typed text there without submitting it (the screen
-			// may not show it yet), or a command fish kept open: the
-			// command would be typed after it.
-			state := runner.HalfTyped
-			if st.Open {
-				state = runner.Continuation
-			}
-			return h.runnerError("paneId", pane, &runner.Refusal{Pane: pane, State: state, Line: st.Text, TypedByUs: true})
+		if st := h.lines.Get(pane); st.Open {
+			// A command tmuxmcp typed that fish kept open in its editor
+			// (its screen looks like a fresh line): the command would be
+			// typed into it.
+			return h.runnerError("paneId", pane, &runner.Refusal{Pane: pane, State: runner.Continuation, Line: strings.TrimSuffix(st.Text, "\n"), TypedByUs: true})
 		}
 		var err error
 		sh, err = h.run.Ready(ctx, pane, wait)
