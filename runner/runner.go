@@ -196,11 +196,12 @@ func (r *Runner) Await(ctx context.Context, id string, wait time.Duration) (*job
 		if j, ok := r.jobs.Get(id); ok {
 			r.awaitInput(ctx, run, j, wait)
 		}
-		if j, ok := r.jobs.Get(id); ok && !j.Done() && j.Decision != "pending" && (!j.Started.IsZero() || j.FreshPane && j.PaneID != "") {
-			// Typed (or about to be, in a fresh pane whose shell starts)
-			// but its start mark not seen yet — a background job asked
-			// for at once: wait a moment for it, so the result's cursor is
-			// after tmuxmcp's own typed line.
+		if j, ok := r.jobs.Get(id); ok && !j.Done() && j.Decision != "pending" && (!j.Started.IsZero() || wait > 0 && j.FreshPane && j.PaneID != "") {
+			// Typed (or about to be, in a fresh pane whose shell starts,
+			// when the caller waited at all) but its start mark not seen
+			// yet: wait a moment for it, so the result's cursor is after
+			// tmuxmcp's own typed line. waitMs 0 in a fresh pane returns at
+			// once (not_started, no cursor yet).
 			limit := beginWait
 			if j.Started.IsZero() {
 				limit = freshBeginWait // a fresh pane's shell reads its startup files first

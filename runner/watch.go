@@ -256,6 +256,11 @@ func (r *Runner) Watch(run *Run, st *Started) {
 		}
 	}
 	for {
+		select {
+		case <-r.closing:
+			return // a backlog is not worked through at shutdown: the record stays running, for the next process
+		default:
+		}
 		c := s.ReadRaw(pos, 256<<10, buf)
 		buf = c.Data[:0]
 		if c.From > pos && sp != nil {

@@ -104,9 +104,13 @@ func TestABackgroundJobsCursorStartsAfterTheTypedLine(t *testing.T) {
 		{"typed as is", map[string]any{"paneId": pane, "command": "sleep 0.5; echo bg-typed-$((40+2))"}},
 		{"job script", map[string]any{"paneId": pane, "command": "sleep 0.5\necho bg-script-$((40+2))"}},
 		{"job script with cwd", map[string]any{"paneId": pane, "cwd": t.TempDir(), "command": "sleep 0.5; echo bg-cwd-$((40+2))"}},
-		{"fresh pane", map[string]any{"command": "sleep 0.5; echo bg-fresh-$((40+2))", "keep": true}},
+		// In a fresh pane waitMs 0 returns before its shell has started
+		// (not_started, no cursor yet); any wait gets the cursor.
+		{"fresh pane", map[string]any{"command": "sleep 1; echo bg-fresh-$((40+2))", "keep": true, "waitMs": 100}},
 	} {
-		c.args["background"] = true
+		if _, ok := c.args["waitMs"]; !ok {
+			c.args["background"] = true
+		}
 		r := e.runCmd(t, c.args)
 		cur := r.m["cursor"]
 		if r.str("status") != "running" || cur == nil {

@@ -163,7 +163,7 @@ func (h *Handlers) runShellCommandTool() Tool {
 		"requestId":   {Type: "string", Pattern: requestIDPattern.String(), Description: "32 lowercase hex characters naming the request: a retry with it returns the first call's job and never runs the command twice."},
 		"reason":      {Type: "string", MaxLength: ptr(1000), Description: "One sentence on why this command is needed, shown to the person approving it."},
 		"description": {Type: "string", MaxLength: ptr(200), Description: "5-10 words shown to people watching (as the fresh pane's window name), e.g. \"Run the unit tests\"."},
-		"background":  boolean("Return as soon as the command has started (its cursor then follows its own output), with status running and a jobId; same as waitMs 0."),
+		"background":  boolean("Return at once with status running and a jobId (same as waitMs 0); in an existing pane the command has started and its cursor follows its own output."),
 		"keep":        boolean("Keep the fresh pane open after the command ends (only without paneId)."),
 	}, "command")
 	tool := &mcp.Tool{

@@ -46,7 +46,7 @@ func TestEverydayTasksTakeTheFewestCalls(t *testing.T) {
 	t.Run("a dev server that becomes ready after a delay", func(t *testing.T) {
 		a := &agent{t: t, e: e}
 		srv := script(t, "serve.sh", "#!/bin/sh\necho starting the server\nsleep 2\necho 'Listening on http://127.0.0.1:8080'\nexec sleep 600\n")
-		r := a.ok("run_shell_command", map[string]any{"command": srv, "background": true})
+		r := a.ok("run_shell_command", map[string]any{"command": srv, "waitMs": 1000})
 		w := a.ok("wait_for_text", map[string]any{"paneId": r.str("paneId"), "cursor": r.str("cursor"), "patterns": []string{"Listening on"}, "timeoutMs": 30000})
 		if w.str("outcome") != "matched" || strings.Contains(w.str("output"), "serve.sh") {
 			t.Fatalf("the server's ready line: %v", w.m)
@@ -123,15 +123,17 @@ func TestEverydayTasksTakeTheFewestCalls(t *testing.T) {
 
 	t.Run("a runaway command", func(t *testing.T) {
 		a := &agent{t: t, e: e}
-		r := a.ok("run_shell_command", map[string]any{"paneId": pane, "command": "yes", "waitMs": 1000, "outputLimit": 1024})
+		// A loop printing without end (yes itself would push hundreds of
+		// MB a second through the race detector's slowed decoder).
+		r := a.ok("run_shell_command", map[string]any{"paneId": pane, "command": "while :; do echo runaway; done", "waitMs": 1000, "outputLimit": 1024})
 		if r.str("status") != "running" || r.m["waitingForInput"] != false {
-			t.Fatalf("yes: %v", r.m)
+			t.Fatalf("the loop: %v", r.m)
 		}
 		if c := a.ok("cancel_command", map[string]any{"jobId": r.str("jobId")}); c.str("status") != "interrupted" {
-			t.Fatalf("stopping yes: %v", c.m)
+			t.Fatalf("stopping the loop: %v", c.m)
 		}
 		if r := a.ok("run_shell_command", map[string]any{"paneId": pane, "command": "echo the pane works"}); r.str("output") != "the pane works\n" {
-			t.Fatalf("the pane after yes: %v", r.m)
+			t.Fatalf("the pane after the loop: %v", r.m)
 		}
 		a.done("runaway", 3)
 	})
