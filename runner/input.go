@@ -9,8 +9,9 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/shell"
 )
 
-// InputSettle is how long a pane must have printed nothing before its
-// program is said to wait for input: a prompt is printed, then read.
+// InputSettle is how long a pane must have printed nothing, and been sent
+// nothing, before its program is said to wait for input: a prompt is
+// printed, then read; an answer just typed is read, then acted on.
 const InputSettle = 500 * time.Millisecond
 
 // InputWait is a program waiting for someone to type: it is blocked
@@ -29,7 +30,8 @@ type InputWait struct {
 // sense (it is ready for a command; a shell's read builtin, in canonical
 // mode, is); nor is a program that printed within InputSettle.
 func (r *Runner) WaitingForInput(ctx context.Context, pane int) (InputWait, bool) {
-	if s, ok := r.hub.Live(pane); ok && time.Since(s.LastAppend()) < InputSettle {
+	if s, ok := r.hub.Live(pane); ok && time.Since(s.LastActivity()) < InputSettle {
+		// It printed, or was sent input, a moment ago: not settled.
 		return InputWait{}, false
 	}
 	p, screen, err := r.fleet.PaneScreen(ctx, pane)
@@ -72,7 +74,7 @@ func (r *Runner) awaitInput(ctx context.Context, run *Run, j *jobs.Job, wait tim
 	spell := InputSettle
 	for {
 		c := s.ReadRaw(s.End(), 0, nil)
-		quiet := time.Since(s.LastAppend())
+		quiet := time.Since(s.LastActivity())
 		look.Reset(max(0, spell-quiet))
 		select {
 		case <-run.done:

@@ -49,6 +49,9 @@ type PaneStream struct {
 	// and the stream's end then.
 	keysAt     time.Time
 	keysOffset int64
+	// inputAt is when input tmuxmcp sent (typed text, keys, a command)
+	// was last recorded.
+	inputAt time.Time
 	// enteredAt and enteredOffset: when keys sent by hand last handed the
 	// shell a line with Enter (zero after a C-c), and the stream's end
 	// before they were sent.
@@ -260,6 +263,7 @@ type Input struct {
 func (s *PaneStream) Typed(text string, now time.Time) Input {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.inputAt = now
 	if n, ok := s.scanner.(InputNoter); ok {
 		n.Input(s.ring.end, true)
 	}
@@ -278,6 +282,17 @@ func (s *PaneStream) Untype(in Input) {
 		n.Input(in.At, false)
 	}
 	s.ledger.remove(in.entry)
+}
+
+// LastActivity is the later of the last append and the last input
+// tmuxmcp sent: a pane is quiet only when both are old.
+func (s *PaneStream) LastActivity() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.inputAt.After(s.last) {
+		return s.inputAt
+	}
+	return s.last
 }
 
 // LastAppend is when bytes were last appended (zero before any).
