@@ -214,25 +214,34 @@ func (o *jobOutput) since(from int64, limit int) (text string, size, left int64,
 		return "", 0, 0, false
 	}
 	defer f.Close()
+	text, left = readSpan(f, from, size, limit, func(from int64) int64 {
+		before := mark.lines // line breaks before from
+		if mark.off < from {
+			b := make([]byte, from-mark.off)
+			got, _ := f.ReadAt(b, mark.off)
+			before += int64(bytes.Count(b[:got], []byte("\n")))
+		}
+		return lines - before
+	})
+	return text, size, left, true
+}
+
+// readSpan reads output bytes [from, size) of f within limit: all of them,
+// or their head and tail with a marker line (lines counts the line breaks
+// from from on, asked only then). It returns the text and the bytes left out.
+func readSpan(f *os.File, from, size int64, limit int, lines func(from int64) int64) (string, int64) {
 	from = min(from, size)
 	n := size - from
 	if n <= int64(limit) {
 		b := make([]byte, n)
 		got, _ := f.ReadAt(b, from)
-		return strings.ToValidUTF8(string(b[:got]), ""), size, 0, true
-	}
-	before := mark.lines // line breaks before from
-	if mark.off < from {
-		b := make([]byte, from-mark.off)
-		got, _ := f.ReadAt(b, mark.off)
-		before += int64(bytes.Count(b[:got], []byte("\n")))
+		return strings.ToValidUTF8(string(b[:got]), ""), 0
 	}
 	head := make([]byte, limit/2)
 	h, _ := f.ReadAt(head, from)
 	tail := make([]byte, limit)
 	t, _ := f.ReadAt(tail, size-int64(limit))
-	text, left = headTail(head[:h], tail[:t], n, lines-before, limit)
-	return text, size, left, true
+	return headTail(head[:h], tail[:t], n, lines(from), limit)
 }
 
 func (o *jobOutput) close() {
@@ -313,28 +322,19 @@ func fileOutputSince(path string, from int64, limit int) (text string, size, lef
 		return "", 0, 0, true
 	}
 	size = st.Size()
-	from = min(from, size)
-	n := size - from
-	if n <= int64(limit) {
-		b := make([]byte, n)
-		k, _ := f.ReadAt(b, from)
-		return strings.ToValidUTF8(string(b[:k]), ""), size, 0, true
-	}
-	head := make([]byte, limit/2)
-	k, _ := f.ReadAt(head, from)
-	tail := make([]byte, limit)
-	t, _ := f.ReadAt(tail, size-int64(limit))
-	lines := int64(0)
-	buf := make([]byte, 256<<10)
-	for off := from; off < size; {
-		m, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
-		lines += int64(bytes.Count(buf[:m], []byte("\n")))
-		off += int64(m)
-		if err != nil || m == 0 {
-			break
+	text, left = readSpan(f, from, size, limit, func(from int64) int64 {
+		lines := int64(0)
+		buf := make([]byte, 256<<10)
+		for off := from; off < size; {
+			m, err := f.ReadAt(buf[:min(int64(len(buf)), size-off)], off)
+			lines += int64(bytes.Count(buf[:m], []byte("\n")))
+			off += int64(m)
+			if err != nil || m == 0 {
+				break
+			}
 		}
-	}
-	text, left = headTail(head[:k], tail[:t], n, lines, limit)
+		return lines
+	})
 	return text, size, left, true
 }
 

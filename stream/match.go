@@ -80,16 +80,7 @@ func NewMatcher(patterns []string, regex bool, timeout time.Duration) (*Matcher,
 	m := &Matcher{}
 	defer func() {
 		if len(m.lits) >= manyLiterals {
-			m.byPrefix = map[uint16][]int{}
-			for i, l := range m.lits {
-				m.first[l[0]] = true
-				if len(l) == 1 {
-					m.short = append(m.short, i)
-					continue
-				}
-				k := uint16(l[0])<<8 | uint16(l[1])
-				m.byPrefix[k] = append(m.byPrefix[k], i)
-			}
+			m.byPrefix, m.short, m.first = prefixIndex(m.lits)
 		}
 	}()
 	for i, p := range patterns {
@@ -210,6 +201,23 @@ func (best *Match) offer(i, s, e int) {
 	if best.Index < 0 || e < best.End || e == best.End && i < best.Index {
 		*best = Match{Index: i, Start: s, End: e}
 	}
+}
+
+// prefixIndex indexes literals for a one-pass search: those of two or more
+// bytes by their first two bytes, the one-byte ones apart, and the bytes
+// any literal starts with.
+func prefixIndex(lits [][]byte) (byPrefix map[uint16][]int, short []int, first [256]bool) {
+	byPrefix = map[uint16][]int{}
+	for i, l := range lits {
+		first[l[0]] = true
+		if len(l) == 1 {
+			short = append(short, i)
+			continue
+		}
+		k := uint16(l[0])<<8 | uint16(l[1])
+		byPrefix[k] = append(byPrefix[k], i)
+	}
+	return byPrefix, short, first
 }
 
 // findMany finds the earliest-ending literal in one pass over line[from:].

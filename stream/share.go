@@ -188,16 +188,7 @@ func buildLitSet(members []*member, lits func(*member) [][]byte) *litSet {
 	}
 	ls.found = make([]bool, len(ls.lits))
 	if len(ls.lits) >= manyLiterals {
-		ls.byPrefix = map[uint16][]int{}
-		for i, l := range ls.lits {
-			ls.first[l[0]] = true
-			if len(l) == 1 {
-				ls.short = append(ls.short, i)
-				continue
-			}
-			k := uint16(l[0])<<8 | uint16(l[1])
-			ls.byPrefix[k] = append(ls.byPrefix[k], i)
-		}
+		ls.byPrefix, ls.short, ls.first = prefixIndex(ls.lits)
 	}
 	return ls
 }
