@@ -42,6 +42,8 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzInputRegions$$' -fuzztime $(FUZZTIME) ./shell/
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./input/
 	$(GO) test -run '^$$' -fuzz '^FuzzCommands$$' -fuzztime $(FUZZTIME) ./approval/
+	$(GO) test -run '^$$' -fuzz '^FuzzJudge$$' -fuzztime $(FUZZTIME) ./stdio/
+	$(GO) test -run '^$$' -fuzz '^FuzzFrames$$' -fuzztime $(FUZZTIME) ./stdio/
 
 install:
 	$(GO) install ./cmd/tmuxmcp

@@ -9,10 +9,7 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -35,6 +32,7 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/runner"
 	"github.com/tmuxmcp/tmuxmcp/shell"
+	"github.com/tmuxmcp/tmuxmcp/stdio"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 	"github.com/tmuxmcp/tmuxmcp/tools"
@@ -295,24 +293,37 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	if trace != nil {
 		out.written = trace.written
 	}
-	in := &jsonLines{r: bufio.NewReaderSize(stdin, 64<<10), log: log, ended: func() { out.giveUp(stdinGrace) }}
+	// The session ends on SIGTERM or when stdin ends: either way every
+	// stream ends with hub_closed, so open waits return that outcome, and
+	// the calls already read are answered before tmuxmcp exits.
+	stopCtx, stopServing := context.WithCancel(ctx)
+	defer stopServing()
+	transport := &stdio.Transport{Reader: stdin, Writer: out, Log: log, Ended: func() {
+		log.Info("stdin ended: answering the calls already read, then exiting")
+		stopServing()
+	}}
 	go func() {
-		// SIGTERM: Draining gives open calls 5 s; their answers get 1 s more.
-		<-ctx.Done()
+		// A client that stopped reading stdout must not keep tmuxmcp
+		// alive: Draining gives open calls 5 s; their answers get 1 s more.
+		<-stopCtx.Done()
 		out.giveUp(6 * time.Second)
 	}()
 	// The handlers return before the SDK writes their answers: once every
-	// call has returned, the transport stays up until stdout has been
-	// quiet for a moment, so no answer is cut off by the exit.
-	drained := h.Draining(ctx)
+	// call has returned and been answered, the transport stays up until
+	// stdout has been quiet for a moment, so no answer is cut off by the
+	// exit.
+	drained := h.Draining(stopCtx)
 	runCtx, stopRun := context.WithCancel(context.WithoutCancel(ctx))
 	defer stopRun()
 	go func() {
 		<-drained.Done()
+		answered, cancel := context.WithTimeout(context.Background(), time.Second)
+		transport.WaitAnswered(answered)
+		cancel()
 		out.quiet(100*time.Millisecond, time.Second)
 		stopRun()
 	}()
-	err = server.Run(runCtx, &mcp.IOTransport{Reader: io.NopCloser(in), Writer: out})
+	err = server.Run(runCtx, transport)
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return err
 	}
@@ -355,45 +366,6 @@ func serveHTTPMode(ctx context.Context, c *config, h *tools.Handlers, server *mc
 	log.Info("a person can watch with: " + watch)
 	return serveHTTP(h.Draining(ctx), ln, httpHandler(server, token, c.idle, log))
 }
-
-// jsonLines passes on only the stdin lines that are JSON: one malformed
-// line from a client is logged and skipped instead of ending the session.
-type jsonLines struct {
-	r     *bufio.Reader
-	buf   []byte
-	log   *slog.Logger
-	ended func() // called when stdin ends
-}
-
-func (j *jsonLines) Read(p []byte) (int, error) {
-	for len(j.buf) == 0 {
-		line, err := j.r.ReadBytes('\n')
-		if t := bytes.TrimSpace(line); len(t) > 0 {
-			if json.Valid(t) {
-				j.buf = line
-			} else {
-				j.log.Warn("ignored a line on stdin that is not JSON", "line", string(t[:min(len(t), 80)]))
-			}
-		}
-		if err != nil && len(j.buf) == 0 {
-			if j.ended != nil {
-				j.ended()
-			}
-			return 0, err
-		}
-		if err != nil {
-			break
-		}
-	}
-	n := copy(p, j.buf)
-	j.buf = j.buf[n:]
-	return n, nil
-}
-
-// stdinGrace is how long answers already being written may still take
-// once stdin has ended: a client that closed stdin and stopped reading
-// stdout must not keep tmuxmcp (and its tmux control clients) alive.
-const stdinGrace = 2 * time.Second
 
 // output is the stdio transport's writer. The SDK closes its connection
 // only after every answer has been written, so an answer blocked on a
