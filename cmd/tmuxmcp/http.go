@@ -1,11 +1,15 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"crypto/rand"
+	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"net/http"
@@ -21,27 +25,162 @@ import (
 // maxRequestBody caps an HTTP request body.
 const maxRequestBody = 4 << 20
 
-// httpHandler serves server over Streamable HTTP at /mcp: stateful
-// sessions closed after idle, DNS-rebinding protection (the SDK's), bodies
-// capped, and every request carrying the bearer token (compared in constant
-// time).
-func httpHandler(server *mcp.Server, token string, idle time.Duration, log *slog.Logger) http.Handler {
-	mcpHandler := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
-		&mcp.StreamableHTTPOptions{SessionTimeout: idle, Logger: log})
-	verify := func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
-		if subtle.ConstantTimeCompare([]byte(got), []byte(token)) != 1 {
-			return nil, auth.ErrInvalidToken
-		}
-		// UserID binds each session to the token holder.
-		return &auth.TokenInfo{UserID: "tmuxmcp-token", Expiration: time.Now().Add(24 * time.Hour)}, nil
+// The HTTP bounds' defaults.
+const (
+	// defaultBodyTimeout is how long a request's whole body may take to
+	// arrive once its headers have been read and its token checked.
+	defaultBodyTimeout = 10 * time.Second
+	// idleConnTimeout closes keep-alive connections that carry no request.
+	idleConnTimeout = 60 * time.Second
+	// readHeaderTimeout bounds the request headers.
+	readHeaderTimeout = 10 * time.Second
+)
+
+// httpConfig configures httpHandler. Zero durations and counts get the
+// defaults above.
+type httpConfig struct {
+	token          string        // "" only with --no-auth on loopback
+	tokenWhere     string        // where a person finds the token, for 401 answers
+	sessionTimeout time.Duration // the SDK closes sessions idle this long (0: never)
+	bodyTimeout    time.Duration // a request body must arrive within this
+	log            *slog.Logger
+}
+
+func (c httpConfig) withDefaults() httpConfig {
+	if c.bodyTimeout <= 0 {
+		c.bodyTimeout = defaultBodyTimeout
 	}
-	var protected http.Handler = mcpHandler
-	if token != "" { // "" only with --no-auth on loopback
-		protected = auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{})(mcpHandler)
+	if c.log == nil {
+		c.log = slog.New(slog.DiscardHandler)
+	}
+	return c
+}
+
+// httpHandler serves server over Streamable HTTP at /mcp. Before any body
+// is read, a request must carry the bearer token (compared in constant
+// time); its body must then arrive within the body timeout. The SDK adds
+// DNS-rebinding protection and closes sessions idle for sessionTimeout.
+func httpHandler(server *mcp.Server, cfg httpConfig) http.Handler {
+	cfg = cfg.withDefaults()
+	var h http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server },
+		&mcp.StreamableHTTPOptions{SessionTimeout: cfg.sessionTimeout, Logger: cfg.log, MaxRequestBodyBytes: maxRequestBody})
+	if cfg.token != "" {
+		// The guard has checked the token already; this adds the TokenInfo
+		// that binds each session to the token holder.
+		verify := func(_ context.Context, got string, _ *http.Request) (*auth.TokenInfo, error) {
+			if !sameToken(got, cfg.token) {
+				return nil, auth.ErrInvalidToken
+			}
+			return &auth.TokenInfo{UserID: "tmuxmcp-token", Expiration: time.Now().Add(24 * time.Hour)}, nil
+		}
+		h = auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{})(h)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", http.MaxBytesHandler(protected, maxRequestBody))
-	return mux
+	mux.Handle("/mcp", h)
+	return &guard{cfg: cfg, next: mux}
+}
+
+// guard answers, from the headers alone, requests without the token, and
+// reads the bodies of the others under a deadline before passing them on.
+type guard struct {
+	cfg  httpConfig
+	next http.Handler
+}
+
+// ServeHTTP refuses r or passes it on with its body read.
+func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if g.cfg.token != "" {
+		got, sent := bearerToken(r)
+		if !sameToken(got, g.cfg.token) {
+			challenge := `Bearer realm="tmuxmcp"`
+			msg := "Unauthorized: no bearer token"
+			if sent {
+				challenge += `, error="invalid_token"`
+				msg = "Unauthorized: wrong bearer token"
+			}
+			w.Header().Set("WWW-Authenticate", challenge)
+			g.cfg.log.Debug("HTTP request refused: "+msg, "remote", r.RemoteAddr)
+			reject(w, http.StatusUnauthorized, msg+`; send the header "Authorization: Bearer <token>" with the token from `+g.cfg.tokenWhere)
+			return
+		}
+	}
+	if r.ContentLength > maxRequestBody {
+		reject(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("Request Entity Too Large: the body exceeds %d bytes", maxRequestBody))
+		return
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		body, err := g.readBody(w, r)
+		if err != nil {
+			var tooBig *http.MaxBytesError
+			switch {
+			case errors.As(err, &tooBig):
+				reject(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("Request Entity Too Large: the body exceeds %d bytes", maxRequestBody))
+			case errors.Is(err, os.ErrDeadlineExceeded):
+				g.cfg.log.Debug("HTTP request body too slow", "remote", r.RemoteAddr, "timeout", g.cfg.bodyTimeout)
+				reject(w, http.StatusRequestTimeout, fmt.Sprintf("Request Timeout: the body did not arrive within %v", g.cfg.bodyTimeout))
+			default:
+				reject(w, http.StatusBadRequest, "Bad Request: reading the body: "+err.Error())
+			}
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+	}
+	g.next.ServeHTTP(w, r)
+}
+
+// readBody reads r's capped body within the body timeout, then lifts the
+// deadline so that a long answer (a wait, an SSE stream) is not cut.
+func (g *guard) readBody(w http.ResponseWriter, r *http.Request) ([]byte, error) {
+	rc := http.NewResponseController(w)
+	if err := rc.SetReadDeadline(time.Now().Add(g.cfg.bodyTimeout)); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return nil, err
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxRequestBody))
+	if err != nil {
+		return nil, err
+	}
+	if err := rc.SetReadDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return nil, err
+	}
+	return body, nil
+}
+
+// bearerToken returns the request's bearer token and whether it sent an
+// Authorization header at all.
+func bearerToken(r *http.Request) (token string, sent bool) {
+	h := strings.TrimSpace(r.Header.Get("Authorization"))
+	scheme, rest, _ := strings.Cut(h, " ")
+	if !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	return strings.TrimSpace(rest), true
+}
+
+// sameToken compares tokens in constant time, their lengths included.
+func sameToken(got, want string) bool {
+	a, b := sha256.Sum256([]byte(got)), sha256.Sum256([]byte(want))
+	return got != "" && subtle.ConstantTimeCompare(a[:], b[:]) == 1
+}
+
+// reject answers a request that goes no further with status and a
+// one-line JSON-RPC error (which the Go SDK's client shows its user), and
+// closes the connection. net/http would otherwise read what is left of
+// the body, for as long as the sender takes: before it writes the answer
+// unless it says "Connection: close", and before it closes the
+// connection unless reading has already failed (the expired deadline).
+func reject(w http.ResponseWriter, status int, msg string) {
+	w.Header().Set("Connection", "close")
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	writeJSONRPCError(w, msg)
+	_ = http.NewResponseController(w).SetReadDeadline(time.Now())
+}
+
+// writeJSONRPCError writes a JSON-RPC error with no id, on one line.
+func writeJSONRPCError(w io.Writer, msg string) {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(map[string]any{"jsonrpc": "2.0", "id": nil, "error": map[string]any{"code": -32001, "message": msg}})
 }
 
 // loopback reports whether addr's host is a loopback address or localhost.
@@ -50,10 +189,16 @@ func loopback(addr string) bool {
 	if err != nil {
 		return false
 	}
-	if host == "localhost" {
+	return loopbackHost(host)
+}
+
+// loopbackHost reports whether host (no port) is a loopback address or
+// localhost.
+func loopbackHost(host string) bool {
+	if strings.EqualFold(host, "localhost") {
 		return true
 	}
-	ip := net.ParseIP(host)
+	ip := net.ParseIP(strings.Trim(host, "[]"))
 	return ip != nil && ip.IsLoopback()
 }
 
@@ -105,9 +250,16 @@ func loadToken(tokenFile, stateDir string, log *slog.Logger) (token, where strin
 	return t, path, nil
 }
 
-// serveHTTP runs the HTTP server on ln until ctx ends.
-func serveHTTP(ctx context.Context, ln net.Listener, handler http.Handler) error {
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+// serveHTTP runs the HTTP server on ln until ctx ends. There is no
+// overall read timeout, which would cut long waits and SSE streams:
+// bodies have their own deadline (guard).
+func serveHTTP(ctx context.Context, ln net.Listener, handler http.Handler, log *slog.Logger) error {
+	srv := &http.Server{
+		Handler:           handler,
+		ReadHeaderTimeout: readHeaderTimeout,
+		IdleTimeout:       idleConnTimeout,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
 	select {
