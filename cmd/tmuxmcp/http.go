@@ -43,6 +43,7 @@ type httpConfig struct {
 	tokenWhere     string        // where a person finds the token, for 401 answers
 	sessionTimeout time.Duration // the SDK closes sessions idle this long (0: never)
 	bodyTimeout    time.Duration // a request body must arrive within this
+	allowOrigins   []string      // extra origins served, normalised scheme://host[:port]
 	log            *slog.Logger
 }
 
@@ -58,7 +59,8 @@ func (c httpConfig) withDefaults() httpConfig {
 
 // httpHandler serves server over Streamable HTTP at /mcp. Before any body
 // is read, a request must carry the bearer token (compared in constant
-// time); its body must then arrive within the body timeout. The SDK adds
+// time) and, if it has an Origin, come from tmuxmcp's own origin or an
+// allowed one; its body must then arrive within the body timeout. The SDK adds
 // DNS-rebinding protection and closes sessions idle for sessionTimeout.
 func httpHandler(server *mcp.Server, cfg httpConfig) http.Handler {
 	cfg = cfg.withDefaults()
@@ -80,8 +82,9 @@ func httpHandler(server *mcp.Server, cfg httpConfig) http.Handler {
 	return &guard{cfg: cfg, next: mux}
 }
 
-// guard answers, from the headers alone, requests without the token, and
-// reads the bodies of the others under a deadline before passing them on.
+// guard answers, from the headers alone, requests without the token or
+// from a foreign origin, and reads the bodies of the others under a
+// deadline before passing them on.
 type guard struct {
 	cfg  httpConfig
 	next http.Handler
@@ -103,6 +106,11 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			reject(w, http.StatusUnauthorized, msg+`; send the header "Authorization: Bearer <token>" with the token from `+g.cfg.tokenWhere)
 			return
 		}
+	}
+	if origin := r.Header.Get("Origin"); origin != "" && !originAllowed(r, origin, g.cfg.allowOrigins) {
+		g.cfg.log.Debug("HTTP request refused: foreign origin", "origin", origin, "remote", r.RemoteAddr)
+		reject(w, http.StatusForbidden, fmt.Sprintf("Forbidden: origin %q is not tmuxmcp's own; to serve it, start tmuxmcp with --allow-origin %s", origin, origin))
+		return
 	}
 	if r.ContentLength > maxRequestBody {
 		reject(w, http.StatusRequestEntityTooLarge, fmt.Sprintf("Request Entity Too Large: the body exceeds %d bytes", maxRequestBody))

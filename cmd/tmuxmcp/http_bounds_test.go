@@ -213,3 +213,62 @@ func TestHTTPCutsOffASlowBodyAtTheBodyDeadline(t *testing.T) {
 		t.Errorf("after the long wait: %v", err)
 	}
 }
+
+func TestHTTPServesOnlyItsOwnOrAllowedOrigins(t *testing.T) {
+	srv, _, _ := httpEnvWith(t, httpConfig{sessionTimeout: time.Minute, allowOrigins: []string{"https://app.example"}})
+	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
+	for _, tc := range []struct {
+		origin string
+		want   int
+	}{
+		{"http://evil.example", http.StatusForbidden},
+		{"null", http.StatusForbidden},
+		{"http://localhost:1", http.StatusForbidden},
+		{"https://127.0.0.1:" + port, http.StatusForbidden}, // not the scheme served
+		{"https://app.example.evil", http.StatusForbidden},
+		{srv.URL, http.StatusOK},
+		{"http://localhost:" + port, http.StatusOK},
+		{"https://app.example", http.StatusOK},
+		{"HTTPS://APP.example", http.StatusOK},
+		{"", http.StatusOK},
+	} {
+		resp, body := rawPost(t, http.DefaultClient, srv.URL, initializeBody, map[string]string{"Origin": tc.origin})
+		if resp == nil {
+			continue
+		}
+		if resp.StatusCode != tc.want {
+			t.Errorf("Origin %q: %d, want %d: %s", tc.origin, resp.StatusCode, tc.want, body)
+		}
+		if tc.want == http.StatusForbidden && !strings.Contains(body, "--allow-origin") {
+			t.Errorf("Origin %q: the 403 does not name --allow-origin: %s", tc.origin, body)
+		}
+		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+			deleteSession(t, srv.URL, id)
+		}
+	}
+}
+
+func deleteSession(t *testing.T, srvURL, id string) {
+	t.Helper()
+	del, _ := http.NewRequest("DELETE", srvURL+"/mcp", nil)
+	del.Header.Set("Authorization", "Bearer "+testToken)
+	del.Header.Set("Mcp-Session-Id", id)
+	if r, err := http.DefaultClient.Do(del); err == nil {
+		r.Body.Close()
+	}
+}
+
+func TestHTTPAllowOriginFlag(t *testing.T) {
+	for _, bad := range []string{"app.example", "https://app.example/path", "ftp://app.example"} {
+		if _, err := parseFlags("tmuxmcp", []string{"--http", "127.0.0.1:8765", "--allow-origin", bad}, io.Discard); err == nil || !strings.Contains(err.Error(), "allow-origin") || !strings.Contains(err.Error(), "scheme://host[:port]") {
+			t.Errorf("--allow-origin %s: %v", bad, err)
+		}
+	}
+	c, err := parseFlags("tmuxmcp", []string{"--http", "127.0.0.1:8765", "--allow-origin", "https://a.example, http://b.example:8080", "--allow-origin", "HTTPS://C.example"}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(c.origins, " "); got != "https://a.example http://b.example:8080 https://c.example" {
+		t.Errorf("origins %q", got)
+	}
+}

@@ -80,6 +80,7 @@ type config struct {
 	remote     bool
 	keepPagers bool
 	tokenFile  string
+	origins    originList // --allow-origin
 	noAuth     bool
 	embedded   bool // the private default server, which tmuxmcp restarts itself
 	idle       time.Duration
@@ -105,6 +106,7 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.httpAddr, "http", "", fmt.Sprintf("serve Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8765 (a bearer token is required unless --no-auth); requests without it are refused from their headers, bodies must arrive within %v, idle connections close after %v", defaultBodyTimeout, idleConnTimeout))
 	fs.BoolVar(&c.keepPagers, "keep-pagers", false, "leave PAGER, GIT_PAGER, MANPAGER, SYSTEMD_PAGER, PSQL_PAGER, GH_PAGER and AWS_PAGER as your shell sets them in the panes tmuxmcp starts (default: set so git log, man, journalctl and psql print instead of opening a pager that waits for a key)")
 	fs.BoolVar(&c.remote, "allow-remote", false, "allow --http on a non-loopback address")
+	fs.Var(&c.origins, "allow-origin", "with --http, also serve requests whose Origin header is this `scheme://host[:port]` (exact match; repeat the flag or separate with commas); requests from other origins get 403, except tmuxmcp's own and loopback origins on its port; requests without an Origin (CLI clients) are always served")
 	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the HTTP bearer token (default: $TMUXMCP_TOKEN, else a generated token saved under --state-dir)")
 	fs.BoolVar(&c.noAuth, "no-auth", false, "serve --http without a bearer token (loopback addresses only; for clients that cannot send one, such as the MCP conformance suite)")
 	fs.DurationVar(&c.idle, "session-timeout", 30*time.Minute, "close HTTP sessions that sent no request this long (0: never); a session that only listens for resource updates counts as idle")
@@ -353,7 +355,7 @@ func serveHTTPMode(ctx context.Context, c *config, h *tools.Handlers, server *mc
 	}
 	log.Info("try it with: npx -y @modelcontextprotocol/inspector@2.12.0 --cli " + url + " --transport http" + auth + " --method tools/list")
 	log.Info("a person can watch with: " + watch)
-	handler := httpHandler(server, httpConfig{token: token, tokenWhere: where, sessionTimeout: c.idle, log: log})
+	handler := httpHandler(server, httpConfig{token: token, tokenWhere: where, sessionTimeout: c.idle, allowOrigins: c.origins, log: log})
 	return serveHTTP(h.Draining(ctx), ln, handler, log)
 }
 
