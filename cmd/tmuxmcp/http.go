@@ -27,9 +27,16 @@ const maxRequestBody = 4 << 20
 
 // The HTTP bounds' defaults.
 const (
+	// defaultMaxSessions and maxMaxSessions are --max-sessions' default
+	// and ceiling.
+	defaultMaxSessions = 64
+	maxMaxSessions     = 10000
 	// defaultBodyTimeout is how long a request's whole body may take to
 	// arrive once its headers have been read and its token checked.
 	defaultBodyTimeout = 10 * time.Second
+	// defaultEvictIdle is how long a session must have been idle before a
+	// new session may take its place when --max-sessions is reached.
+	defaultEvictIdle = 5 * time.Minute
 	// idleConnTimeout closes keep-alive connections that carry no request.
 	idleConnTimeout = 60 * time.Second
 	// readHeaderTimeout bounds the request headers.
@@ -42,14 +49,26 @@ type httpConfig struct {
 	token          string        // "" only with --no-auth on loopback
 	tokenWhere     string        // where a person finds the token, for 401 answers
 	sessionTimeout time.Duration // the SDK closes sessions idle this long (0: never)
+	maxSessions    int           // live sessions at most
 	bodyTimeout    time.Duration // a request body must arrive within this
+	evictIdle      time.Duration // a session idle this long may be evicted at the cap
 	allowOrigins   []string      // extra origins served, normalised scheme://host[:port]
+	now            func() time.Time
 	log            *slog.Logger
 }
 
 func (c httpConfig) withDefaults() httpConfig {
+	if c.maxSessions <= 0 {
+		c.maxSessions = defaultMaxSessions
+	}
 	if c.bodyTimeout <= 0 {
 		c.bodyTimeout = defaultBodyTimeout
+	}
+	if c.evictIdle <= 0 {
+		c.evictIdle = defaultEvictIdle
+	}
+	if c.now == nil {
+		c.now = time.Now
 	}
 	if c.log == nil {
 		c.log = slog.New(slog.DiscardHandler)
@@ -60,7 +79,8 @@ func (c httpConfig) withDefaults() httpConfig {
 // httpHandler serves server over Streamable HTTP at /mcp. Before any body
 // is read, a request must carry the bearer token (compared in constant
 // time) and, if it has an Origin, come from tmuxmcp's own origin or an
-// allowed one; its body must then arrive within the body timeout. The SDK adds
+// allowed one; its body must then arrive within the body timeout. New
+// sessions past the cap evict a long-idle one or are refused. The SDK adds
 // DNS-rebinding protection and closes sessions idle for sessionTimeout.
 func httpHandler(server *mcp.Server, cfg httpConfig) http.Handler {
 	cfg = cfg.withDefaults()
@@ -78,7 +98,7 @@ func httpHandler(server *mcp.Server, cfg httpConfig) http.Handler {
 		h = auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{})(h)
 	}
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", h)
+	mux.Handle("/mcp", newSessionCap(server, cfg, h))
 	return &guard{cfg: cfg, next: mux}
 }
 

@@ -6,11 +6,15 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
@@ -242,7 +246,7 @@ func TestHTTPServesOnlyItsOwnOrAllowedOrigins(t *testing.T) {
 		if tc.want == http.StatusForbidden && !strings.Contains(body, "--allow-origin") {
 			t.Errorf("Origin %q: the 403 does not name --allow-origin: %s", tc.origin, body)
 		}
-		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
+		if id := resp.Header.Get(sessionIDHeader); id != "" {
 			deleteSession(t, srv.URL, id)
 		}
 	}
@@ -252,9 +256,190 @@ func deleteSession(t *testing.T, srvURL, id string) {
 	t.Helper()
 	del, _ := http.NewRequest("DELETE", srvURL+"/mcp", nil)
 	del.Header.Set("Authorization", "Bearer "+testToken)
-	del.Header.Set("Mcp-Session-Id", id)
+	del.Header.Set(sessionIDHeader, id)
 	if r, err := http.DefaultClient.Do(del); err == nil {
 		r.Body.Close()
+	}
+}
+
+func countSessions(server *mcp.Server) int {
+	n := 0
+	for range server.Sessions() {
+		n++
+	}
+	return n
+}
+
+func heapInUse() uint64 {
+	runtime.GC()
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapInuse
+}
+
+func TestHTTPBoundsAbandonedSessionsByTheCap(t *testing.T) {
+	const maxSessions, abandoned, workers = 64, 3000, 12
+	srv, _, server := httpEnvWith(t, httpConfig{sessionTimeout: 30 * time.Minute, maxSessions: maxSessions})
+	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
+	defer client.CloseIdleConnections()
+	// Warm up, so that the first session's one-time costs are not counted.
+	resp, _ := rawPost(t, client, srv.URL, initializeBody, nil)
+	deleteSession(t, srv.URL, resp.Header.Get(sessionIDHeader))
+	heapBefore, goroutinesBefore := heapInUse(), runtime.NumGoroutine()
+
+	var (
+		next, ok, refused, badRetry, most atomic.Int64
+		wg                                sync.WaitGroup
+	)
+	start := time.Now()
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for next.Add(1) <= abandoned {
+				resp, body := rawPost(t, client, srv.URL, initializeBody, nil)
+				if resp == nil {
+					return
+				}
+				switch resp.StatusCode {
+				case http.StatusOK:
+					ok.Add(1)
+				case http.StatusServiceUnavailable:
+					refused.Add(1)
+					if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || s < 1 || s > 300 || !strings.Contains(body, "--max-sessions") {
+						badRetry.Add(1)
+					}
+				default:
+					t.Errorf("initialize: %d %s", resp.StatusCode, body)
+					return
+				}
+				if n := int64(countSessions(server)); n > most.Load() {
+					most.Store(n) // racy max: each worker also checks below
+				}
+				if n := countSessions(server); n > maxSessions {
+					t.Errorf("%d live sessions, cap %d", n, maxSessions)
+					return
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	took := time.Since(start)
+	heapAfter, goroutinesAfter := heapInUse(), runtime.NumGoroutine()
+	growth := int64(heapAfter) - int64(heapBefore)
+	t.Logf("%d abandoned initializes in %v: %d sessions opened, %d refused with 503; at most %d live; heap in use %+.1f MiB (%.1f → %.1f MiB); goroutines %d → %d",
+		abandoned, took, ok.Load(), refused.Load(), most.Load(), float64(growth)/(1<<20), float64(heapBefore)/(1<<20), float64(heapAfter)/(1<<20), goroutinesBefore, goroutinesAfter)
+	if ok.Load() != maxSessions || refused.Load() != abandoned-maxSessions {
+		t.Errorf("want %d opened and %d refused", maxSessions, abandoned-maxSessions)
+	}
+	if badRetry.Load() > 0 {
+		t.Errorf("%d refusals without a Retry-After of 1..300 s or without naming --max-sessions", badRetry.Load())
+	}
+	if n := countSessions(server); n != maxSessions {
+		t.Errorf("%d live sessions at the end, want %d", n, maxSessions)
+	}
+	if growth > 16<<20 {
+		t.Errorf("heap in use grew by %d MiB", growth>>20)
+	}
+	if d := goroutinesAfter - goroutinesBefore; d > maxSessions*10+100 {
+		t.Errorf("%d more goroutines", d)
+	}
+}
+
+// testClock is a settable clock.
+type testClock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *testClock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+func (c *testClock) advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+// openStream opens session id's GET stream and returns once its headers
+// have arrived; closing the body ends it.
+func openStream(t *testing.T, srvURL, id string) io.Closer {
+	t.Helper()
+	req, _ := http.NewRequestWithContext(t.Context(), "GET", srvURL+"/mcp", nil)
+	req.Header.Set("Accept", "text/event-stream")
+	req.Header.Set("Authorization", "Bearer "+testToken)
+	req.Header.Set(sessionIDHeader, id)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET stream: %v %v", resp, err)
+	}
+	return resp.Body
+}
+
+func TestHTTPEvictsTheLeastRecentlyActiveIdleSessionButNotOneInFlight(t *testing.T) {
+	clock := &testClock{now: time.Now()}
+	srv, _, server := httpEnvWith(t, httpConfig{sessionTimeout: time.Hour, maxSessions: 2, evictIdle: 5 * time.Minute, now: clock.Now})
+	open := func() (*http.Response, string) {
+		return rawPost(t, http.DefaultClient, srv.URL, initializeBody, nil)
+	}
+	live := func(id string) bool {
+		for ss := range server.Sessions() {
+			if ss.ID() == id {
+				return true
+			}
+		}
+		return false
+	}
+	a, _ := open()
+	clock.advance(time.Minute)
+	b, _ := open()
+	idA, idB := a.Header.Get(sessionIDHeader), b.Header.Get(sessionIDHeader)
+	if idA == "" || idB == "" {
+		t.Fatal("no session ids")
+	}
+	streamB := openStream(t, srv.URL, idB) // B has a request in flight from now on
+	defer streamB.Close()
+
+	clock.advance(10 * time.Minute)
+	c, body := open()
+	idC := c.Header.Get(sessionIDHeader)
+	if c.StatusCode != http.StatusOK || idC == "" {
+		t.Fatalf("C was not admitted: %d %s", c.StatusCode, body)
+	}
+	if live(idA) {
+		t.Error("A, idle for 11 minutes, was not closed to admit C")
+	}
+	if !live(idB) {
+		t.Error("B, with its stream open, was closed")
+	}
+	if resp, _ := rawPost(t, http.DefaultClient, srv.URL, `{"jsonrpc":"2.0","id":2,"method":"ping"}`, map[string]string{sessionIDHeader: idA}); resp.StatusCode != http.StatusNotFound {
+		t.Errorf("A after eviction: %d", resp.StatusCode)
+	}
+
+	// B is in flight and C is fresh: D waits for C to have idled 5 minutes.
+	clock.advance(time.Minute)
+	d, body := open()
+	if d.StatusCode != http.StatusServiceUnavailable || d.Header.Get("Retry-After") != "240" {
+		t.Errorf("D: %d Retry-After %q: %s", d.StatusCode, d.Header.Get("Retry-After"), body)
+	}
+	if !strings.Contains(body, "--max-sessions 2") {
+		t.Errorf("the 503 does not name the cap and the flag: %s", body)
+	}
+
+	// With every session in flight nothing can be evicted, however long idle.
+	streamC := openStream(t, srv.URL, idC)
+	defer streamC.Close()
+	clock.advance(time.Hour)
+	e, _ := open()
+	if e.StatusCode != http.StatusServiceUnavailable || e.Header.Get("Retry-After") != "30" {
+		t.Errorf("E: %d Retry-After %q", e.StatusCode, e.Header.Get("Retry-After"))
+	}
+	if !live(idB) || !live(idC) {
+		t.Error("a session with its stream open was closed")
 	}
 }
 
@@ -270,5 +455,22 @@ func TestHTTPAllowOriginFlag(t *testing.T) {
 	}
 	if got := strings.Join(c.origins, " "); got != "https://a.example http://b.example:8080 https://c.example" {
 		t.Errorf("origins %q", got)
+	}
+}
+
+func TestHTTPMaxSessionsFlag(t *testing.T) {
+	for _, bad := range []string{"0", "10001", "-1"} {
+		if _, err := parseFlags("tmuxmcp", []string{"--http", "127.0.0.1:8765", "--max-sessions", bad}, io.Discard); err == nil || !strings.Contains(err.Error(), "--max-sessions "+bad+": must be 1..10000") {
+			t.Errorf("--max-sessions %s: %v", bad, err)
+		}
+	}
+	for arg, want := range map[string]int{"": defaultMaxSessions, "1": 1, "10000": 10000} {
+		args := []string{"--http", "127.0.0.1:8765"}
+		if arg != "" {
+			args = append(args, "--max-sessions", arg)
+		}
+		if c, err := parseFlags("tmuxmcp", args, io.Discard); err != nil || c.maxSess != want {
+			t.Errorf("--max-sessions %q: %v %v", arg, c, err)
+		}
 	}
 }

@@ -81,6 +81,7 @@ type config struct {
 	keepPagers bool
 	tokenFile  string
 	origins    originList // --allow-origin
+	maxSess    int        // --max-sessions
 	noAuth     bool
 	embedded   bool // the private default server, which tmuxmcp restarts itself
 	idle       time.Duration
@@ -107,6 +108,7 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	fs.BoolVar(&c.keepPagers, "keep-pagers", false, "leave PAGER, GIT_PAGER, MANPAGER, SYSTEMD_PAGER, PSQL_PAGER, GH_PAGER and AWS_PAGER as your shell sets them in the panes tmuxmcp starts (default: set so git log, man, journalctl and psql print instead of opening a pager that waits for a key)")
 	fs.BoolVar(&c.remote, "allow-remote", false, "allow --http on a non-loopback address")
 	fs.Var(&c.origins, "allow-origin", "with --http, also serve requests whose Origin header is this `scheme://host[:port]` (exact match; repeat the flag or separate with commas); requests from other origins get 403, except tmuxmcp's own and loopback origins on its port; requests without an Origin (CLI clients) are always served")
+	fs.IntVar(&c.maxSess, "max-sessions", defaultMaxSessions, fmt.Sprintf("with --http, the most live sessions (1..%d); past it a new session replaces the least recently active one idle for %v with no request open, or is refused with 503 and Retry-After", maxMaxSessions, defaultEvictIdle))
 	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the HTTP bearer token (default: $TMUXMCP_TOKEN, else a generated token saved under --state-dir)")
 	fs.BoolVar(&c.noAuth, "no-auth", false, "serve --http without a bearer token (loopback addresses only; for clients that cannot send one, such as the MCP conformance suite)")
 	fs.DurationVar(&c.idle, "session-timeout", 30*time.Minute, "close HTTP sessions that sent no request this long (0: never); a session that only listens for resource updates counts as idle")
@@ -158,6 +160,9 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	}
 	if c.idle != 0 && c.idle < time.Second {
 		return nil, fmt.Errorf("--session-timeout %v: must be at least 1s (0 keeps idle sessions open)", c.idle)
+	}
+	if c.maxSess < 1 || c.maxSess > maxMaxSessions {
+		return nil, fmt.Errorf("--max-sessions %d: must be 1..%d", c.maxSess, maxMaxSessions)
 	}
 	if c.noAuth && (c.httpAddr == "" || !loopback(c.httpAddr)) {
 		return nil, fmt.Errorf("--no-auth is only allowed with --http on a loopback address (127.0.0.1:PORT)")
@@ -340,7 +345,7 @@ func serveHTTPMode(ctx context.Context, c *config, h *tools.Handlers, server *mc
 		return fmt.Errorf("--http %s: %w", c.httpAddr, err)
 	}
 	url := "http://" + ln.Addr().String() + "/mcp"
-	log.Info("tmuxmcp serving MCP over Streamable HTTP", "url", url, "tmux", c.target.String(), "session", c.session)
+	log.Info("tmuxmcp serving MCP over Streamable HTTP", "url", url, "tmux", c.target.String(), "session", c.session, "maxSessions", c.maxSess)
 	if c.noAuth {
 		log.Warn("NO AUTHENTICATION: --no-auth is set; anything on this machine that can reach " + url + " can drive your shells")
 	}
@@ -355,7 +360,7 @@ func serveHTTPMode(ctx context.Context, c *config, h *tools.Handlers, server *mc
 	}
 	log.Info("try it with: npx -y @modelcontextprotocol/inspector@2.12.0 --cli " + url + " --transport http" + auth + " --method tools/list")
 	log.Info("a person can watch with: " + watch)
-	handler := httpHandler(server, httpConfig{token: token, tokenWhere: where, sessionTimeout: c.idle, allowOrigins: c.origins, log: log})
+	handler := httpHandler(server, httpConfig{token: token, tokenWhere: where, sessionTimeout: c.idle, maxSessions: c.maxSess, allowOrigins: c.origins, log: log})
 	return serveHTTP(h.Draining(ctx), ln, handler, log)
 }
 
