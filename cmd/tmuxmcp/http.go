@@ -6,7 +6,9 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"crypto/subtle"
+	"crypto/tls"
 	"encoding/json"
+	"encoding/pem"
 	"errors"
 	"fmt"
 	"io"
@@ -39,7 +41,7 @@ const (
 	defaultEvictIdle = 5 * time.Minute
 	// idleConnTimeout closes keep-alive connections that carry no request.
 	idleConnTimeout = 60 * time.Second
-	// readHeaderTimeout bounds the request headers.
+	// readHeaderTimeout bounds the TLS handshake and the request headers.
 	readHeaderTimeout = 10 * time.Second
 )
 
@@ -233,22 +235,22 @@ func loopbackHost(host string) bool {
 // minToken is the shortest bearer token accepted.
 const minToken = 16
 
-// loadToken returns the bearer token: $TMUXMCP_TOKEN, the --token-file,
-// or a new one written with mode 0600 under stateDir. It also says where
-// the token can be found.
-
+// loadToken returns the bearer token: the --token-file, $TMUXMCP_TOKEN,
+// or the token saved (or generated and written with mode 0600) under
+// stateDir. It also says where the token can be found. A token file
+// other users can read is refused.
 func loadToken(tokenFile, stateDir string, log *slog.Logger) (token, where string, err error) {
 	env := strings.TrimSpace(os.Getenv("TMUXMCP_TOKEN"))
 	if tokenFile != "" { // the explicit flag wins
 		if env != "" {
 			log.Warn("both --token-file and $TMUXMCP_TOKEN are set; using --token-file")
 		}
+		if err := privateFile(tokenFile); err != nil {
+			return "", "", fmt.Errorf("--token-file %s: %w", tokenFile, err)
+		}
 		b, err := os.ReadFile(tokenFile)
 		if err != nil {
 			return "", "", fmt.Errorf("--token-file: %w", err)
-		}
-		if st, err := os.Stat(tokenFile); err == nil && st.Mode().Perm()&0o077 != 0 {
-			log.Warn("the token file is readable by other users: chmod 600 " + tokenFile)
 		}
 		t := strings.TrimSpace(string(b))
 		if len(t) < minToken {
@@ -263,6 +265,11 @@ func loadToken(tokenFile, stateDir string, log *slog.Logger) (token, where strin
 		return env, "$TMUXMCP_TOKEN", nil
 	}
 	path := filepath.Join(stateDir, "http-token")
+	if _, err := os.Stat(path); err == nil {
+		if err := privateFile(path); err != nil {
+			return "", "", fmt.Errorf("the HTTP token file %s (under --state-dir): %w", path, err)
+		}
+	}
 	if b, err := os.ReadFile(path); err == nil {
 		if t := strings.TrimSpace(string(b)); len(t) >= minToken {
 			return t, path, nil
@@ -278,18 +285,59 @@ func loadToken(tokenFile, stateDir string, log *slog.Logger) (token, where strin
 	return t, path, nil
 }
 
-// serveHTTP runs the HTTP server on ln until ctx ends. There is no
-// overall read timeout, which would cut long waits and SSE streams:
-// bodies have their own deadline (guard).
-func serveHTTP(ctx context.Context, ln net.Listener, handler http.Handler, log *slog.Logger) error {
+// privateFile returns an error naming the fix if path can be read (or
+// written) by its group or other users.
+func privateFile(path string) error {
+	st, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if perm := st.Mode().Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("mode %04o lets other users read the token and drive your shells; fix it with: chmod 600 %s", perm, path)
+	}
+	return nil
+}
+
+// loadTLS reads the --tls-cert and --tls-key files, naming the flag at
+// fault when one cannot be used.
+func loadTLS(certFile, keyFile string) (*tls.Config, error) {
+	certPEM, err := os.ReadFile(certFile)
+	if err != nil {
+		return nil, fmt.Errorf("--tls-cert: %w", err)
+	}
+	if b, _ := pem.Decode(certPEM); b == nil || b.Type != "CERTIFICATE" {
+		return nil, fmt.Errorf("--tls-cert %s: no PEM CERTIFICATE block; give the server's certificate (chain) in PEM", certFile)
+	}
+	keyPEM, err := os.ReadFile(keyFile)
+	if err != nil {
+		return nil, fmt.Errorf("--tls-key: %w", err)
+	}
+	cert, err := tls.X509KeyPair(certPEM, keyPEM)
+	if err != nil {
+		return nil, fmt.Errorf("--tls-cert %s --tls-key %s: %w (give the certificate and its own private key, both PEM)", certFile, keyFile, err)
+	}
+	return &tls.Config{Certificates: []tls.Certificate{cert}, MinVersion: tls.VersionTLS12}, nil
+}
+
+// serveHTTP runs the HTTP server on ln until ctx ends, over TLS when
+// tlsConfig is not nil. There is no overall read timeout, which would cut
+// long waits and SSE streams: bodies have their own deadline (guard).
+func serveHTTP(ctx context.Context, ln net.Listener, handler http.Handler, tlsConfig *tls.Config, log *slog.Logger) error {
 	srv := &http.Server{
 		Handler:           handler,
 		ReadHeaderTimeout: readHeaderTimeout,
 		IdleTimeout:       idleConnTimeout,
+		TLSConfig:         tlsConfig,
 		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelDebug),
 	}
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() {
+		if tlsConfig != nil {
+			errc <- srv.ServeTLS(ln, "", "")
+		} else {
+			errc <- srv.Serve(ln)
+		}
+	}()
 	select {
 	case <-ctx.Done():
 		sctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)

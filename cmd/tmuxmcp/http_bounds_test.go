@@ -2,10 +2,23 @@ package main
 
 import (
 	"bufio"
+	"bytes"
+	"context"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/tls"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
 	"io"
+	"log/slog"
+	"math/big"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"runtime"
 	"strconv"
 	"strings"
@@ -443,6 +456,72 @@ func TestHTTPEvictsTheLeastRecentlyActiveIdleSessionButNotOneInFlight(t *testing
 	}
 }
 
+func TestHTTPRefusesATokenFileOthersCanRead(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "token")
+	if err := os.WriteFile(file, []byte(testToken+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(file, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	log := slog.New(slog.DiscardHandler)
+	c, err := parseFlags("tmuxmcp", []string{"--http", "127.0.0.1:0", "--token-file", file, "--state-dir", dir}, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := prepareHTTP(c, log); err == nil || !strings.Contains(err.Error(), "--token-file") || !strings.Contains(err.Error(), "chmod 600 "+file) {
+		t.Errorf("--token-file with mode 0644: %v", err)
+	}
+	if err := os.Chmod(file, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if s, err := prepareHTTP(c, log); err != nil || s.token != testToken {
+		t.Errorf("--token-file with mode 0600: %v", err)
+	}
+
+	// The generated token under the state dir, made readable since.
+	t.Setenv("TMUXMCP_TOKEN", "")
+	c, _ = parseFlags("tmuxmcp", []string{"--http", "127.0.0.1:0", "--state-dir", dir}, io.Discard)
+	s, err := prepareHTTP(c, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(s.where, 0o640); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := prepareHTTP(c, log); err == nil || !strings.Contains(err.Error(), "chmod 600 "+s.where) {
+		t.Errorf("http-token with mode 0640: %v", err)
+	}
+}
+
+// selfSigned writes a certificate for 127.0.0.1 and its key to dir.
+func selfSigned(t *testing.T, dir string) (certFile, keyFile string) {
+	t.Helper()
+	key, err := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tmpl := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "tmuxmcp test"}, NotBefore: time.Now().Add(-time.Hour), NotAfter: time.Now().Add(time.Hour),
+		IPAddresses: []net.IP{net.IPv4(127, 0, 0, 1)}, KeyUsage: x509.KeyUsageDigitalSignature, ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth}}
+	der, err := x509.CreateCertificate(rand.Reader, tmpl, tmpl, &key.PublicKey, key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kder, err := x509.MarshalECPrivateKey(key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	certFile, keyFile = filepath.Join(dir, "cert.pem"), filepath.Join(dir, "key.pem")
+	if err := os.WriteFile(certFile, pem.EncodeToMemory(&pem.Block{Type: "CERTIFICATE", Bytes: der}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(keyFile, pem.EncodeToMemory(&pem.Block{Type: "EC PRIVATE KEY", Bytes: kder}), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return certFile, keyFile
+}
+
 func TestHTTPAllowOriginFlag(t *testing.T) {
 	for _, bad := range []string{"app.example", "https://app.example/path", "ftp://app.example"} {
 		if _, err := parseFlags("tmuxmcp", []string{"--http", "127.0.0.1:8765", "--allow-origin", bad}, io.Discard); err == nil || !strings.Contains(err.Error(), "allow-origin") || !strings.Contains(err.Error(), "scheme://host[:port]") {
@@ -473,4 +552,101 @@ func TestHTTPMaxSessionsFlag(t *testing.T) {
 			t.Errorf("--max-sessions %q: %v %v", arg, c, err)
 		}
 	}
+}
+
+func TestHTTPTLSFlagsAndTheClearTextWarning(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := selfSigned(t, dir)
+	for _, args := range [][]string{
+		{"--http", "0.0.0.0:8765", "--allow-remote", "--tls-cert", certFile},
+		{"--http", "0.0.0.0:8765", "--allow-remote", "--tls-key", keyFile},
+	} {
+		if _, err := parseFlags("tmuxmcp", args, io.Discard); err == nil || !strings.Contains(err.Error(), "--tls-cert") || !strings.Contains(err.Error(), "--tls-key") || !strings.Contains(err.Error(), "both") {
+			t.Errorf("%v: %v", args, err)
+		}
+	}
+
+	t.Setenv("TMUXMCP_TOKEN", testToken)
+	prepare := func(args ...string) (*httpSetup, string, error) {
+		var logs bytes.Buffer
+		c, err := parseFlags("tmuxmcp", append(args, "--state-dir", dir), io.Discard)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s, err := prepareHTTP(c, slog.New(slog.NewTextHandler(&logs, nil)))
+		return s, logs.String(), err
+	}
+	_, logs, err := prepare("--http", "0.0.0.0:8765", "--allow-remote")
+	if err != nil || !strings.Contains(logs, "clear text") || !strings.Contains(logs, "--tls-cert FILE --tls-key FILE") {
+		t.Errorf("--allow-remote without TLS: %v, logged %q", err, logs)
+	}
+	if _, logs, _ := prepare("--http", "127.0.0.1:8765"); strings.Contains(logs, "clear text") {
+		t.Errorf("loopback without TLS warned: %q", logs)
+	}
+	s, logs, err := prepare("--http", "0.0.0.0:8765", "--allow-remote", "--tls-cert", certFile, "--tls-key", keyFile)
+	if err != nil || s.tls == nil || strings.Contains(logs, "clear text") {
+		t.Errorf("--allow-remote with TLS: %v, logged %q", err, logs)
+	}
+	if _, _, err := prepare("--http", "0.0.0.0:8765", "--allow-remote", "--tls-cert", keyFile, "--tls-key", keyFile); err == nil || !strings.Contains(err.Error(), "--tls-cert "+keyFile) {
+		t.Errorf("a key as --tls-cert: %v", err)
+	}
+	if _, _, err := prepare("--http", "0.0.0.0:8765", "--allow-remote", "--tls-cert", certFile, "--tls-key", filepath.Join(dir, "missing")); err == nil || !strings.Contains(err.Error(), "--tls-key") {
+		t.Errorf("a missing --tls-key: %v", err)
+	}
+	_, otherKey := selfSigned(t, t.TempDir())
+	if _, _, err := prepare("--http", "0.0.0.0:8765", "--allow-remote", "--tls-cert", certFile, "--tls-key", otherKey); err == nil || !strings.Contains(err.Error(), "--tls-key "+otherKey) {
+		t.Errorf("a key that does not match: %v", err)
+	}
+}
+
+func TestHTTPServesTLSWithTheGivenCertificate(t *testing.T) {
+	dir := t.TempDir()
+	certFile, keyFile := selfSigned(t, dir)
+	tlsConfig, err := loadTLS(certFile, keyFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv, _, server := httpEnvWith(t, httpConfig{sessionTimeout: time.Minute})
+	srv.Close() // only its tools are used: served over TLS below
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		done <- serveHTTP(ctx, ln, httpHandler(server, httpConfig{token: testToken, tokenWhere: "the test"}), tlsConfig, slog.New(slog.DiscardHandler))
+	}()
+	defer func() {
+		cancel()
+		if err := <-done; err != nil {
+			t.Error(err)
+		}
+	}()
+	pool := x509.NewCertPool()
+	pemBytes, _ := os.ReadFile(certFile)
+	pool.AppendCertsFromPEM(pemBytes)
+	base := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
+	defer base.CloseIdleConnections()
+	tr := &mcp.StreamableClientTransport{Endpoint: "https://" + ln.Addr().String() + "/mcp", HTTPClient: &http.Client{Transport: bearerOver{testToken, base}}, MaxRetries: -1}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil).Connect(t.Context(), tr, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	if _, err := cs.ListTools(t.Context(), nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// bearerOver adds the bearer token to requests sent with base.
+type bearerOver struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (b bearerOver) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+b.token)
+	return b.base.RoundTrip(r)
 }
