@@ -37,6 +37,14 @@ const testToken = "0123456789abcdef0123456789abcdef"
 
 func httpEnv(t *testing.T) (*httptest.Server, *tools.Handlers) {
 	t.Helper()
+	srv, h, _ := httpEnvWith(t, httpConfig{sessionTimeout: time.Minute})
+	return srv, h
+}
+
+// httpEnvWith serves a real tmux-backed server with cfg (its token is
+// testToken unless cfg has one) and returns the *mcp.Server too.
+func httpEnvWith(t *testing.T, cfg httpConfig) (*httptest.Server, *tools.Handlers, *mcp.Server) {
+	t.Helper()
 	target := tmuxtest.Server(t, "agent", 120, 40)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
@@ -45,12 +53,28 @@ func httpEnv(t *testing.T) (*httptest.Server, *tools.Handlers) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := httptest.NewServer(httpHandler(h.NewServer(), testToken, time.Minute, log))
+	if cfg.token == "" {
+		cfg.token = testToken
+	}
+	if cfg.tokenWhere == "" {
+		cfg.tokenWhere = "the test"
+	}
+	if cfg.log == nil {
+		cfg.log = log
+	}
+	server := h.NewServer()
+	srv := httptest.NewUnstartedServer(httpHandler(server, cfg))
+	srv.Config.ReadHeaderTimeout = readHeaderTimeout
+	srv.Config.IdleTimeout = idleConnTimeout
+	srv.Start()
 	t.Cleanup(func() {
 		srv.Close()
+		for ss := range server.Sessions() { // the sessions raw requests left open
+			_ = ss.Close()
+		}
 		h.Close()
 	})
-	return srv, h
+	return srv, h, server
 }
 
 func httpClient(t *testing.T, url, token string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {

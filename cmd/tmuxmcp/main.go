@@ -10,6 +10,7 @@ package main
 
 import (
 	"context"
+	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -78,6 +79,10 @@ type config struct {
 	remote     bool
 	keepPagers bool
 	tokenFile  string
+	tlsCert    string     // --tls-cert
+	tlsKey     string     // --tls-key
+	origins    originList // --allow-origin
+	maxSess    int        // --max-sessions
 	noAuth     bool
 	embedded   bool // the private default server, which tmuxmcp restarts itself
 	idle       time.Duration
@@ -100,10 +105,14 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.approval, "approval", "auto", "what commands not matched by a --policy rule get: auto (run), ask (a person attached to tmux approves each in a popup) or deny (blocked)")
 	fs.StringVar(&c.policy, "policy", "", "JSON policy file: {\"rules\": [{\"action\": \"allow|ask|deny\", \"command\": \"regex\", \"program\": \"regex\", \"cwd\": \"regex\"}]}, first match wins")
 	fs.DurationVar(&c.review, "review-timeout", tools.DefaultReviewTimeout, "how long a person has to answer an approval prompt before the command is denied (denied-timeout)")
-	fs.StringVar(&c.httpAddr, "http", "", "serve Streamable HTTP at http://ADDR/mcp instead of stdio, e.g. 127.0.0.1:8765 (a bearer token is required unless --no-auth)")
+	fs.StringVar(&c.httpAddr, "http", "", fmt.Sprintf("serve Streamable HTTP at http://ADDR/mcp (https:// with --tls-cert) instead of stdio, e.g. 127.0.0.1:8765 (a bearer token is required unless --no-auth); requests without it are refused from their headers, bodies must arrive within %v, idle connections close after %v", defaultBodyTimeout, idleConnTimeout))
 	fs.BoolVar(&c.keepPagers, "keep-pagers", false, "leave PAGER, GIT_PAGER, MANPAGER, SYSTEMD_PAGER, PSQL_PAGER, GH_PAGER and AWS_PAGER as your shell sets them in the panes tmuxmcp starts (default: set so git log, man, journalctl and psql print instead of opening a pager that waits for a key)")
-	fs.BoolVar(&c.remote, "allow-remote", false, "allow --http on a non-loopback address")
-	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the HTTP bearer token (default: $TMUXMCP_TOKEN, else a generated token saved under --state-dir)")
+	fs.BoolVar(&c.remote, "allow-remote", false, "allow --http on a non-loopback address; give --tls-cert and --tls-key too, or the bearer token crosses the network in clear text (logged as a warning)")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "serve --http over TLS (https://) with this PEM certificate file (chain first); needs --tls-key")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "the PEM private key file of --tls-cert")
+	fs.Var(&c.origins, "allow-origin", "with --http, also serve requests whose Origin header is this `scheme://host[:port]` (exact match; repeat the flag or separate with commas); requests from other origins get 403, except tmuxmcp's own and loopback origins on its port; requests without an Origin (CLI clients) are always served")
+	fs.IntVar(&c.maxSess, "max-sessions", defaultMaxSessions, fmt.Sprintf("with --http, the most live sessions (1..%d); past it a new session replaces the least recently active one idle for %v with no request open, or is refused with 503 and Retry-After", maxMaxSessions, defaultEvictIdle))
+	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the HTTP bearer token (default: $TMUXMCP_TOKEN, else a generated token saved under --state-dir); tmuxmcp refuses to start if the file is readable by group or others (fix: chmod 600)")
 	fs.BoolVar(&c.noAuth, "no-auth", false, "serve --http without a bearer token (loopback addresses only; for clients that cannot send one, such as the MCP conformance suite)")
 	fs.DurationVar(&c.idle, "session-timeout", 30*time.Minute, "close HTTP sessions that sent no request this long (0: never); a session that only listens for resource updates counts as idle")
 	fs.StringVar(&c.via, "approval-via", "tmux,elicitation", "how to ask a person, in order: tmux (a popup on attached clients), elicitation (the MCP client asks its user), exec:PROGRAM (a program of yours gets the request as JSON on stdin and prints approve or deny; it races the popups)")
@@ -154,6 +163,12 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	}
 	if c.idle != 0 && c.idle < time.Second {
 		return nil, fmt.Errorf("--session-timeout %v: must be at least 1s (0 keeps idle sessions open)", c.idle)
+	}
+	if c.maxSess < 1 || c.maxSess > maxMaxSessions {
+		return nil, fmt.Errorf("--max-sessions %d: must be 1..%d", c.maxSess, maxMaxSessions)
+	}
+	if (c.tlsCert == "") != (c.tlsKey == "") {
+		return nil, fmt.Errorf("--tls-cert %q --tls-key %q: give both (the PEM certificate and its private key) or neither", c.tlsCert, c.tlsKey)
 	}
 	if c.noAuth && (c.httpAddr == "" || !loopback(c.httpAddr)) {
 		return nil, fmt.Errorf("--no-auth is only allowed with --http on a loopback address (127.0.0.1:PORT)")
@@ -333,38 +348,70 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 // serveHTTPMode serves server over Streamable HTTP and tells a person on
 // stderr how to connect and watch.
 func serveHTTPMode(ctx context.Context, c *config, h *tools.Handlers, server *mcp.Server, watch string, log *slog.Logger) error {
-	stateDir := c.stateDir
-	if stateDir == "" {
-		stateDir = tools.DefaultStateDir()
-	}
-	token, where := "", "none (--no-auth)"
-	if !c.noAuth {
-		var err error
-		if token, where, err = loadToken(c.tokenFile, stateDir, log); err != nil {
-			return err
-		}
+	setup, err := prepareHTTP(c, log)
+	if err != nil {
+		return err
 	}
 	ln, err := net.Listen("tcp", c.httpAddr)
 	if err != nil {
 		return fmt.Errorf("--http %s: %w", c.httpAddr, err)
 	}
-	url := "http://" + ln.Addr().String() + "/mcp"
-	log.Info("tmuxmcp serving MCP over Streamable HTTP", "url", url, "tmux", c.target.String(), "session", c.session)
+	scheme := "http://"
+	if setup.tls != nil {
+		scheme = "https://"
+	}
+	url := scheme + ln.Addr().String() + "/mcp"
+	log.Info("tmuxmcp serving MCP over Streamable HTTP", "url", url, "tmux", c.target.String(), "session", c.session, "maxSessions", c.maxSess)
 	if c.noAuth {
 		log.Warn("NO AUTHENTICATION: --no-auth is set; anything on this machine that can reach " + url + " can drive your shells")
 	}
-	log.Info("bearer token: " + where)
+	log.Info("bearer token: " + setup.where)
 	auth := ""
 	switch {
 	case c.noAuth:
-	case where == "$TMUXMCP_TOKEN":
+	case setup.where == "$TMUXMCP_TOKEN":
 		auth = ` --header "Authorization: Bearer $TMUXMCP_TOKEN"`
 	default:
-		auth = ` --header "Authorization: Bearer $(cat ` + where + `)"`
+		auth = ` --header "Authorization: Bearer $(cat ` + setup.where + `)"`
 	}
 	log.Info("try it with: npx -y @modelcontextprotocol/inspector@2.12.0 --cli " + url + " --transport http" + auth + " --method tools/list")
 	log.Info("a person can watch with: " + watch)
-	return serveHTTP(h.Draining(ctx), ln, httpHandler(server, token, c.idle, log))
+	handler := httpHandler(server, httpConfig{token: setup.token, tokenWhere: setup.where, sessionTimeout: c.idle, maxSessions: c.maxSess, allowOrigins: c.origins, log: log})
+	return serveHTTP(h.Draining(ctx), ln, handler, setup.tls, log)
+}
+
+// httpSetup is what --http needs before it listens.
+type httpSetup struct {
+	token string      // "" with --no-auth
+	where string      // where a person finds the token
+	tls   *tls.Config // nil: plain HTTP
+}
+
+// prepareHTTP loads the bearer token and the TLS certificate, and warns
+// when the token would cross the network in clear text.
+func prepareHTTP(c *config, log *slog.Logger) (*httpSetup, error) {
+	stateDir := c.stateDir
+	if stateDir == "" {
+		stateDir = tools.DefaultStateDir()
+	}
+	s := &httpSetup{where: "none (--no-auth)"}
+	if !c.noAuth {
+		var err error
+		if s.token, s.where, err = loadToken(c.tokenFile, stateDir, log); err != nil {
+			return nil, err
+		}
+	}
+	if c.tlsCert != "" {
+		var err error
+		if s.tls, err = loadTLS(c.tlsCert, c.tlsKey); err != nil {
+			return nil, err
+		}
+	}
+	if s.tls == nil && !loopback(c.httpAddr) {
+		log.Warn("INSECURE: --http " + c.httpAddr + " is reachable from the network over plain HTTP, so the bearer token travels in clear text and anyone who can watch the traffic can take it and drive your shells; " +
+			"serve TLS with --tls-cert FILE --tls-key FILE, or listen on 127.0.0.1 and connect through an SSH tunnel (ssh -L PORT:127.0.0.1:PORT host)")
+	}
+	return s, nil
 }
 
 // output is the stdio transport's writer. The SDK closes its connection
