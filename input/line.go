@@ -157,35 +157,57 @@ func spelling(k Key) string {
 	return k.Text
 }
 
-// Lines holds every pane's Line. It is safe for concurrent use.
+// Lines holds every pane's Line, each tied to the recording of the pane
+// it was typed into (rec: any name that changes when the pane number
+// starts a new recording, such as its stream id): a line typed into an earlier recording of the same
+// pane number (a pane killed, a tmux server restarted, whose new pane
+// reuses the id) is forgotten, never inherited. It is safe for
+// concurrent use.
 type Lines struct {
 	mu sync.Mutex
-	m  map[int]Line
+	m  map[int]recorded
+}
+
+// recorded is a line and the recording it was typed into.
+type recorded struct {
+	rec  string
+	line Line
 }
 
 // NewLines returns an empty set of lines.
-func NewLines() *Lines { return &Lines{m: map[int]Line{}} }
+func NewLines() *Lines { return &Lines{m: map[int]recorded{}} }
 
-// Get returns pane's line (empty when nothing was typed).
-func (ls *Lines) Get(pane int) Line {
+// Get returns pane's line in recording rec (empty when nothing was typed
+// into that recording).
+func (ls *Lines) Get(pane int, rec string) Line {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	return ls.m[pane]
+	r, ok := ls.m[pane]
+	if ok && r.rec != rec {
+		delete(ls.m, pane)
+		return Line{}
+	}
+	return r.line
 }
 
-// Set records pane's line.
-func (ls *Lines) Set(pane int, l Line) {
+// Set records pane's line in recording rec.
+func (ls *Lines) Set(pane int, rec string, l Line) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	ls.m[pane] = l
+	ls.m[pane] = recorded{rec, l}
 }
 
-// Submitted records that a whole line was typed and submitted in pane (by
-// run_shell_command): the next line starts empty. The kill ring is kept.
-func (ls *Lines) Submitted(pane int) {
+// Submitted records that a whole line was typed and submitted in pane's
+// recording rec (by run_shell_command): the next line starts empty. The
+// kill ring is kept.
+func (ls *Lines) Submitted(pane int, rec string) {
 	ls.mu.Lock()
 	defer ls.mu.Unlock()
-	ls.m[pane] = Line{Kill: ls.m[pane].Kill}
+	var kill string
+	if r, ok := ls.m[pane]; ok && r.rec == rec {
+		kill = r.line.Kill
+	}
+	ls.m[pane] = recorded{rec, Line{Kill: kill}}
 }
 
 // Forget drops pane's line (the pane is gone).

@@ -56,7 +56,7 @@ type Runner struct {
 	runs    map[string]*Run       // jobs being watched (or waiting to start)
 	outputs map[string]*jobOutput // the output of each job being watched
 	prompts map[int]promptSeen    // the last prompt seen per pane
-	locks   map[int]*sync.Mutex   // input to a pane, judged and sent as one
+	locks   map[int]paneLock      // input to a pane, judged and sent as one
 	tags    map[int]string        // the tag of each pane's integrated shell, from the pane listings
 	broken  map[int]brokenSeen    // panes whose integrated shell was found drawing unmarked prompts
 	// learning holds, per pane, a channel closed when the look after a
@@ -82,7 +82,7 @@ func New(cfg Config) *Runner {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	return &Runner{cfg: cfg, hub: cfg.Hub, fleet: cfg.Fleet, jobs: cfg.Jobs, log: cfg.Log,
-		runs: map[string]*Run{}, prompts: map[int]promptSeen{}, locks: map[int]*sync.Mutex{}, tags: map[int]string{}, broken: map[int]brokenSeen{}, learning: map[int]chan struct{}{}, closing: make(chan struct{})}
+		runs: map[string]*Run{}, prompts: map[int]promptSeen{}, locks: map[int]paneLock{}, tags: map[int]string{}, broken: map[int]brokenSeen{}, learning: map[int]chan struct{}{}, closing: make(chan struct{})}
 }
 
 // SetFleet gives the runner its tmux connections, when they are made after
@@ -105,16 +105,41 @@ func (r *Runner) Close() {
 // LockPane serialises input to one pane (a launch, typed text, keys) from
 // judging to sending, so nothing can be added to a line between its
 // approval and its Enter. It returns the unlock.
+//
+// The lock belongs to the pane's recording: a later pane with the same id
+// (after a tmux restart) never waits behind a call stuck on the old one.
 func (r *Runner) LockPane(pane int) func() {
+	var rec cursor.StreamID
+	if s, ok := r.hub.Live(pane); ok {
+		rec = s.ID()
+	}
 	r.mu.Lock()
 	l, ok := r.locks[pane]
-	if !ok {
-		l = &sync.Mutex{}
+	if !ok || l.rec != rec {
+		l = paneLock{rec: rec, mu: &sync.Mutex{}}
 		r.locks[pane] = l
 	}
 	r.mu.Unlock()
-	l.Lock()
-	return l.Unlock
+	l.mu.Lock()
+	return l.mu.Unlock
+}
+
+// paneLock is a pane's input lock, for one recording of the pane.
+type paneLock struct {
+	rec cursor.StreamID
+	mu  *sync.Mutex
+}
+
+// ForgetPane drops what the runner remembers of a pane that is gone (its
+// prompt, its input lock, its integration's state), so that nothing of it
+// reaches a later pane with the same id.
+func (r *Runner) ForgetPane(pane int) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	delete(r.locks, pane)
+	delete(r.prompts, pane)
+	delete(r.broken, pane)
+	delete(r.tags, pane)
 }
 
 // Run is a job being watched, or waiting to start: its goroutine owns the

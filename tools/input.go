@@ -132,7 +132,7 @@ func (h *Handlers) allowSubmit(ctx context.Context, tool, paneID string, lines [
 		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: text, Decision: string(approval.AutoApproved), DecidedBy: "policy:default"})
 		return nil
 	}
-	st := h.lines.Get(pane)
+	st := h.line(pane)
 	candidates := slices.Clone(lines)
 	typed := len(candidates) // the rest are read from the screen, prompt and all
 	screen, region := h.screenLines(ctx, pane, st.Anchor)
@@ -227,7 +227,7 @@ func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typ
 	}
 	defer h.run.LockPane(n)()
 	h.run.Prompted(ctx, n, 2*time.Second)
-	line := h.anchored(ctx, n, h.lines.Get(n))
+	line := h.anchored(ctx, n, h.line(n))
 	next, step, err := line.Type(in.Text, in.Submit, h.opts.Policy != nil)
 	var edited *input.EditedError
 	if errors.As(err, &edited) {
@@ -267,7 +267,7 @@ func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typ
 		// drawn its next prompt, before tmux answered.
 		s.KeysEntered(time.Now(), typed.At, step.Entered && len(step.Judge) > 0 && strings.TrimSpace(step.Judge[len(step.Judge)-1]) != "")
 	}
-	h.lines.Set(pane, h.stillOpen(ctx, pane, next, step))
+	h.setLine(pane, h.stillOpen(ctx, pane, next, step))
 	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: in.Submit}, nil
 }
 
@@ -344,7 +344,7 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 	// Replay the keys on tmuxmcp's model of the edit line: every line an
 	// Enter (in any spelling), Escape, a Meta key or an unknown key could
 	// run is judged before anything is sent.
-	line := h.anchored(ctx, n, h.lines.Get(n))
+	line := h.anchored(ctx, n, h.line(n))
 	next, step, err := line.Keys(keys, h.opts.Policy != nil, h.shellReads(ctx, n))
 	var edited *input.EditedError
 	if errors.As(err, &edited) {
@@ -380,7 +380,7 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 		// start can be learnt from it.
 		h.run.LineCleared(pane)
 	}
-	h.lines.Set(pane, h.stillOpen(ctx, pane, next, step))
+	h.setLine(pane, h.stillOpen(ctx, pane, next, step))
 	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: step.Submitted}, nil
 }
 

@@ -393,6 +393,10 @@ func (h *Handlers) killPane(ctx context.Context, _ *mcp.CallToolRequest, in *kil
 	if _, err := h.fleet.Exec(ctx, "kill-pane", "-t", paneName(n)); err != nil {
 		return nil, h.paneError("paneId", n, err)
 	}
+	// Nothing of the pane (its typed line, its input lock, its prompt)
+	// outlives it.
+	h.lines.Forget(n)
+	h.run.ForgetPane(n)
 	h.fleet.RefreshPanes()
 	return &killPaneOut{PaneID: paneName(n), Killed: true}, nil
 }

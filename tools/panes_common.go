@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/cursor"
+	"github.com/tmuxmcp/tmuxmcp/input"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
@@ -164,3 +165,21 @@ func failureText(f stream.Failure) *string {
 	t := string(f)
 	return &t
 }
+
+// recording names the pane's live recording ("" when none): per-pane
+// state kept under it is not inherited by a later pane with the same id.
+func (h *Handlers) recording(pane int) string {
+	if s, ok := h.hub.Live(pane); ok {
+		return s.ID().String()
+	}
+	return ""
+}
+
+// line is the pane's edit line as tmuxmcp typed it, in its live recording.
+func (h *Handlers) line(pane int) input.Line { return h.lines.Get(pane, h.recording(pane)) }
+
+// setLine records the pane's edit line in its live recording.
+func (h *Handlers) setLine(pane int, l input.Line) { h.lines.Set(pane, h.recording(pane), l) }
+
+// lineSubmitted records that the pane's line was submitted whole.
+func (h *Handlers) lineSubmitted(pane int) { h.lines.Submitted(pane, h.recording(pane)) }

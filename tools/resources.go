@@ -27,16 +27,61 @@ func paneFromURI(uri string) (int, bool) {
 	return n, err == nil && n >= 0 && strconv.Itoa(n) == s
 }
 
-// resourceWatch is a watcher that pushes updates for a subscribed pane.
+// resourceWatch is a watcher that pushes updates for a subscribed pane,
+// and the sessions subscribed to it.
 type resourceWatch struct {
-	subscribers int
-	stop        context.CancelFunc
+	sessions map[*mcp.ServerSession]bool
+	stop     context.CancelFunc
 }
 
-// subscriptions tracks the watchers of subscribed panes.
+// subscriptions tracks the watchers of subscribed panes, one per pane,
+// and the sessions subscribed to each: a session's unsubscribe or end
+// takes away only its own subscriptions.
 type subscriptions struct {
 	mu      sync.Mutex
 	watches map[string]*resourceWatch
+	ending  map[*mcp.ServerSession]bool // sessions whose end is watched for
+}
+
+// dropSession removes ss from every watch, stopping those it was the last
+// subscriber of.
+func (subs *subscriptions) dropSession(ss *mcp.ServerSession) {
+	subs.mu.Lock()
+	defer subs.mu.Unlock()
+	delete(subs.ending, ss)
+	for uri, w := range subs.watches {
+		subs.leaveLocked(uri, w, ss)
+	}
+}
+
+// leaveLocked removes ss from w, stopping w when nobody is left.
+func (subs *subscriptions) leaveLocked(uri string, w *resourceWatch, ss *mcp.ServerSession) {
+	delete(w.sessions, ss)
+	if len(w.sessions) == 0 {
+		w.stop()
+		delete(subs.watches, uri)
+	}
+}
+
+// watchEndLocked drops ss's subscriptions when it ends (the client went
+// away without unsubscribing).
+func (subs *subscriptions) watchEndLocked(ss *mcp.ServerSession) {
+	if ss == nil || subs.ending[ss] {
+		return
+	}
+	subs.ending[ss] = true
+	go func() {
+		_ = ss.Wait()
+		subs.dropSession(ss)
+	}()
+}
+
+// Watchers returns how many panes have a live resource watcher (one per
+// pane, however many sessions subscribed to it).
+func (h *Handlers) Watchers() int {
+	h.subs.mu.Lock()
+	defer h.subs.mu.Unlock()
+	return len(h.subs.watches)
 }
 
 func (h *Handlers) paneTemplate() *mcp.ResourceTemplate {
@@ -79,7 +124,8 @@ func (h *Handlers) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 	h.subs.mu.Lock()
 	defer h.subs.mu.Unlock()
 	if w := h.subs.watches[req.Params.URI]; w != nil {
-		w.subscribers++
+		w.sessions[req.Session] = true
+		h.subs.watchEndLocked(req.Session)
 		return nil
 	}
 	h.mu.Lock()
@@ -92,8 +138,9 @@ func (h *Handlers) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 	h.wg.Add(1)
 	h.mu.Unlock()
 	wctx, cancel := context.WithCancel(context.Background())
-	w := &resourceWatch{subscribers: 1, stop: cancel}
+	w := &resourceWatch{sessions: map[*mcp.ServerSession]bool{req.Session: true}, stop: cancel}
 	h.subs.watches[req.Params.URI] = w
+	h.subs.watchEndLocked(req.Session)
 	uri := req.Params.URI
 	go func() {
 		defer h.wg.Done()
@@ -142,11 +189,8 @@ func (h *Handlers) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 func (h *Handlers) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
 	h.subs.mu.Lock()
 	defer h.subs.mu.Unlock()
-	if w := h.subs.watches[req.Params.URI]; w != nil {
-		if w.subscribers--; w.subscribers <= 0 {
-			w.stop()
-			delete(h.subs.watches, req.Params.URI)
-		}
+	if w := h.subs.watches[req.Params.URI]; w != nil && w.sessions[req.Session] {
+		h.subs.leaveLocked(req.Params.URI, w, req.Session)
 	}
 	return nil
 }

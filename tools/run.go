@@ -241,7 +241,7 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 	var sh *runner.Shell
 	fresh := false // sh is this call's reading of the pane, nothing waited on since
 	ready := func(wait time.Duration) error {
-		if st := h.lines.Get(pane); st.Open {
+		if st := h.line(pane); st.Open {
 			// A command tmuxmcp typed that fish kept open in its editor
 			// (its screen looks like a fresh line): the command would be
 			// typed into it.

@@ -56,7 +56,7 @@ func (h *Handlers) runnerError(field string, pane int, err error) error {
 		return h.paneError(field, pane, err)
 	}
 	id := paneName(pane)
-	if ref.State == runner.HalfTyped && h.lines.Get(pane).Text != "" {
+	if ref.State == runner.HalfTyped && h.line(pane).Text != "" {
 		ref.TypedByUs = true // type_text without submit
 	}
 	next := ""
@@ -142,6 +142,6 @@ func (h *Handlers) lineAfterJob(j *jobs.Job) {
 		return
 	}
 	if n, err := parsePaneID("paneId", j.PaneID); err == nil {
-		h.lines.Submitted(n)
+		h.lineSubmitted(n)
 	}
 }

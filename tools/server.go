@@ -138,7 +138,7 @@ func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Option
 	opts = withDefaults(opts)
 	h := &Handlers{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1,
 		closing: make(chan struct{}),
-		subs:    subscriptions{watches: map[string]*resourceWatch{}}, lines: input.NewLines(), waits: map[int]int{}}
+		subs:    subscriptions{watches: map[string]*resourceWatch{}, ending: map[*mcp.ServerSession]bool{}}, lines: input.NewLines(), waits: map[int]int{}}
 	store, err := jobs.Open(filepath.Join(opts.StateDir, "jobs"))
 	if err != nil {
 		return nil, err
