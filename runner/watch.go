@@ -15,8 +15,9 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
-// escalation is the interrupt schedule: C-c at once, SIGTERM to the
-// foreground program after 1 s, SIGKILL after 2 s; given up after 4 s.
+// escalation is the interrupt schedule: SIGINT (C-c) at once, unless the
+// command is ending by itself (interruptFirst), SIGTERM to the foreground
+// program 1 s after it, SIGKILL after 2 s; given up after 4 s.
 var escalation = []time.Duration{0, time.Second, 2 * time.Second, 4 * time.Second}
 
 // idleAfter is how long a running job's pane must be quiet before tmuxmcp
@@ -49,6 +50,7 @@ type ending struct {
 	status jobs.Status
 	code   *int
 	signal string
+	start  int64 // stream offset of the end mark
 	end    int64 // stream offset after the end mark
 	at     time.Time
 }
@@ -113,25 +115,42 @@ func (r *Runner) Watch(run *Run, st *Started) {
 		stopping   jobs.Status // interrupted or timed_out once asked to stop
 		step       int
 		lastSignal string
-		pos        = from
-		buf        []byte
-		end        *ending // the job's end was seen: waiting for the prompt
-		launchErr  string  // why a job that never started did not
-		recheck    = 5 * time.Millisecond
-		stepT      = stoppedTimer()
-		promptT    = stoppedTimer()
-		recheckT   = stoppedTimer()
-		settleT    = stoppedTimer()
+		stopAt     int64     // the stream's end when the stop was asked
+		stopAsked  time.Time // when it was asked
+		// sentAt is the stream offset just before the first interrupt went
+		// out (-1 until one did): an end mark before it is the command's
+		// own end. typed: it was C-c typed into the terminal; caught: what
+		// it went to catches SIGINT (see interruptFirst).
+		sentAt    = int64(-1)
+		typed     bool
+		caught    bool
+		pos       = from
+		buf       []byte
+		end       *ending // the job's end was seen: waiting for the prompt
+		launchErr string  // why a job that never started did not
+		recheck   = 5 * time.Millisecond
+		stepT     = stoppedTimer()
+		promptT   = stoppedTimer()
+		recheckT  = stoppedTimer()
+		settleT   = stoppedTimer()
 	)
 	defer func() {
 		for _, t := range []*time.Timer{stepT, promptT, recheckT, settleT} {
 			t.Stop()
 		}
 	}()
-	finish := func(status jobs.Status, code *int, signal string, endAt int64, ready bool, readyWait time.Duration) {
-		if stopping != "" && status == jobs.Completed {
-			status = stopping
+	// reached reports whether the interrupt reached a command whose end,
+	// with status code, was seen at stream offset at: it went out before
+	// that, and the status does not show that it missed the command (SIGINT
+	// kills a group that does not catch it: a status that is not a
+	// signal's says it was exiting already; see interruptFirst).
+	reached := func(at int64, code *int) bool {
+		if stopping == "" || sentAt < 0 || at < sentAt {
+			return false
 		}
+		return caught || code == nil || shell.SignalName(*code) != ""
+	}
+	finish := func(status jobs.Status, code *int, signal string, endAt int64, ready bool, readyWait time.Duration) {
 		if code != nil {
 			if sig := shell.SignalName(*code); sig != "" {
 				signal = sig
@@ -173,8 +192,11 @@ func (r *Runner) Watch(run *Run, st *Started) {
 	}
 	// ended records the job's end; with a shell to come back to, it then
 	// waits for the prompt, else (a fresh pane about to close) it is done.
-	ended := func(status jobs.Status, code *int, endAt int64) bool {
-		end = &ending{status: status, code: code, end: endAt, at: time.Now()}
+	ended := func(status jobs.Status, code *int, startAt, endAt int64) bool {
+		if status == jobs.Completed && reached(startAt, code) {
+			status = stopping
+		}
+		end = &ending{status: status, code: code, start: startAt, end: endAt, at: time.Now()}
 		if j.FreshPane && !j.Keep {
 			finish(status, code, "", endAt, false, 0)
 			return true
@@ -198,6 +220,15 @@ func (r *Runner) Watch(run *Run, st *Started) {
 		return ok
 	}
 	done := func(ok bool) {
+		if typed && !reached(end.start, end.code) {
+			// C-c went to a shell that had left the command: its prompt
+			// redraws after it. Reported once that is over, so the next
+			// call finds the shell as it stays.
+			ctx, cancel := context.WithTimeout(context.Background(), 2*submitSettle)
+			r.awaitReaction(ctx, s)
+			cancel()
+			ok = ready()
+		}
 		wait := time.Since(end.at)
 		finish(end.status, end.code, end.signal, end.end, ok, wait)
 		if ok {
@@ -319,7 +350,7 @@ func (r *Runner) Watch(run *Run, st *Started) {
 					if m.Status >= 0 {
 						code = ptr(m.Status)
 					}
-					if ended(jobs.Completed, code, m.End) {
+					if ended(jobs.Completed, code, m.Start, m.End) {
 						return
 					}
 
@@ -406,7 +437,11 @@ func (r *Runner) Watch(run *Run, st *Started) {
 				continue
 			}
 			if back, code := r.backAtPrompt(j, s); back {
-				finish(jobs.Completed, code, "", pos, true, 0)
+				status := jobs.Completed
+				if reached(pos, code) {
+					status = stopping
+				}
+				finish(status, code, "", pos, true, 0)
 				return
 			}
 			idleGap = min(2*idleGap, idleMax)
@@ -420,9 +455,35 @@ func (r *Runner) Watch(run *Run, st *Started) {
 			}
 			if stopping == "" {
 				stopping, step = st, 0
+				stopAt, stopAsked = s.End(), time.Now()
 				stepT.Reset(0)
 			}
 		case <-stepT.C:
+			if end != nil {
+				continue // it ended by itself: nothing more is sent
+			}
+			if step == 0 && sentAt < 0 {
+				asked := time.Since(stopAsked)
+				if pos < stopAt && asked < catchUpMax {
+					// What the pane printed before the stop was asked is
+					// read first: the command's own end mark may be in it.
+					stepT.Reset(time.Millisecond)
+					continue
+				}
+				sent := r.interruptFirst(j.PaneID, s, j.ShellTag, asked, !started || asked >= escalation[1])
+				switch sent.res {
+				case interruptLater:
+					stepT.Reset(interruptRetry)
+					continue
+				case interruptSignalled, interruptTyped:
+					sentAt, typed, caught, lastSignal = sent.at, sent.res == interruptTyped, sent.caught, "SIGINT"
+				}
+				step++
+				stepT.Reset(escalation[1])
+				idleGap = idleAfter
+				idle.Reset(idleGap)
+				continue
+			}
 			if step >= len(escalation)-1 {
 				// Nothing ended it: report what was done.
 				finish(stopping, nil, "", pos, false, 0)
@@ -430,6 +491,9 @@ func (r *Runner) Watch(run *Run, st *Started) {
 			}
 			if sent := r.escalate(j.PaneID, step); sent != "" {
 				lastSignal = sent
+				if sentAt < 0 {
+					sentAt, caught = s.End(), true
+				}
 			}
 			step++
 			stepT.Reset(escalation[step] - escalation[step-1])
@@ -604,10 +668,11 @@ func (r *Runner) afterJob(final *jobs.Job) {
 	}
 }
 
-// escalate performs interrupt step n on the pane and names the signal it
-// sent, or "". It never signals the shell itself: when the foreground
-// group is the shell's own (a command substitution), it signals the other
-// members one by one.
+// escalate performs interrupt step n (1: SIGTERM, 2 on: SIGKILL; the
+// first, SIGINT, is interruptFirst's) and names the signal it sent, or "".
+// It never signals the shell itself: when the foreground group is the
+// shell's own (a command substitution), it signals the other members one
+// by one.
 func (r *Runner) escalate(paneID string, n int) string {
 	pane, err := parsePane(paneID)
 	if err != nil {
@@ -619,21 +684,9 @@ func (r *Runner) escalate(paneID string, n int) string {
 	if err != nil {
 		return ""
 	}
-	sig, name := syscall.SIGINT, "SIGINT"
-	switch {
-	case n == 1:
-		sig, name = syscall.SIGTERM, "SIGTERM"
-	case n >= 2:
+	sig, name := syscall.SIGTERM, "SIGTERM"
+	if n >= 2 {
 		sig, name = syscall.SIGKILL, "SIGKILL"
-	}
-	if n == 0 && !p.InMode {
-		// Ctrl-C as a person would press it (the terminal sends SIGINT to
-		// the foreground group) — but never into copy mode, where it would
-		// throw the person out of it; then signal directly.
-		if _, err := r.fleet.Exec(ctx, "send-keys", "-t", paneID, "C-c"); err != nil {
-			return ""
-		}
-		return name
 	}
 	probe, err := shell.ProbePane(p.PID, p.TTY)
 	if err != nil || probe.AtShellPrompt() || probe.ForegroundPgrp <= 1 {

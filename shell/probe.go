@@ -33,6 +33,9 @@ type Probe struct {
 	// turns both it and canonical mode off (it draws the line itself); a
 	// password prompt (read -s, sudo, ssh) turns only echo off.
 	Echo bool
+	// Signals is true when the terminal turns C-c into SIGINT for its
+	// foreground group (ISIG); a program in raw mode reads C-c as a key.
+	Signals bool
 	// First names the pane's first process (usually its shell), and
 	// FirstArgs is its command line.
 	First     string
@@ -136,6 +139,7 @@ func ProbePane(pid int, tty string) (Probe, error) {
 	}
 	p.Canonical = t.Lflag&syscall.ICANON != 0
 	p.Echo = t.Lflag&syscall.ECHO != 0
+	p.Signals = t.Lflag&syscall.ISIG != 0
 	for _, pid := range append([]int{p.ForegroundPgrp}, p.OtherPIDs...) {
 		if readsTerminal(pid, tty, p.Canonical) {
 			p.Reader = comm(pid)
@@ -289,6 +293,75 @@ func readStat(pid int) (procStat, error) {
 		start, _ = strconv.ParseInt(f[19], 10, 64)
 	}
 	return procStat{pgrp: pgrp, tpgid: tpgid, start: start}, nil
+}
+
+// Running reports whether any of the foreground group's processes (its
+// leader, when it is alive, and OtherPIDs) has not exited: a group whose
+// processes are all gone or zombies has ended, whatever still owns the
+// terminal.
+func (p Probe) Running() bool {
+	for _, pid := range append([]int{p.ForegroundPgrp}, p.OtherPIDs...) {
+		if alive(pid) {
+			return true
+		}
+	}
+	return false
+}
+
+// alive reports whether process pid exists and has not exited (is not a
+// zombie).
+func alive(pid int) bool {
+	if pid <= 1 {
+		return false
+	}
+	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	i := bytes.LastIndexByte(st, ')')
+	return err == nil && i >= 0 && i+2 < len(st) && st[i+2] != 'Z' && st[i+2] != 'X'
+}
+
+// RunsProgram reports whether the foreground group has a live process that
+// is not a shell (a shell running its builtins, or between its programs,
+// has none).
+func (p Probe) RunsProgram() bool {
+	if !isShell(p.Leader) && alive(p.ForegroundPgrp) {
+		return true
+	}
+	for i, pid := range p.OtherPIDs {
+		if i < len(p.Others) && !isShell(p.Others[i]) && alive(pid) {
+			return true
+		}
+	}
+	return false
+}
+
+// CatchesInterrupt reports whether a process of the foreground group has
+// a handler for SIGINT (a trap, a runtime that turns it into an
+// exception): such a group may end after SIGINT with an exit status of its
+// own choosing. A group that does not catch it dies of it, unless it was
+// already exiting.
+func (p Probe) CatchesInterrupt() bool {
+	for _, pid := range append([]int{p.ForegroundPgrp}, p.OtherPIDs...) {
+		if pid > 1 && catches(pid, syscall.SIGINT) {
+			return true
+		}
+	}
+	return false
+}
+
+// catches reports whether process pid has a handler for sig (SigCgt in
+// /proc/PID/status).
+func catches(pid int, sig syscall.Signal) bool {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+	if err != nil {
+		return false
+	}
+	for line := range strings.Lines(string(b)) {
+		if hex, ok := strings.CutPrefix(line, "SigCgt:"); ok {
+			mask, err := strconv.ParseUint(strings.TrimSpace(hex), 16, 64)
+			return err == nil && mask&(1<<(uint(sig)-1)) != 0
+		}
+	}
+	return false
 }
 
 func cmdline(pid int) []string {
