@@ -7,6 +7,12 @@ FUZZTIME ?= 30s
 
 HTTP_ADDR ?= 127.0.0.1:8765
 
+# The revision and commit date `tmuxmcp version` prints (empty outside a git
+# checkout; the build info is used then).
+REVISION := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -modified)
+COMMITTED := $(shell git log -1 --format=%cI 2>/dev/null)
+LDFLAGS := -X main.revision=$(REVISION) -X main.committed=$(COMMITTED)
+
 ## run: build and serve MCP over Streamable HTTP on $(HTTP_ADDR)/mcp with the embedded default (a private tmux server -L tmuxmcp, session "agent"); stderr says where the token is and how to watch
 run: build
 	./$(BIN) --http $(HTTP_ADDR)
@@ -16,7 +22,7 @@ run-stdio: build
 	./$(BIN)
 
 build:
-	$(GO) build -o $(BIN) ./cmd/tmuxmcp
+	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tmuxmcp
 
 ## test: vet and every test, with the race detector, against real tmux on private sockets
 test:
@@ -46,7 +52,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzFrames$$' -fuzztime $(FUZZTIME) ./stdio/
 
 install:
-	$(GO) install ./cmd/tmuxmcp
+	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/tmuxmcp
 
 ## docs: regenerate the tool schema snapshots and the README tool reference after an intended change
 docs:

@@ -34,6 +34,7 @@ func (e hubEvents) PanesListed(panes []tmux.PaneInfo, listedAt time.Time) {
 	e.h.mu.Unlock()
 	e.h.hub.Sync(states, listedAt)
 	e.h.run.Track(panes)
+	e.h.panesListed(panes)
 }
 
 // lostError is the error for a call that met a connection to tmux just as

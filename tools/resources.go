@@ -2,12 +2,14 @@ package tools
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 // paneTemplate is the resource template of panes: {n} is the number of %n
@@ -16,6 +18,97 @@ const paneTemplate = "tmux://pane/{n}"
 
 // updateEvery coalesces resource-updated notifications per pane.
 const updateEvery = 100 * time.Millisecond
+
+// paneURI is the resource URI of pane n.
+func paneURI(n int) string { return "tmux://pane/" + strconv.Itoa(n) }
+
+// paneList keeps resources/list in step with the live panes: the fleet's
+// listings are handed over (latest wins) and applied by one goroutine, so
+// a client slow to read its list_changed notifications never holds up the
+// tmux reader.
+type paneList struct {
+	mu      sync.Mutex
+	latest  []tmux.PaneInfo
+	pending chan struct{}     // signalled when latest changed
+	listed  map[string]string // uri -> title, as the server lists them
+}
+
+// panesListed hands the newest pane listing to the resource list.
+func (h *Handlers) panesListed(panes []tmux.PaneInfo) {
+	h.list.mu.Lock()
+	h.list.latest = panes
+	h.list.mu.Unlock()
+	select {
+	case h.list.pending <- struct{}{}:
+	default:
+	}
+}
+
+// startPaneList lists the panes known now on s, before any session
+// connects (a list_changed notification must not reach a client before
+// its initialize answer), then applies every later listing until Close.
+func (h *Handlers) startPaneList(s *mcp.Server) {
+	listed := map[string]string{} // uri -> title, as s lists them
+	apply := func() {
+		h.list.mu.Lock()
+		panes := h.list.latest
+		h.list.mu.Unlock()
+		applyPaneList(s, listed, panes, h.readPane)
+	}
+	apply()
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	select {
+	case <-h.closing:
+		return
+	default:
+	}
+	h.wg.Add(1)
+	go func() {
+		defer h.wg.Done()
+		for {
+			select {
+			case <-h.list.pending:
+				apply()
+			case <-h.closing:
+				return
+			}
+		}
+	}()
+}
+
+// applyPaneList adds to s the live panes not in listed yet (or whose place
+// changed) and removes the gone ones, keeping listed in step.
+func applyPaneList(s *mcp.Server, listed map[string]string, panes []tmux.PaneInfo, read mcp.ResourceHandler) {
+	live := make(map[string]*mcp.Resource, len(panes))
+	for _, p := range panes {
+		if p.Dead {
+			continue
+		}
+		uri := paneURI(p.ID)
+		live[uri] = &mcp.Resource{
+			URI: uri, Name: paneName(p.ID), MIMEType: "text/plain",
+			Title:       fmt.Sprintf("%s:%d.%d", p.SessionName, p.WindowIndex, p.PaneIndex),
+			Description: "What pane " + paneName(p.ID) + " shows now, as plain text; subscribe for updates when it prints.",
+		}
+	}
+	var gone []string
+	for uri := range listed {
+		if live[uri] == nil {
+			gone = append(gone, uri)
+			delete(listed, uri)
+		}
+	}
+	if len(gone) > 0 {
+		s.RemoveResources(gone...)
+	}
+	for uri, r := range live {
+		if listed[uri] != r.Title {
+			listed[uri] = r.Title
+			s.AddResource(r, read)
+		}
+	}
+}
 
 // paneFromURI parses tmux://pane/N.
 func paneFromURI(uri string) (int, bool) {

@@ -121,6 +121,7 @@ type Handlers struct {
 	elicits  approval.Elicitations // open elicitations, by request state
 	subs     subscriptions         // pane resources being watched
 	lines    *input.Lines          // each pane's edit line as tmuxmcp typed it (for the policy)
+	list     paneList              // the live panes as resources/list shows them
 	waits    map[int]int           // open waits per pane
 	waitsAll int                   // open waits in all
 	server   *mcp.Server           // for resource-updated notifications
@@ -138,7 +139,8 @@ func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Option
 	opts = withDefaults(opts)
 	h := &Handlers{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1,
 		closing: make(chan struct{}),
-		subs:    subscriptions{watches: map[string]*resourceWatch{}, ending: map[*mcp.ServerSession]bool{}}, lines: input.NewLines(), waits: map[int]int{}}
+		subs:    subscriptions{watches: map[string]*resourceWatch{}, ending: map[*mcp.ServerSession]bool{}}, lines: input.NewLines(), waits: map[int]int{},
+		list: paneList{pending: make(chan struct{}, 1)}}
 	store, err := jobs.Open(filepath.Join(opts.StateDir, "jobs"))
 	if err != nil {
 		return nil, err
@@ -250,6 +252,7 @@ func (h *Handlers) NewServer() *mcp.Server {
 	}
 	s.AddResourceTemplate(h.paneTemplate(), h.readPane)
 	h.server = s
+	h.startPaneList(s)
 	return s
 }
 

@@ -5,7 +5,8 @@
 //
 //	tmuxmcp [flags]        serve MCP over stdio
 //	tmuxmcp doctor [flags] check tmux, the server and the panes
-//	tmuxmcp version        print the version
+//	tmuxmcp version        print the version (also --version)
+//	tmuxmcp help           print the usage (also -h, --help)
 package main
 
 import (
@@ -43,6 +44,14 @@ import (
 // version from the build info is used.
 var version = ""
 
+// revision and committed are the VCS revision and commit date, set by
+// make with -ldflags "-X main.revision=... -X main.committed=..."; without
+// them the build info's vcs settings are used, when the build recorded any.
+var (
+	revision  = ""
+	committed = ""
+)
+
 func main() {
 	// TMUXMCP_CPUPROFILE=file writes a CPU profile of the whole run, for
 	// `go tool pprof` (the benchmark suite's -pprof flag sets it).
@@ -56,6 +65,11 @@ func main() {
 	if err := run(context.Background(), os.Args[1:], os.Stdin, os.Stdout, os.Stderr); err != nil {
 		pprof.StopCPUProfile()
 		fmt.Fprintln(os.Stderr, "tmuxmcp:", err)
+		var bad usageError
+		if errors.As(err, &bad) {
+			fmt.Fprintln(os.Stderr, "run 'tmuxmcp --help' for the subcommands and flags")
+			os.Exit(2)
+		}
 		os.Exit(1)
 	}
 }
@@ -90,9 +104,26 @@ type config struct {
 	shellWait  time.Duration // doctor: how long the shell may take to start
 }
 
-func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
+// usageError is a command line tmuxmcp cannot take: it exits 2, with a
+// hint to --help.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// parseFlags parses args; on -h or --help it prints the usage on usage
+// and returns flag.ErrHelp. Every other error is a usageError.
+func parseFlags(name string, args []string, usage io.Writer) (*config, error) {
+	c, err := parseArgs(name, args, usage)
+	if err != nil && !errors.Is(err, flag.ErrHelp) {
+		return nil, usageError{err}
+	}
+	return c, err
+}
+
+func parseArgs(name string, args []string, usage io.Writer) (*config, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	fs.SetOutput(io.Discard) // errors are returned; the usage is printed on request
 	c := &config{}
 	fs.StringVar(&c.target.SocketName, "L", "", "tmux socket name (tmux -L); default \"tmuxmcp\", a private server, unless -S is given")
 	fs.StringVar(&c.target.SocketPath, "S", "", "tmux socket path (tmux -S)")
@@ -119,12 +150,18 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	fs.StringVar(&c.audit, "audit", "", "append a JSON line per approval decision and per command completion to this file (secrets redacted)")
 	debugLog := fs.Bool("debug", false, "log debug messages to stderr")
 	fs.DurationVar(&c.shellWait, "shell-wait", 20*time.Second, "doctor: how long the shell tmuxmcp starts may take to show its first prompt")
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: tmuxmcp [doctor|version] [flags]\n\nServes MCP over stdio. With no flags it starts (or reuses) a private tmux server\n(-L tmuxmcp) with a session \"agent\"; watch it with: tmux -L tmuxmcp attach -t agent\n\nflags:\n")
-		fs.PrintDefaults()
-	}
+	showVersion := fs.Bool("version", false, "print the version and exit (also: tmuxmcp version)")
+	fs.Usage = func() {} // the flag package calls it on every error too
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprint(usage, usageText)
+			fs.SetOutput(usage)
+			fs.PrintDefaults()
+		}
 		return nil, err
+	}
+	if *showVersion {
+		return nil, errVersion
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (see tmuxmcp -h)", fs.Arg(0))
@@ -186,23 +223,53 @@ func parseFlags(name string, args []string, stderr io.Writer) (*config, error) {
 	return c, nil
 }
 
+// usageText heads the usage; the flags follow it.
+const usageText = `usage: tmuxmcp [flags]          serve MCP over stdio (what MCP client configs launch)
+       tmuxmcp --http ADDR     serve Streamable HTTP at http://ADDR/mcp instead
+       tmuxmcp doctor [flags]  check tmux, your shell with the integration, the state directory
+       tmuxmcp version         print the version, VCS revision and build date
+       tmuxmcp help            print this
+
+With no flags it starts (or reuses) a private tmux server (-L tmuxmcp) with a
+session "agent"; watch it with: tmux -L tmuxmcp attach -t agent
+
+flags:
+`
+
+// errVersion is parseFlags' answer to --version.
+var errVersion = errors.New("version requested")
+
 func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) error {
 	cmd := ""
-	if len(args) > 0 && (args[0] == "doctor" || args[0] == "version") {
-		cmd, args = args[0], args[1:]
-	}
-	if cmd == "version" {
-		if len(args) > 0 {
-			return fmt.Errorf("version takes no arguments, got %q", strings.Join(args, " "))
+	if len(args) > 0 {
+		switch args[0] {
+		case "doctor", "version", "help":
+			cmd, args = args[0], args[1:]
 		}
-		fmt.Fprintln(stdout, "tmuxmcp", versionString())
+	}
+	switch cmd {
+	case "version", "help":
+		if len(args) > 0 {
+			return usageError{fmt.Errorf("%s takes no arguments, got %q", cmd, strings.Join(args, " "))}
+		}
+		if cmd == "help" {
+			_, err := parseFlags("tmuxmcp", []string{"-h"}, stdout)
+			if errors.Is(err, flag.ErrHelp) {
+				err = nil
+			}
+			return err
+		}
+		fmt.Fprintln(stdout, versionLine())
 		return nil
 	}
-	c, err := parseFlags("tmuxmcp", args, stderr)
-	if errors.Is(err, flag.ErrHelp) {
+	c, err := parseFlags("tmuxmcp", args, stdout)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
 		return nil
-	}
-	if err != nil {
+	case errors.Is(err, errVersion):
+		fmt.Fprintln(stdout, versionLine())
+		return nil
+	case err != nil:
 		return err
 	}
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: c.logLevel}))
@@ -211,7 +278,44 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 	}
 	ctx, stop := signal.NotifyContext(ctx, os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	return serve(ctx, c, args, stdin, stdout, log)
+	return serve(ctx, c, args, stdin, stdout, stderr, log)
+}
+
+// versionLine is what version prints: the module version, and the VCS
+// revision and date the binary was built from when the build recorded
+// them (go build in a git checkout does).
+func versionLine() string {
+	line := "tmuxmcp " + versionString()
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		bi = &debug.BuildInfo{}
+	}
+	rev, at, dirty := revision, committed, ""
+	for _, s := range bi.Settings {
+		if revision != "" {
+			break // make's -ldflags said it
+		}
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = " (modified)"
+			}
+		}
+	}
+	if rev != "" {
+		line += " revision " + rev + dirty
+	}
+	if at != "" {
+		line += " committed " + at
+	}
+	if bi.GoVersion != "" {
+		line += " " + bi.GoVersion
+	}
+	return line
 }
 
 func versionString() string {
@@ -224,7 +328,9 @@ func versionString() string {
 	return "devel"
 }
 
-func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdout io.Writer, log *slog.Logger) error {
+// serve runs the MCP server on stdio, or on HTTP with --http. hints gets
+// the plain lines a person pastes (how to watch, how to connect).
+func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdout, hints io.Writer, log *slog.Logger) error {
 	startCtx, cancel := context.WithTimeout(ctx, 20*time.Second)
 	defer cancel()
 	if _, err := c.target.Version(startCtx); err != nil {
@@ -298,11 +404,16 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	watch := "tmux " + strings.Join(tmux.Target{SocketName: c.target.SocketName, SocketPath: c.target.SocketPath}.Args(), " ") + " attach -t " + c.session
 	server := h.NewServer()
 	if c.httpAddr != "" {
-		return serveHTTPMode(ctx, c, h, server, watch, log)
+		return serveHTTPMode(ctx, c, h, server, watch, hints, log)
 	}
 	log.Info("tmuxmcp serving MCP on stdio", "tmux", c.target.String(), "session", c.session, "panes", len(hub.Panes()))
-	log.Info("a person can watch with: " + watch)
-	log.Info("add to Claude Code with: claude mcp add tmuxmcp -- " + strings.Join(append([]string{executable()}, args...), " "))
+	quoted := []string{shellQuote(executable())}
+	for _, a := range args {
+		quoted = append(quoted, shellQuote(a))
+	}
+	printHints(hints,
+		"watch the panes", watch,
+		"add it to Claude Code", "claude mcp add tmuxmcp -- "+strings.Join(quoted, " "))
 	out := newOutput(stdout)
 	defer out.close()
 	if trace != nil {
@@ -347,7 +458,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 
 // serveHTTPMode serves server over Streamable HTTP and tells a person on
 // stderr how to connect and watch.
-func serveHTTPMode(ctx context.Context, c *config, h *tools.Handlers, server *mcp.Server, watch string, log *slog.Logger) error {
+func serveHTTPMode(ctx context.Context, c *config, h *tools.Handlers, server *mcp.Server, watch string, hints io.Writer, log *slog.Logger) error {
 	setup, err := prepareHTTP(c, log)
 	if err != nil {
 		return err
@@ -365,17 +476,22 @@ func serveHTTPMode(ctx context.Context, c *config, h *tools.Handlers, server *mc
 	if c.noAuth {
 		log.Warn("NO AUTHENTICATION: --no-auth is set; anything on this machine that can reach " + url + " can drive your shells")
 	}
-	log.Info("bearer token: " + setup.where)
 	auth := ""
 	switch {
 	case c.noAuth:
 	case setup.where == "$TMUXMCP_TOKEN":
 		auth = ` --header "Authorization: Bearer $TMUXMCP_TOKEN"`
 	default:
-		auth = ` --header "Authorization: Bearer $(cat ` + setup.where + `)"`
+		auth = ` --header "Authorization: Bearer $(cat ` + shellQuote(setup.where) + `)"`
 	}
-	log.Info("try it with: npx -y @modelcontextprotocol/inspector@2.12.0 --cli " + url + " --transport http" + auth + " --method tools/list")
-	log.Info("a person can watch with: " + watch)
+	token := []string{}
+	if !c.noAuth {
+		token = []string{"the bearer token is in", setup.where}
+	}
+	printHints(hints, append(token,
+		"try it (the inspector needs Node >= 22.19)", "npx -y @modelcontextprotocol/inspector@2.12.0 --cli "+url+" --transport http"+auth+" --method tools/list",
+		"watch the panes", watch,
+		"add it to Claude Code", "claude mcp add --transport http tmuxmcp "+url+auth)...)
 	handler := httpHandler(server, httpConfig{token: setup.token, tokenWhere: setup.where, sessionTimeout: c.idle, maxSessions: c.maxSess, allowOrigins: c.origins, log: log})
 	return serveHTTP(h.Draining(ctx), ln, handler, setup.tls, log)
 }
@@ -562,6 +678,22 @@ func sharedWith(fi os.FileInfo, files ...*os.File) bool {
 		}
 	}
 	return false
+}
+
+// printHints writes pairs of (what, line) as a comment and a line a
+// person can paste as printed.
+func printHints(w io.Writer, pairs ...string) {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		fmt.Fprintf(w, "# %s:\n%s\n", pairs[i], pairs[i+1])
+	}
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789/._-=:,%+@") == "" {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
 func executable() string {

@@ -50,6 +50,9 @@ func startRawStdio(t *testing.T) *rawStdio {
 			if json.Unmarshal(sc.Bytes(), &m) != nil {
 				m = map[string]any{"line": sc.Text()}
 			}
+			if _, isNote := m["method"]; isNote && m["id"] == nil {
+				continue // a notification (list_changed, progress): not an answer
+			}
 			r.answers <- m
 		}
 		close(r.answers)
