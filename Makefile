@@ -54,9 +54,9 @@ fuzz:
 install:
 	$(GO) install -ldflags "$(LDFLAGS)" ./cmd/tmuxmcp
 
-## docs: regenerate the tool schema snapshots and the README tool reference after an intended change
+## docs: regenerate the tool schema snapshots and the tool reference in docs/tools.md after an intended change
 docs:
-	UPDATE_SNAPSHOTS=1 $(GO) test -count=1 -run 'Snapshots|Readme' ./tools/
+	UPDATE_SNAPSHOTS=1 $(GO) test -count=1 -run 'Snapshots|IsGenerated' ./tools/
 
 clean:
 	rm -rf bin

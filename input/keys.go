@@ -338,7 +338,7 @@ func HasControl(s string) bool {
 	})
 }
 
-// Markdown renders the key table as README.md shows it: every name
+// Markdown renders the key table as docs/tools.md shows it: every name
 // send_keys accepts, what it does, and whether a command policy judges it
 // as running the line.
 func Markdown() string {

@@ -1,5 +1,5 @@
 // Regression tests for the attacks of issue 13: each ran a command or
-// skipped a rule under --approval deny or the README's example policy.
+// skipped a rule under --approval deny or the example policy in docs/approval.md.
 package tools
 
 import (
@@ -15,7 +15,7 @@ import (
 )
 
 // attackPolicies are the policies every attack is tried under: the
-// README's example rules with the default auto, the same rules with the
+// docs/approval.md's example rules with the default auto, the same rules with the
 // default deny, and --approval deny alone.
 func attackPolicies(t *testing.T) map[string]*policy.Policy {
 	rules := []policy.Rule{

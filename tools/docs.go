@@ -42,10 +42,13 @@ func withDefaults(opts Options) Options {
 	return opts
 }
 
-// Markdown renders the tool reference that README.md embeds: each tool's
-// description, then its arguments and result fields with type and bounds.
+// Markdown renders the tool reference that docs/tools.md embeds: each
+// tool's description, then its arguments and result fields with type and
+// bounds. A result table is written once: a later tool whose result has
+// the same fields refers to the first tool's.
 func Markdown(tools []*mcp.Tool) string {
 	var b strings.Builder
+	results := map[string]string{} // a result table -> the first tool that has it
 	for _, t := range tools {
 		fmt.Fprintf(&b, "### `%s`\n\n%s\n\n", t.Name, t.Description)
 		a := t.Annotations
@@ -53,8 +56,15 @@ func Markdown(tools []*mcp.Tool) string {
 		in := t.InputSchema.(*jsonschema.Schema)
 		b.WriteString("| argument | type | required | description |\n|---|---|---|---|\n")
 		writeFields(&b, in, true)
+		var res strings.Builder
+		writeFields(&res, t.OutputSchema.(*jsonschema.Schema), false)
+		if first, ok := results[res.String()]; ok {
+			fmt.Fprintf(&b, "\nThe result has the same fields as [`%s`](#%s)'s.\n\n", first, first)
+			continue
+		}
+		results[res.String()] = t.Name
 		b.WriteString("\n| result field | type | description |\n|---|---|---|\n")
-		writeFields(&b, t.OutputSchema.(*jsonschema.Schema), false)
+		b.WriteString(res.String())
 		b.WriteString("\n")
 	}
 	return b.String()

@@ -10,7 +10,7 @@ import (
 	"testing"
 )
 
-// Set UPDATE_SNAPSHOTS=1 to rewrite testdata/schemas and the README's tool
+// Set UPDATE_SNAPSHOTS=1 to rewrite testdata/schemas and docs/tools.md's tool
 // reference after an intended change.
 var update = os.Getenv("UPDATE_SNAPSHOTS") != ""
 
@@ -64,19 +64,19 @@ func TestEveryToolIsDescribedAndAnnotatedExplicitly(t *testing.T) {
 	}
 }
 
-func TestReadmeToolReferenceIsGenerated(t *testing.T) {
-	readmeSection(t, "tools", Markdown(Catalog(Options{})))
+func TestToolReferenceIsGenerated(t *testing.T) {
+	docSection(t, "tools", Markdown(Catalog(Options{})))
 }
 
-func TestReadmeKeyTableIsGenerated(t *testing.T) {
-	readmeSection(t, "keys", input.Markdown())
+func TestKeyTableIsGenerated(t *testing.T) {
+	docSection(t, "keys", input.Markdown())
 }
 
-// readmeSection checks (or with UPDATE_SNAPSHOTS rewrites) the part of
-// README.md between <!-- name:start --> and <!-- name:end -->.
-func readmeSection(t *testing.T, name, want string) {
+// docSection checks (or with UPDATE_SNAPSHOTS rewrites) the part of
+// docs/tools.md between <!-- name:start --> and <!-- name:end -->.
+func docSection(t *testing.T, name, want string) {
 	start, end := "<!-- "+name+":start -->\n", "<!-- "+name+":end -->"
-	path := filepath.Join("..", "README.md")
+	path := filepath.Join("..", "docs", "tools.md")
 	b, err := os.ReadFile(path)
 	if err != nil {
 		t.Fatal(err)
@@ -84,7 +84,7 @@ func readmeSection(t *testing.T, name, want string) {
 	readme := string(b)
 	i, j := strings.Index(readme, start), strings.Index(readme, end)
 	if i < 0 || j < i {
-		t.Fatalf("README.md has no %q ... %q section", start, end)
+		t.Fatalf("docs/tools.md has no %q ... %q section", start, end)
 	}
 	if update {
 		readme = readme[:i+len(start)] + want + readme[j:]
@@ -94,6 +94,6 @@ func readmeSection(t *testing.T, name, want string) {
 		return
 	}
 	if readme[i+len(start):j] != want {
-		t.Errorf("README.md %s section is out of date: run make docs", name)
+		t.Errorf("docs/tools.md %s section is out of date: run make docs", name)
 	}
 }
