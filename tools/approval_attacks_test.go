@@ -15,7 +15,7 @@ import (
 )
 
 // attackPolicies are the policies every attack is tried under: the
-// docs/approval.md's example rules with the default auto, the same rules with the
+// example rules of docs/approval.md with the default auto, the same rules with the
 // default deny, and --approval deny alone.
 func attackPolicies(t *testing.T) map[string]*policy.Policy {
 	rules := []policy.Rule{

@@ -39,7 +39,8 @@ func doctor(ctx context.Context, c *config, out io.Writer) error {
 		report(false, "tmux", fmt.Sprintf("%v: install tmux (apt-get install tmux)", err))
 		return errors.New("doctor found problems")
 	}
-	report(true, "tmux", v+" at "+c.target.String())
+	good, detail := checkTmuxVersion(v)
+	report(good, "tmux", detail+" at "+c.target.String())
 	sessions, err := c.target.Run(ctx, "list-sessions", "-F", "#{session_name}")
 	if err != nil {
 		fmt.Fprintf(out, "--   %-8s not running on %s: tmuxmcp starts it on its first run\n", "server", c.target)
@@ -52,7 +53,14 @@ func doctor(ctx context.Context, c *config, out io.Writer) error {
 			report(true, "panes", fmt.Sprintf("%d seen: %s", len(strings.Fields(panes)), strings.Join(strings.Fields(panes), " ")))
 		}
 	}
-	good, detail := checkShell(ctx, c)
+	stateDir := stateDirOf(c)
+	good, detail = checkStateDir(stateDir)
+	report(good, "state", detail)
+	good, detail = checkToken(c, stateDir)
+	report(good, "token", detail)
+	good, detail = checkPort(c.httpAddr)
+	report(good, "port", detail)
+	good, detail = checkShell(ctx, c)
 	report(good, "shell", detail)
 	if !ok {
 		return errors.New("doctor found problems")

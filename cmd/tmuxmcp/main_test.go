@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -321,5 +322,51 @@ func TestLatencyTraceTimesEachMatchedWait(t *testing.T) {
 		if at[i] < at[i-1] || at[0] <= 0 {
 			t.Fatalf("trace times out of order: %v", at)
 		}
+	}
+}
+
+// doctor checks the state directory, the token and the --http port, and
+// names the fix for each problem.
+func TestDoctorNamesTheFixForTheStateDirectoryTokenAndPort(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("SHELL", "/bin/sh")
+	t.Setenv("TMUXMCP_TOKEN", "")
+	state := filepath.Join(home, "state")
+	if err := os.Mkdir(state, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	token := filepath.Join(state, "http-token")
+	if err := os.WriteFile(token, []byte("0123456789abcdef0123\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	busy, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := busy.Addr().String()
+	doctor := func() (string, error) {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), []string{"doctor", "-L", "tmuxmcp-absent-" + t.Name(), "--shell-wait", "5s", "--state-dir", state, "--http", addr}, nil, &out, &errb)
+		return out.String(), err
+	}
+	out, err := doctor()
+	if err == nil {
+		t.Errorf("doctor found no problem:\n%s", out)
+	}
+	for _, want := range []string{"FAIL state", "chmod 700 " + state, "FAIL token", "chmod 600 " + token, "FAIL port", addr, "ok   shell"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out)
+		}
+	}
+	_ = busy.Close()
+	if err := os.Chmod(state, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(token, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if out, err := doctor(); err != nil || strings.Contains(out, "FAIL") {
+		t.Fatalf("after the fixes: %v\n%s", err, out)
 	}
 }
