@@ -41,8 +41,9 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// waitTimeout is the generous deadline for anything tmux should do "soon".
-const waitTimeout = 10 * time.Second
+// waitTimeout is the generous deadline for anything tmux should do "soon":
+// on a loaded 2-core machine under -race every package runs at once.
+const waitTimeout = 30 * time.Second
 
 // discardLog is a logger for code under test that must not clutter output.
 var discardLog = slog.New(slog.NewTextHandler(io.Discard, nil))
