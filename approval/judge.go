@@ -26,6 +26,12 @@ const (
 	Rejected      Decision = "rejected"       // withdrawn, or nobody could be asked
 )
 
+// Reported returns the decisions a job's result can carry (Ask is never
+// final, so never reported), in the order docs list them.
+func Reported() []Decision {
+	return []Decision{Approved, AutoApproved, Pending, Denied, DeniedTimeout, DeniedError, Blocked, Rejected}
+}
+
 // Runs reports whether the decision lets the input run.
 func (d Decision) Runs() bool { return d == AutoApproved || d == Approved }
 

@@ -33,6 +33,23 @@ const (
 	NotStarted  Status = "not_started"
 )
 
+// Statuses returns every status, in the order results and docs list them.
+func Statuses() []Status {
+	return []Status{Completed, Running, Interrupted, TimedOut, PaneDied, NotStarted}
+}
+
+// Mode is how a job's command reached its shell.
+type Mode string
+
+// The modes of a job.
+const (
+	// Integrated: typed as is into an integrated shell, whose own marks
+	// (with the shell's tag) end it.
+	Integrated Mode = "integrated"
+	// Wrapper: a job script sourced by the shell, with marks of its own.
+	Wrapper Mode = "wrapper"
+)
+
 // Job is one command run in a pane.
 type Job struct {
 	ID          string  `json:"id"`
@@ -43,7 +60,7 @@ type Job struct {
 	PaneID      string  `json:"paneId"`
 	FreshPane   bool    `json:"freshPane,omitempty"`
 	Keep        bool    `json:"keep,omitempty"`
-	Mode        string  `json:"mode"`                // "integrated" (typed as is) or "wrapper" (sourced script)
+	Mode        Mode    `json:"mode"`                // Integrated (typed as is) or Wrapper (a sourced script)
 	Shell       string  `json:"shell,omitempty"`     // the kind of shell it ran in: bash, zsh, fish or sh
 	ShellTag    string  `json:"shellTag,omitempty"`  // the integrated shell's mark tag, when it has one
 	PaneTitle   string  `json:"paneTitle,omitempty"` // the title to restore after a description

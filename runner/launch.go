@@ -174,9 +174,9 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	id := paneName(sh.Pane)
 	s := sh.Stream
 	direct := sh.Live && sh.Tag != "" && !j.FreshPane && cwd == "" && !sh.ErrExit && !sh.Wrap && sh.Kind.TypedDirectly(ctx, j.Command)
-	typed, mode := j.Command, "integrated"
+	typed, mode := j.Command, jobs.Integrated
 	if !direct {
-		mode = "wrapper"
+		mode = jobs.Wrapper
 		kind := shell.POSIX
 		if sh.Kind == shell.Fish {
 			kind = shell.Fish

@@ -320,7 +320,7 @@ func (r *Runner) Watch(run *Run, st *Started) {
 				// A job's own marks carry its id (script) or its shell's
 				// tag (typed as is); the shell's end mark also ends a
 				// script that an interrupt cut short.
-				ours := m.Tag == run.ID || j.Mode == "integrated" && m.Tag == j.ShellTag && j.ShellTag != ""
+				ours := m.Tag == run.ID || j.Mode == jobs.Integrated && m.Tag == j.ShellTag && j.ShellTag != ""
 				shells := j.ShellTag != "" && m.Tag == j.ShellTag
 				if shells && !shellMarks.Feed(m) {
 					continue // a line editor the command uses, not a prompt

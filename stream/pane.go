@@ -24,6 +24,11 @@ const (
 	TopologyChanged Failure = "topology_changed"
 )
 
+// Failures returns every failure of a stream, in the order docs list them.
+func Failures() []Failure {
+	return []Failure{ConnectionLost, EventsDropped, Expired, HubClosed, TopologyChanged}
+}
+
 type span struct{ start, end int64 }
 
 // PaneStream is one recording of one pane's output: a retained byte window

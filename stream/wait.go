@@ -21,6 +21,11 @@ const (
 	StreamLost Outcome = "stream_lost"
 )
 
+// Outcomes returns every outcome of a wait, in the order docs list them.
+func Outcomes() []Outcome {
+	return []Outcome{Matched, TimedOut, PaneDied, NoStream, Cancelled, OutputLost, StreamLost}
+}
+
 // readChunk is how many raw bytes a reader takes per snapshot (and the
 // most a wait's read buffer holds).
 const readChunk = 64 << 10

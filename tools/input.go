@@ -2,7 +2,6 @@ package tools
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/oklog/ulid/v2"
 	"github.com/tmuxmcp/tmuxmcp/approval"
 	"github.com/tmuxmcp/tmuxmcp/audit"
@@ -27,25 +25,6 @@ const (
 	maxKeyLength = 256
 )
 
-type typeTextIn struct {
-	PaneID string `json:"paneId"`
-	Text   string `json:"text"`
-	Submit bool   `json:"submit,omitempty"`
-}
-
-func (in *typeTextIn) check() error {
-	if _, err := parsePaneID("paneId", in.PaneID); err != nil {
-		return err
-	}
-	if in.Text == "" && !in.Submit {
-		return errorf("text is empty and submit is false: nothing to type. Give text, or submit: true to press Enter alone")
-	}
-	if n := utf8.RuneCountInString(in.Text); n > maxTextBytes {
-		return errorf("text is %d characters, over the limit of %d: type it in several calls, or write it to a file and type a command that reads it", n, maxTextBytes)
-	}
-	return nil
-}
-
 type inputOut struct {
 	PaneID    string `json:"paneId"`
 	Cursor    string `json:"cursor"`
@@ -58,24 +37,6 @@ func inputOutSchema() *jsonschema.Schema {
 		"cursor":    cursorSchema("The stream position before the input: pass it to wait_for_text to catch the response, however fast it came."),
 		"submitted": boolean("Enter, or another key that ends or discards the line being typed (C-m, C-j, C-c, C-d, C-u, Escape, M- keys), was sent."),
 	})
-}
-
-func (h *Handlers) typeTextTool() Tool {
-	in := object(map[string]*jsonschema.Schema{
-		"paneId": paneID("Pane to type into, e.g. %1."),
-		"text":   {Type: "string", MaxLength: ptr(maxTextBytes), Description: "Text typed literally: no key names, no escapes interpreted. Multi-line text is sent as one bracketed paste: shells take it as a whole, but a REPL may still run it line by line (in Python, end indented blocks with an empty line)."},
-		"submit": boolean("Press Enter after the text."),
-	}, "paneId", "text")
-	tool := &mcp.Tool{
-		Name:  "type_text",
-		Title: "Type text into a pane",
-		Description: "Type literal text into a pane's program (a shell, a REPL, an editor, a question), optionally pressing Enter (submit). " +
-			"Returns the stream cursor from before the input: wait_for_text from it (the text's own echo never matches). Refuses a pane in copy mode or whose program exited. For shell commands prefer run_shell_command; for key names use send_keys.",
-		InputSchema:  in,
-		OutputSchema: inputOutSchema(),
-		Annotations:  &mcp.ToolAnnotations{Title: "Type text into a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
-	}
-	return typed(h, tool, h.typeText)
 }
 
 // prepareInput checks the pane can take input and records text in the echo
@@ -220,97 +181,6 @@ func (h *Handlers) screenLines(ctx context.Context, pane, anchor int) (cursorLin
 	return cursorLine, region
 }
 
-func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typeTextIn) (*inputOut, error) {
-	n, err := parsePaneID("paneId", in.PaneID)
-	if err != nil {
-		return nil, err
-	}
-	defer h.run.LockPane(n)()
-	h.run.Prompted(ctx, n, 2*time.Second)
-	line := h.anchored(ctx, n, h.line(n))
-	next, step, err := line.Type(in.Text, in.Submit, h.opts.Policy != nil)
-	var edited *input.EditedError
-	if errors.As(err, &edited) {
-		return nil, h.editedError("type_text", in.PaneID, edited)
-	}
-	// A line break or other control character can submit by itself (no
-	// bracketed paste in many programs, C-o, a pasted paste-end sequence).
-	secret := h.secretPrompt(ctx, n)
-	if len(step.Judge) > 0 {
-		if err := h.allowSubmit(ctx, "type_text", in.PaneID, step.Judge, secret); err != nil {
-			return nil, err
-		}
-	}
-	if secret {
-		// A password: the echo ledger and the line model, which live in
-		// memory only, may hold it; nothing else does.
-		next.Text = ""
-	}
-	pane, s, typed, err := h.prepareInput(ctx, "paneId", in.PaneID, in.Text)
-	if err != nil {
-		return nil, err
-	}
-	id := paneName(pane)
-	buf := "tmuxmcp-" + strings.ToLower(ulid.Make().String())
-	if _, err := h.fleet.ExecBatch(ctx, input.TextCommands(id, in.Text, buf, in.Submit)...); err != nil {
-		s.Untype(typed)
-		return nil, h.paneError("paneId", pane, err)
-	}
-	if step.Submitted {
-		s.Submitted(time.Now())
-	}
-	if step.Ended {
-		s.KeysSubmitted(time.Now())
-		// An Enter on a line the model holds as empty may have run nothing
-		// (fish then starts no command): only a line with text counts.
-		// From before the keys: the shell may have run the line, and
-		// drawn its next prompt, before tmux answered.
-		s.KeysEntered(time.Now(), typed.At, step.Entered && len(step.Judge) > 0 && strings.TrimSpace(step.Judge[len(step.Judge)-1]) != "")
-	}
-	h.setLine(pane, h.stillOpen(ctx, pane, next, step))
-	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: in.Submit}, nil
-}
-
-type sendKeysIn struct {
-	PaneID string   `json:"paneId"`
-	Keys   []string `json:"keys"`
-}
-
-func (in *sendKeysIn) check() error {
-	if _, err := parsePaneID("paneId", in.PaneID); err != nil {
-		return err
-	}
-	if len(in.Keys) == 0 || len(in.Keys) > maxKeys {
-		return errorf("keys: %d given, the limit is 1..%d: split longer input over several calls, or use type_text for text", len(in.Keys), maxKeys)
-	}
-	for i, k := range in.Keys {
-		if k == "" || utf8.RuneCountInString(k) > maxKeyLength {
-			return errorf("keys[%d] %q: each key must be 1..%d characters, a tmux key name such as Enter, C-c, Up, Tab, F5 or a short literal string", i, truncate(k, 40), maxKeyLength)
-		}
-	}
-	_, err := parseKeys(in.Keys)
-	return err
-}
-
-func (h *Handlers) sendKeysTool() Tool {
-	in := object(map[string]*jsonschema.Schema{
-		"paneId": paneID("Pane to send keys to, e.g. %1."),
-		"keys": {Type: "array", MinItems: ptr(1), MaxItems: ptr(maxKeys), Items: &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(maxKeyLength)},
-			Description: "Keys sent in order, each one of: " + input.Accepted + ". A spelling outside these (Return, Esc, 0xdg, ^C-m, mouse keys) is an error that names the one to use."},
-	}, "paneId", "keys")
-	tool := &mcp.Tool{
-		Name:  "send_keys",
-		Title: "Send keys to a pane",
-		Description: "Send key presses to a pane: C-c to interrupt, C-d, Escape, Enter, arrows, PageDown, q to quit a pager, function keys. " +
-			"Returns the stream cursor from before the keys. A spelling tmux does not know is an error naming the right one. For text use type_text. " +
-			"Under a command policy, keys that may run the line are judged first; a line changed with editing keys cannot be: C-c, then type_text the whole command.",
-		InputSchema:  in,
-		OutputSchema: inputOutSchema(),
-		Annotations:  &mcp.ToolAnnotations{Title: "Send keys to a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
-	}
-	return typed(h, tool, h.sendKeys)
-}
-
 // anchored returns l with its anchor set to the pane's cursor row when it
 // has none and a policy is active.
 func (h *Handlers) anchored(ctx context.Context, pane int, l input.Line) input.Line {
@@ -328,60 +198,6 @@ func (h *Handlers) anchored(ctx context.Context, pane int, l input.Line) input.L
 func (h *Handlers) editedError(tool, paneID string, err *input.EditedError) error {
 	h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: err.Key, Decision: string(approval.Blocked), DecidedBy: "policy:edited-line"})
 	return errorf("%s: %s, so nothing was sent. Send C-c with send_keys to clear the line, then type the whole command with type_text (submit: true) or use run_shell_command", tool, err.Error())
-}
-
-func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sendKeysIn) (*inputOut, error) {
-	n, err := parsePaneID("paneId", in.PaneID)
-	if err != nil {
-		return nil, err
-	}
-	keys, err := parseKeys(in.Keys)
-	if err != nil {
-		return nil, err
-	}
-	defer h.run.LockPane(n)()
-	h.run.Prompted(ctx, n, 2*time.Second)
-	// Replay the keys on tmuxmcp's model of the edit line: every line an
-	// Enter (in any spelling), Escape, a Meta key or an unknown key could
-	// run is judged before anything is sent.
-	line := h.anchored(ctx, n, h.line(n))
-	next, step, err := line.Keys(keys, h.opts.Policy != nil, h.shellReads(ctx, n))
-	var edited *input.EditedError
-	if errors.As(err, &edited) {
-		return nil, h.editedError("send_keys", in.PaneID, edited)
-	}
-	if len(step.Judge) > 0 {
-		if err := h.allowSubmit(ctx, "send_keys", in.PaneID, step.Judge, h.secretPrompt(ctx, n)); err != nil {
-			return nil, err
-		}
-	}
-	pane, s, typed, err := h.prepareInput(ctx, "paneId", in.PaneID, step.Echo)
-	if err != nil {
-		return nil, err
-	}
-	id := paneName(pane)
-	if _, err := h.fleet.ExecBatch(ctx, input.KeyCommands(id, keys)...); err != nil {
-		s.Untype(typed)
-		return nil, h.paneError("paneId", pane, err)
-	}
-	if step.Submitted {
-		s.Submitted(time.Now())
-	}
-	if step.Ended {
-		s.KeysSubmitted(time.Now())
-		// An Enter on a line the model holds as empty may have run nothing
-		// (fish then starts no command): only a line with text counts.
-		// From before the keys: the shell may have run the line, and
-		// drawn its next prompt, before tmux answered.
-		s.KeysEntered(time.Now(), typed.At, step.Entered && len(step.Judge) > 0 && strings.TrimSpace(step.Judge[len(step.Judge)-1]) != "")
-	}
-	if step.Cleared {
-		// The line is empty now: the prompt of a shell tmuxmcp did not
-		// start can be learnt from it.
-		h.run.LineCleared(pane)
-	}
-	h.setLine(pane, h.stillOpen(ctx, pane, next, step))
-	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: step.Submitted}, nil
 }
 
 // shellReads reports whether a shell's line editor reads pane's input: the
@@ -415,20 +231,6 @@ func (h *Handlers) secretPrompt(ctx context.Context, pane int) bool {
 // hiddenText stands for text typed at a password prompt.
 func hiddenText(s string) string {
 	return fmt.Sprintf("[%d characters typed at a prompt with echo off (a password): not recorded]", utf8.RuneCountInString(s))
-}
-
-// parseKeys normalises send_keys' keys through the key table: a spelling
-// it does not accept is a tool error naming it and what to send instead.
-func parseKeys(in []string) ([]input.Key, error) {
-	keys := make([]input.Key, len(in))
-	for i, s := range in {
-		k, err := input.Parse(s)
-		if err != nil {
-			return nil, errorf("keys[%d] %s; nothing was sent", i, err.Error())
-		}
-		keys[i] = k
-	}
-	return keys, nil
 }
 
 func truncate(s string, n int) string {

@@ -3,409 +3,184 @@ package tools
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
-	"regexp"
+	"fmt"
 	"strings"
 	"time"
 
-	"github.com/google/jsonschema-go/jsonschema"
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tmuxmcp/tmuxmcp/runner"
+	"github.com/tmuxmcp/tmuxmcp/cursor"
+	"github.com/tmuxmcp/tmuxmcp/input"
+	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
-type listPanesIn struct {
-	Session *string `json:"session,omitempty"`
+// hubEvents feeds what the tmux fleet sees into the stream hub.
+type hubEvents struct{ h *Handlers }
+
+func (e hubEvents) PaneOutput(pane int, data []byte) { e.h.hub.Output(pane, data) }
+func (e hubEvents) PaneRestarted(pane int)           { e.h.hub.Restart(pane, stream.TopologyChanged) }
+func (e hubEvents) PaneOutputDropped(pane int)       { e.h.hub.Dropped(pane) }
+func (e hubEvents) Disconnected(error)               { e.h.hub.Lost() }
+func (e hubEvents) Reconnected()                     { e.h.hub.Reconnected() }
+
+func (e hubEvents) PanesListed(panes []tmux.PaneInfo, listedAt time.Time) {
+	states := make([]stream.PaneState, len(panes))
+	m := make(map[int]tmux.PaneInfo, len(panes))
+	for i, p := range panes {
+		states[i] = stream.PaneState{Pane: p.ID, Dead: p.Dead}
+		m[p.ID] = p
+	}
+	e.h.mu.Lock()
+	e.h.panes = m
+	e.h.mu.Unlock()
+	e.h.hub.Sync(states, listedAt)
+	e.h.run.Track(panes)
+	e.h.panesListed(panes)
 }
 
-type paneOut struct {
-	PaneID         string  `json:"paneId"`
-	Session        string  `json:"session"`
-	SessionID      string  `json:"sessionId"`
-	WindowID       string  `json:"windowId"`
-	WindowIndex    int     `json:"windowIndex"`
-	Window         string  `json:"window"`
-	Title          string  `json:"title"`
-	CurrentCommand string  `json:"currentCommand"`
-	PID            int     `json:"pid"`
-	CWD            string  `json:"cwd"`
-	Width          int     `json:"width"`
-	Height         int     `json:"height"`
-	Active         bool    `json:"active"`
-	Dead           bool    `json:"dead"`
-	DeadStatus     *int    `json:"deadStatus"`
-	Attended       bool    `json:"attended"`
-	InCopyMode     bool    `json:"inCopyMode"`
-	Cursor         *string `json:"cursor"`
+// lostError is the error for a call that met a connection to tmux just as
+// it closed.
+func lostError() error {
+	return errorf("the connection to tmux closed during this call (the tmux server was killed or crashed): nothing was done. Call again in a moment: tmuxmcp reconnects by itself (and starts its own default server again)")
 }
 
-type listPanesOut struct {
-	Panes []paneOut `json:"panes"`
-}
-
-func (h *Handlers) listPanesTool() Tool {
-	in := object(map[string]*jsonschema.Schema{
-		"session": {Type: "string", MinLength: ptr(1), Description: "Only panes of this session (name). Default: every session of the server."},
-	})
-	pane := outputObject(map[string]*jsonschema.Schema{
-		"paneId":         paneID("Stable pane id: pass it to every other tool."),
-		"session":        str("Session name."),
-		"sessionId":      str("Session id, e.g. $0."),
-		"windowId":       str("Window id, e.g. @1."),
-		"windowIndex":    count("Window index in its session."),
-		"window":         str("Window name."),
-		"title":          str("Pane title (set by the program)."),
-		"currentCommand": str("Foreground program, e.g. bash, python3, vim."),
-		"pid":            count("Process id of the pane's first program (usually its shell)."),
-		"cwd":            str("Current directory of the pane's foreground program."),
-		"width":          count("Columns."),
-		"height":         count("Rows."),
-		"active":         boolean("The active pane of its window."),
-		"dead":           boolean("The program exited; the pane is kept by remain-on-exit."),
-		"deadStatus":     nullable(integer("Exit status of a dead pane's program, or null.", -1, 255)),
-		"attended":       boolean("A person's tmux client is showing this pane's window now: type with care."),
-		"inCopyMode":     boolean("The pane is in copy mode; input tools refuse it."),
-		"cursor":         nullable(cursorSchema("The pane's current stream position (wait_for_text from it), or null if it is not being recorded.")),
-	})
-	out := outputObject(map[string]*jsonschema.Schema{
-		"panes": {Type: "array", Items: pane, Description: "Every pane, in session, window and pane order."},
-	})
-	tool := &mcp.Tool{
-		Name:         "list_panes",
-		Title:        "List panes",
-		Description:  "List every tmux pane on the server: paneId, session, window, program, directory, size, dead, attended (a person is watching), and a cursor to wait from. Call it first to find a paneId.",
-		InputSchema:  in,
-		OutputSchema: out,
-		Annotations:  &mcp.ToolAnnotations{Title: "List panes", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
+// connected returns a clear error when tmux is gone. With the embedded
+// default server it first starts that server again and reconnects.
+func (h *Handlers) connected() error {
+	err := h.fleet.Err()
+	if err == nil {
+		return nil
 	}
-	return typed(h, tool, h.listPanes)
-}
-
-func (in *listPanesIn) check() error {
-	if in.Session != nil && *in.Session == "" {
-		return errorf("session is empty: give a session name, or omit session to list every pane")
-	}
-	return nil
-}
-
-func (h *Handlers) listPanes(ctx context.Context, _ *mcp.CallToolRequest, in *listPanesIn) (*listPanesOut, error) {
-	if err := h.connected(); err != nil {
-		return nil, err
-	}
-	panes, err := h.fleet.ListPanes(ctx)
-	if errors.Is(err, tmux.ErrClosed) {
-		return nil, lostError()
-	}
-	if err != nil {
-		return nil, err
-	}
-	watched := map[string]bool{} // session id + window id a person's client shows
-	if lines, err := h.fleet.Exec(ctx, "list-clients", "-F", "#{client_control_mode}\x1f#{session_id}\x1f#{window_id}"); err == nil {
-		for _, l := range lines {
-			f := strings.Split(l, "\x1f")
-			if len(f) == 3 && f[0] != "1" {
-				watched[f[1]+f[2]] = true
+	if h.opts.RestartServer != nil {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		if rerr := h.opts.RestartServer(ctx); rerr == nil {
+			if rerr = h.fleet.Reconnect(ctx); rerr == nil {
+				return nil
 			}
 		}
 	}
-	out := &listPanesOut{Panes: []paneOut{}}
-	found := false
-	for _, p := range panes {
-		if in.Session != nil && p.SessionName != *in.Session {
-			continue
-		}
-		found = true
-		po := paneOut{
-			PaneID: paneName(p.ID), Session: p.SessionName, SessionID: p.SessionID, WindowID: p.WindowID, WindowIndex: p.WindowIndex,
-			Window: p.WindowName, Title: p.Title, CurrentCommand: programName(p.CurrentCommand, p.Program), PID: p.PID, CWD: p.CWD, Width: p.Width,
-			Height: p.Height, Active: p.Active, Dead: p.Dead, DeadStatus: p.DeadStatus, InCopyMode: p.InMode,
-			Attended: p.WindowActive && watched[p.SessionID+p.WindowID],
-		}
-		if s, ok := h.hub.Live(p.ID); ok {
-			po.Cursor = cursorText(s, s.End())
-		}
-		out.Panes = append(out.Panes, po)
-	}
-	if in.Session != nil && !found {
-		return nil, errorf("session %q has no panes on %s (no such session?): omit session to list every pane", *in.Session, h.fleet.Target())
-	}
-	return out, nil
+	return errorf("tmux is not reachable: %v. Nothing was done. The panes of that server are gone; tmuxmcp reconnects by itself when the server is back (call list_panes to see the new panes)", err)
 }
 
-type createPaneIn struct {
-	Session      *string           `json:"session,omitempty"`
-	Split        *string           `json:"split,omitempty"`
-	TargetPaneID *string           `json:"targetPaneId,omitempty"`
-	CWD          *string           `json:"cwd,omitempty"`
-	Argv         []string          `json:"argv,omitempty"`
-	Env          map[string]string `json:"env,omitempty"`
-	Name         *string           `json:"name,omitempty"`
-	WaitMs       *int64            `json:"waitMs,omitempty"`
+// paneStream returns the pane number and its live stream, adopting a pane
+// tmux has but tmuxmcp has not recorded yet. field names the argument.
+func (h *Handlers) paneStream(ctx context.Context, field, id string) (int, *stream.PaneStream, error) {
+	n, err := parsePaneID(field, id)
+	if err != nil {
+		return 0, nil, err
+	}
+	if s, ok := h.hub.Live(n); ok {
+		return n, s, nil
+	}
+	if err := h.paneExists(ctx, field, n); err != nil {
+		return 0, nil, err
+	}
+	return n, h.hub.Adopt(n), nil
 }
 
-// defaultReadyMs is how long create_pane waits for a new shell's prompt.
-const defaultReadyMs = 15000
-
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// Limits of create_pane.
-const (
-	maxArgv    = 256
-	maxEnv     = 64
-	maxNameLen = 128
-)
-
-func (in *createPaneIn) check() error {
-	if in.Split != nil {
-		switch *in.Split {
-		case "window", "horizontal", "vertical":
-		default:
-			return errorf("split %q: use window (a new window, the default), horizontal (side by side) or vertical (one above the other)", *in.Split)
-		}
-	}
-	if in.TargetPaneID != nil {
-		if _, err := parsePaneID("targetPaneId", *in.TargetPaneID); err != nil {
-			return err
-		}
-		if in.Split == nil || *in.Split == "window" {
-			return errorf("targetPaneId is only used to split a pane: add split: horizontal or vertical, or drop targetPaneId")
-		}
-	}
-	if in.CWD != nil {
-		if !filepath.IsAbs(*in.CWD) {
-			return errorf("cwd %q is not an absolute path: give a full path such as /home/me/project", *in.CWD)
-		}
-		if st, err := os.Stat(*in.CWD); err != nil || !st.IsDir() {
-			return errorf("cwd %q is not an existing directory: create it first or pick another", *in.CWD)
-		}
-	}
-	if in.Argv != nil && (len(in.Argv) == 0 || len(in.Argv) > maxArgv) {
-		return errorf("argv: %d items given, the limit is 1..%d: omit argv for the default shell", len(in.Argv), maxArgv)
-	}
-	for i, a := range in.Argv {
-		if a == "" && i == 0 {
-			return errorf("argv[0] is empty: name the program to run, e.g. [\"python3\"]")
-		}
-	}
-	if len(in.Env) > maxEnv {
-		return errorf("env: %d variables given, the limit is %d", len(in.Env), maxEnv)
-	}
-	for k := range in.Env {
-		if !envName.MatchString(k) {
-			return errorf("env key %q is not a valid variable name: use letters, digits and _, not starting with a digit", k)
-		}
-	}
-	if in.Name != nil && (len(*in.Name) == 0 || len(*in.Name) > maxNameLen) {
-		return errorf("name: must be 1..%d bytes", maxNameLen)
-	}
-	if in.WaitMs != nil && (*in.WaitMs < 0 || *in.WaitMs > maxWaitMs) {
-		return errorf("waitMs %d: must be 0..%d (how long to wait for the new shell's prompt)", *in.WaitMs, maxWaitMs)
-	}
-	if in.WaitMs != nil && len(in.Argv) > 0 {
-		return errorf("waitMs applies only to a new shell: with argv the program starts at once (wait_for_text from the returned cursor for its output). Drop waitMs or argv")
-	}
-	return nil
-}
-
-type createPaneOut struct {
-	PaneID         string  `json:"paneId"`
-	Cursor         string  `json:"cursor"`
-	Session        string  `json:"session"`
-	SessionID      string  `json:"sessionId"`
-	WindowID       string  `json:"windowId"`
-	Ready          *bool   `json:"ready"`
-	NotReadyReason *string `json:"notReadyReason"`
-	Shell          *string `json:"shell"`
-	Integrated     bool    `json:"integrated"`
-}
-
-func (h *Handlers) createPaneTool() Tool {
-	in := object(map[string]*jsonschema.Schema{
-		"session":      {Type: "string", MinLength: ptr(1), Description: "Session (name) for the new window. Default: the agent session, " + h.opts.Session + "."},
-		"split":        withDefault(enum("window: a new window (does not disturb anyone's view); horizontal: split targetPaneId side by side; vertical: split it one above the other.", "window", "horizontal", "vertical"), "window"),
-		"targetPaneId": paneID("Pane to split (with split horizontal or vertical). Default: the session's current pane."),
-		"cwd":          {Type: "string", MinLength: ptr(1), Description: "Absolute directory to start in. Default: the session's directory."},
-		"argv":         {Type: "array", MinItems: ptr(1), MaxItems: ptr(maxArgv), Items: &jsonschema.Schema{Type: "string"}, Description: "Program and arguments to run instead of a shell, e.g. [\"python3\", \"-q\"] (not through a shell). The pane closes after it exits; its output stays recorded."},
-		"env":          {Type: "object", MaxProperties: ptr(maxEnv), AdditionalProperties: &jsonschema.Schema{Type: "string"}, PropertyNames: &jsonschema.Schema{Pattern: envName.String()}, Description: "Extra environment variables for the program."},
-		"name":         {Type: "string", MinLength: ptr(1), MaxLength: ptr(maxNameLen), Description: "Window name shown to people watching (split panes keep their window's name)."},
-		"waitMs":       withDefault(integer("How long to wait for the new shell to show its prompt and read input (not with argv).", 0, maxWaitMs), defaultReadyMs),
-	})
-	out := outputObject(map[string]*jsonschema.Schema{
-		"paneId":         paneID("The new pane's id."),
-		"cursor":         cursorSchema("The start of the new pane's output (offset 0): wait_for_text from it and nothing the program prints is missed."),
-		"session":        str("Session name."),
-		"sessionId":      str("Session id."),
-		"windowId":       str("Window id."),
-		"ready":          nullable(boolean("true: the new shell is at its prompt reading input — run_shell_command, type_text and send_keys can go at once. false: it was not ready within waitMs (see notReadyReason; the pane is kept). null with argv (the program starts at once).")),
-		"notReadyReason": nullable(str("Why the shell is not ready (still starting: what its startup files run and the pane's last lines; exited: its last output), or null.")),
-		"shell":          nullable(str("The shell at the prompt (bash, zsh, fish, sh, dash, ...), or null with argv or when not ready.")),
-		"integrated":     boolean("The shell runs tmuxmcp's shell integration (bash, zsh, fish): run_shell_command there knows exactly when commands end, and typed text never matches waits."),
-	})
-	tool := &mcp.Tool{
-		Name:  "create_pane",
-		Title: "Create a pane",
-		Description: "Start a new shell, or a program (argv), in a new window or a split, without changing what anyone is looking at. " +
-			"Without argv it returns a shell ready for run_shell_command, type_text and send_keys (ready: true; no need to wait for its prompt); with argv, wait_for_text from its cursor (offset 0: nothing it prints is missed). Prefer a new window over splitting a pane a person uses.",
-		InputSchema:  in,
-		OutputSchema: out,
-		Annotations:  &mcp.ToolAnnotations{Title: "Create a pane", ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(true)},
-	}
-	return typed(h, tool, h.createPane)
-}
-
-func (h *Handlers) createPane(ctx context.Context, _ *mcp.CallToolRequest, in *createPaneIn) (*createPaneOut, error) {
+// paneExists asks tmux whether pane n exists.
+func (h *Handlers) paneExists(ctx context.Context, field string, n int) error {
 	if err := h.connected(); err != nil {
-		return nil, err
+		return err
 	}
-	session := h.opts.Session
-	if in.Session != nil {
-		session = *in.Session
-	}
-	split := "window"
-	if in.Split != nil {
-		split = *in.Split
-	}
-	if len(in.Argv) > 0 || len(in.Env) > 0 {
-		// Starting a program runs a command, and the environment can
-		// change what runs: the approval policy judges both.
-		cwd := ""
-		if in.CWD != nil {
-			cwd = *in.CWD
-		}
-		if err := h.allowLaunch(ctx, in.Argv, in.Env, cwd); err != nil {
-			return nil, err
-		}
-	}
-	if len(in.Argv) > 0 {
-		if err := h.programExists(ctx, in.Argv[0]); err != nil {
-			return nil, err
-		}
-	}
-	spec := runner.PaneSpec{Session: session, Split: split, Env: in.Env, Argv: in.Argv}
-	if in.TargetPaneID != nil {
-		spec.Target = *in.TargetPaneID
-	}
-	if in.CWD != nil {
-		spec.CWD = *in.CWD
-	}
-	if in.Name != nil {
-		spec.Name = *in.Name
-	}
-	np, err := h.run.CreatePane(ctx, spec)
-	if err != nil {
-		return nil, h.createError(err, session, in.TargetPaneID)
-	}
-	out := &createPaneOut{PaneID: paneName(np.Pane), Cursor: np.Stream.Cursor(0).String(), Session: np.Session, SessionID: np.SessionID, WindowID: np.WindowID}
-	if len(in.Argv) > 0 {
-		return out, nil
-	}
-	wait := time.Duration(defaultReadyMs) * time.Millisecond
-	if in.WaitMs != nil {
-		wait = time.Duration(*in.WaitMs) * time.Millisecond
-	}
-	sh, err := h.run.Ready(ctx, np.Pane, wait)
-	out.Ready = ptr(err == nil)
-	if err != nil {
-		out.NotReadyReason = ptr(h.notReady(np, err))
-		return out, nil
-	}
-	out.Shell, out.Integrated = ptr(sh.Program), sh.Live
-	return out, nil
+	_, err := h.fleet.Pane(ctx, n)
+	return h.paneError(field, n, err)
 }
 
-// notReady says why a new pane's shell is not ready, and what to do.
-func (h *Handlers) notReady(np *runner.NewPane, err error) string {
-	var ref *runner.Refusal
-	if errors.As(err, &ref) && ref.State == runner.Exited {
-		return ref.Reason() + ". Check tmux's default-shell and the shell's startup files (`tmuxmcp doctor`)"
-	}
-	if errors.As(err, &ref) {
-		return ref.Reason() + ". It may still get there: wait_for_text from the cursor, or look with capture_pane; `tmuxmcp doctor` checks the shell's startup files"
-	}
-	return err.Error()
-}
-
-// programExists checks that argv[0] can be run in a pane: an absolute or
-// relative path that exists, or a name on the PATH new panes get.
-func (h *Handlers) programExists(ctx context.Context, prog string) error {
-	if strings.Contains(prog, "/") {
-		if st, err := os.Stat(prog); err != nil || st.IsDir() {
-			return errorf("argv[0] %q is not a program file: give a full path to an executable or a name on PATH; nothing was created", prog)
-		}
+// paneError turns a tmux error about pane n into a tool error.
+func (h *Handlers) paneError(field string, n int, err error) error {
+	if err == nil {
 		return nil
 	}
-	path := os.Getenv("PATH")
-	if lines, err := h.fleet.Exec(ctx, "show-environment", "-g", "PATH"); err == nil && len(lines) == 1 {
-		if v, ok := strings.CutPrefix(lines[0], "PATH="); ok {
-			path = v
+	if errors.Is(err, tmux.ErrClosed) {
+		return lostError()
+	}
+	var ce *tmux.CommandError
+	if errors.Is(err, tmux.ErrNoPane) || errors.As(err, &ce) && strings.Contains(ce.Message, "can't find pane") {
+		return errorf("%s %q: no such pane on %s (it never existed or was closed). Call list_panes for the panes that exist; a closed pane's output stays readable with capture_since or wait_for_text from a cursor you already have from it", field, paneName(n), h.fleet.Target())
+	}
+	if cerr := h.connected(); cerr != nil {
+		return cerr
+	}
+	return fmt.Errorf("%s %s: %w", field, paneName(n), err)
+}
+
+// readStart is where a read starts: a stream and, when a cursor was given,
+// the offset in it.
+type readStart struct {
+	pane      int
+	s         *stream.PaneStream
+	from      int64
+	hasCursor bool
+	expired   bool // the cursor's recording is gone; s is the pane's live one
+}
+
+// startPoint resolves paneId and an optional cursor. A cursor of a pane's
+// earlier recording that is still retained (the pane died or was killed)
+// reads that recording; an unknown recording is reported as expired.
+func (h *Handlers) startPoint(ctx context.Context, paneID string, cursorText *string) (readStart, error) {
+	pane, err := parsePaneID("paneId", paneID)
+	if err != nil {
+		return readStart{}, err
+	}
+	if cursorText != nil {
+		c, err := cursor.Parse(*cursorText)
+		if err != nil {
+			return readStart{}, errorf("cursor: %v. Omit cursor to start from now (wait_for_text) or from the oldest retained output (capture_since)", err)
 		}
-	}
-	for _, dir := range filepath.SplitList(path) {
-		if st, err := os.Stat(filepath.Join(dir, prog)); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
-			return nil
+		if s, ok := h.hub.Stream(c.Stream); ok {
+			if s.Pane() != pane {
+				return readStart{}, errorf("cursor %s belongs to pane %s, not %s: pass the paneId it was returned with", *cursorText, paneName(s.Pane()), paneName(pane))
+			}
+			if end := s.End(); c.Offset > end {
+				return readStart{}, errorf("cursor %s points past the end of its stream (%d bytes recorded so far): pass a cursor exactly as a result returned it", *cursorText, end)
+			}
+			return readStart{pane: pane, s: s, from: c.Offset, hasCursor: true}, nil
 		}
+		_, live, err := h.paneStream(ctx, "paneId", paneID)
+		if err != nil {
+			return readStart{}, err
+		}
+		return readStart{pane: pane, s: live, hasCursor: true, expired: true}, nil
 	}
-	return errorf("argv[0] %q was not found on the PATH new panes get (%s): give its full path or install it; nothing was created", prog, truncate(path, 200))
+	_, live, err := h.paneStream(ctx, "paneId", paneID)
+	if err != nil {
+		return readStart{}, err
+	}
+	return readStart{pane: pane, s: live}, nil
 }
 
-type killPaneIn struct {
-	PaneID string `json:"paneId"`
+// cursorText renders a cursor, or nil when off < 0 (not resumable).
+func cursorText(s *stream.PaneStream, off int64) *string {
+	if off < 0 {
+		return nil
+	}
+	t := s.Cursor(off).String()
+	return &t
 }
 
-func (in *killPaneIn) check() error {
-	_, err := parsePaneID("paneId", in.PaneID)
-	return err
+func failureText(f stream.Failure) *string {
+	if f == "" {
+		return nil
+	}
+	t := string(f)
+	return &t
 }
 
-type killPaneOut struct {
-	PaneID string `json:"paneId"`
-	Killed bool   `json:"killed"`
+// recording names the pane's live recording ("" when none): per-pane
+// state kept under it is not inherited by a later pane with the same id.
+func (h *Handlers) recording(pane int) string {
+	if s, ok := h.hub.Live(pane); ok {
+		return s.ID().String()
+	}
+	return ""
 }
 
-func (h *Handlers) killPaneTool() Tool {
-	in := object(map[string]*jsonschema.Schema{
-		"paneId": paneID("Pane to close, e.g. %3."),
-	}, "paneId")
-	out := outputObject(map[string]*jsonschema.Schema{
-		"paneId": paneID("The pane closed."),
-		"killed": boolean("Always true: the pane and its programs are gone."),
-	})
-	tool := &mcp.Tool{
-		Name:         "kill_pane",
-		Title:        "Kill a pane",
-		Description:  "Close a pane and kill its programs (its window closes with its last pane). Its output stays readable with capture_since from a cursor you have. Refuses the pane tmuxmcp runs in; check list_panes (attended) before closing a pane a person may be using.",
-		InputSchema:  in,
-		OutputSchema: out,
-		Annotations:  &mcp.ToolAnnotations{Title: "Kill a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
-	}
-	return typed(h, tool, h.killPane)
-}
+// line is the pane's edit line as tmuxmcp typed it, in its live recording.
+func (h *Handlers) line(pane int) input.Line { return h.lines.Get(pane, h.recording(pane)) }
 
-func (h *Handlers) killPane(ctx context.Context, _ *mcp.CallToolRequest, in *killPaneIn) (*killPaneOut, error) {
-	n, _ := parsePaneID("paneId", in.PaneID)
-	if n == h.selfPane {
-		return nil, errorf("paneId %s is the pane tmuxmcp itself runs in: killing it would end this server. Nothing was done", in.PaneID)
-	}
-	if err := h.paneExists(ctx, "paneId", n); err != nil {
-		return nil, err
-	}
-	if _, err := h.fleet.Exec(ctx, "kill-pane", "-t", paneName(n)); err != nil {
-		return nil, h.paneError("paneId", n, err)
-	}
-	// Nothing of the pane (its typed line, its input lock, its prompt)
-	// outlives it.
-	h.lines.Forget(n)
-	h.run.ForgetPane(n)
-	h.fleet.RefreshPanes()
-	return &killPaneOut{PaneID: paneName(n), Killed: true}, nil
-}
+// setLine records the pane's edit line in its live recording.
+func (h *Handlers) setLine(pane int, l input.Line) { h.lines.Set(pane, h.recording(pane), l) }
 
-// programName is the pane's foreground program, naming the program a
-// wrapped argv pane runs instead of its wrapper shell.
-func programName(current, created string) string {
-	if created != "" && current == "sh" {
-		return created
-	}
-	return current
-}
+// lineSubmitted records that the pane's line was submitted whole.
+func (h *Handlers) lineSubmitted(pane int) { h.lines.Submitted(pane, h.recording(pane)) }

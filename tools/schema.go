@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/tmuxmcp/tmuxmcp/cursor"
+	"github.com/tmuxmcp/tmuxmcp/stream"
 )
 
 // Hand-tuned schema builders. Every schema is written out, so patterns,
@@ -83,8 +84,6 @@ func cursorSchema(desc string) *jsonschema.Schema {
 	return &jsonschema.Schema{Type: "string", Pattern: cursor.Pattern, Description: desc}
 }
 
-var streamFailures = []string{"connection_lost", "events_dropped", "expired", "hub_closed", "topology_changed"}
-
 func streamFailureSchema() *jsonschema.Schema {
-	return nullable(enum("Why the live stream ended or lost output, or null while it stayed valid: connection_lost (tmux server gone), events_dropped (tmux discarded output because it fell behind), expired (the cursor's recording is gone: tmuxmcp restarted or the pane was respawned), hub_closed (tmuxmcp is shutting down), topology_changed (the pane's window moved between sessions).", streamFailures...))
+	return nullable(terms("Why the live stream ended or lost output, or null while it stayed valid", stream.Failures(), failureMeans(), ""))
 }

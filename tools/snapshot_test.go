@@ -3,11 +3,12 @@ package tools
 import (
 	"bytes"
 	"encoding/json"
-	"github.com/tmuxmcp/tmuxmcp/input"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tmuxmcp/tmuxmcp/input"
 )
 
 // Set UPDATE_SNAPSHOTS=1 to rewrite testdata/schemas and docs/tools.md's tool

@@ -69,8 +69,6 @@ type waitOut struct {
 
 func (o *waitOut) traced() *WaitTrace { return o.trace }
 
-var outcomes = []string{"matched", "timed_out", "pane_died", "no_stream", "cancelled", "output_lost", "stream_lost"}
-
 func (h *Handlers) waitForTextTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
 		"paneId":    paneID("Pane to watch, e.g. %1 (list_panes shows ids)."),
@@ -81,7 +79,7 @@ func (h *Handlers) waitForTextTool() Tool {
 		"timeoutMs": integer(fmt.Sprintf("How long to wait, in ms. Default %d; clamped to the server ceiling (%d), and the result reports the value used.", defaultWaitTimeout.Milliseconds(), h.opts.WaitMax.Milliseconds()), 1, maxSafeInt),
 	}, "paneId")
 	out := outputObject(map[string]*jsonschema.Schema{
-		"outcome":            enum("Why the wait ended: matched; timed_out (see alreadyOnScreen and screen); pane_died (the pane's program exited); no_stream (the cursor's recording is gone: wait again without cursor); cancelled; output_lost (tmux dropped output; cursor resumes after the gap, capture_pane shows the screen); stream_lost (the tmux connection or the pane's recording ended: see streamFailure). Read this rather than guessing from output.", outcomes...),
+		"outcome":            terms("Why the wait ended", stream.Outcomes(), outcomeMeans(), "Read this rather than guessing from output."),
 		"matched":            nullable(str("The text that matched, or null.")),
 		"patternIndex":       nullable(integer("Index in patterns of the pattern that matched, or null.", 0, stream.MaxPatterns-1)),
 		"groups":             nullable(&jsonschema.Schema{Type: "object", AdditionalProperties: &jsonschema.Schema{Type: "string"}, Description: "Named regex groups of the match, or null."}),

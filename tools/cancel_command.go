@@ -1,0 +1,36 @@
+package tools
+
+import (
+	"context"
+	"time"
+
+	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+type cancelIn struct {
+	JobID string `json:"jobId"`
+}
+
+func (h *Handlers) cancelCommandTool() Tool {
+	in := object(map[string]*jsonschema.Schema{
+		"jobId": {Type: "string", MinLength: ptr(1), Description: "The jobId of the running command to stop."},
+	}, "jobId")
+	tool := &mcp.Tool{
+		Name:         "cancel_command",
+		Title:        "Cancel a running command",
+		Description:  "Stop a job from run_shell_command: C-c (SIGINT), then SIGTERM and SIGKILL to the pane's foreground program (after 1 s, 2 s); the shell stays. Returns the final state once the pane's shell is back at its prompt: status interrupted (exitCode, signal) when the interrupt stopped it; a job that ended by itself before the interrupt reached it, or already had, is returned as it ended (completed, its own exitCode).",
+		InputSchema:  in,
+		OutputSchema: jobOutSchema(),
+		Annotations:  &mcp.ToolAnnotations{Title: "Cancel a running command", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
+	}
+	return typed(h, tool, h.cancelCommand)
+}
+
+func (h *Handlers) cancelCommand(ctx context.Context, _ *mcp.CallToolRequest, in *cancelIn) (*jobOut, error) {
+	if _, ok := h.jobs.Get(in.JobID); !ok {
+		return nil, errorf("jobId %q: no such job (list_commands shows the jobs tmuxmcp knows)", in.JobID)
+	}
+	h.run.Cancel(in.JobID)
+	return h.awaitJob(ctx, nil, in.JobID, 10*time.Second)
+}
