@@ -184,3 +184,12 @@ func (h *Handlers) setLine(pane int, l input.Line) { h.lines.Set(pane, h.recordi
 
 // lineSubmitted records that the pane's line was submitted whole.
 func (h *Handlers) lineSubmitted(pane int) { h.lines.Submitted(pane, h.recording(pane)) }
+
+// hubStream finds a recording by its id's hex form.
+func (h *Handlers) hubStream(hexID string) (*stream.PaneStream, bool) {
+	c, err := cursor.Parse("ltxc1." + hexID + ".0")
+	if err != nil {
+		return nil, false
+	}
+	return h.hub.Stream(c.Stream)
+}

@@ -3,46 +3,11 @@ package tools
 import (
 	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
-	"time"
 
-	"github.com/tmuxmcp/tmuxmcp/approval"
-	"github.com/tmuxmcp/tmuxmcp/audit"
-	"github.com/tmuxmcp/tmuxmcp/cursor"
-	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/runner"
-	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
-
-// hubStream finds a recording by its id's hex form.
-func (h *Handlers) hubStream(hexID string) (*stream.PaneStream, bool) {
-	c, err := cursor.Parse("ltxc1." + hexID + ".0")
-	if err != nil {
-		return nil, false
-	}
-	return h.hub.Stream(c.Stream)
-}
-
-// jobEnded writes a job's completion to the audit log.
-func (h *Handlers) jobEnded(j *jobs.Job) {
-	h.lineAfterJob(j)
-	h.audit(audit.Event{Event: "completed", RequestID: j.RequestID, JobID: j.ID, PaneID: j.PaneID, Status: string(j.Status), ExitCode: j.ExitCode})
-}
-
-// resumePending ends the reviews a previous tmuxmcp opened: nobody is left
-// to answer them.
-func (h *Handlers) resumePending() {
-	for _, j := range h.jobs.List() {
-		if j.Decision != string(approval.Pending) {
-			continue
-		}
-		_, _ = h.jobs.Update(j.ID, func(x *jobs.Job) { x.Decision, x.Ended = string(approval.DeniedError), time.Now().UTC() })
-		h.audit(audit.Event{Event: "decision", JobID: j.ID, PaneID: j.PaneID, Command: j.Command, Decision: string(approval.DeniedError), DecidedBy: "tmuxmcp: restarted during the review"})
-	}
-}
 
 // runnerError turns what the runner said about pane into a tool error: a
 // refusal names the pane's state and the next step; anything else is a
@@ -117,31 +82,4 @@ func (h *Handlers) createError(err error, session string, target *string) error 
 		return lostError()
 	}
 	return err
-}
-
-// DefaultStateDir is where job records and state live without --state-dir.
-func DefaultStateDir() string {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "tmuxmcp")
-	}
-	home, err := os.UserHomeDir()
-	if err != nil {
-		return filepath.Join(os.TempDir(), "tmuxmcp-state")
-	}
-	return filepath.Join(home, ".local", "state", "tmuxmcp")
-}
-
-// lineAfterJob starts the pane's line afresh once a job in it is over: keys
-// sent meanwhile went to the job's program (q to a pager, an answer to a
-// prompt), not to the shell's next command line.
-func (h *Handlers) lineAfterJob(j *jobs.Job) {
-	if !j.Done() || j.PaneID == "" || h.opts.Policy != nil {
-		// Under a policy the line keeps what was typed: type-ahead the
-		// job's program did not read reaches the shell, and must be
-		// judged with the line (a stale line is refused; C-u clears it).
-		return
-	}
-	if n, err := parsePaneID("paneId", j.PaneID); err == nil {
-		h.lineSubmitted(n)
-	}
 }
