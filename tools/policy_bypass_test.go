@@ -80,7 +80,7 @@ func TestPolicyBypassCtrlDResetsLedger(t *testing.T) {
 	v := mkVictim(t)
 	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v})
 	// C-d is judged itself (zsh lists completions with it): refused here.
-	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-d"}}); !r.isError {
+	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-d"}}); !r.IsError {
 		t.Errorf("C-d on a denied line was sent: %v", r)
 	}
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}})
@@ -106,8 +106,8 @@ func TestPolicyBypassPasteInSh(t *testing.T) {
 	pol, _ := policy.New(policy.Allow, []policy.Rule{{Name: "no rm", Action: policy.Deny, Command: `\brm\b`}})
 	e := newEnv(t, envOptions{policy: pol})
 	r := e.ok(t, "create_pane", map[string]any{"argv": []string{"/bin/sh"}})
-	pane := r.str("paneId")
-	e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": r.str("cursor"), "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 10000})
+	pane := r.Str("paneId")
+	e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": r.Str("cursor"), "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 10000})
 	v := mkVictim(t)
 	x := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v + "\n"})
 	t.Logf("result: %v", x)
@@ -174,7 +174,7 @@ func TestPolicyBypassEditKeysBeforeEnterInOneCall(t *testing.T) {
 	v := mkVictim(t)
 	// "xrm" passes the rule; C-a Right BSpace turns it into "rm" before the Enter.
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"xrm -rf " + v, "C-a", "Right", "BSpace", "Enter"}})
-	if !r.isError || !strings.Contains(r.text, "type_text (submit: true)") {
+	if !r.IsError || !strings.Contains(r.Text, "type_text (submit: true)") {
 		t.Errorf("editing keys then Enter in one call: want an error naming the fix, got %v", r)
 	}
 	if victimGone(t, v) {
@@ -185,7 +185,7 @@ func TestPolicyBypassEditKeysBeforeEnterInOneCall(t *testing.T) {
 	// as an escape sequence, which a vi-mode editor may read as Escape.)
 	e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
 	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"xrm -rf " + v, "C-a", "C-f", "BSpace"}})
-	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}}); !r.isError || !strings.Contains(r.text, "editing keys") {
+	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}}); !r.IsError || !strings.Contains(r.Text, "editing keys") {
 		t.Errorf("Enter on an edited line: want refused, got %v", r)
 	}
 	if victimGone(t, v) {
@@ -193,11 +193,11 @@ func TestPolicyBypassEditKeysBeforeEnterInOneCall(t *testing.T) {
 	}
 	// Following the error's advice works: C-c clears the line, a typed command runs.
 	k := e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
-	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": k.str("cursor"), "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 20000}); w.str("outcome") != "matched" {
+	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": k.Str("cursor"), "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 20000}); w.Str("outcome") != "matched" {
 		t.Fatalf("prompt after C-c: %v", w)
 	}
-	c := e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo advice-$((6*7))", "submit": true}).str("cursor")
-	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"advice-42"}, "timeoutMs": 20000}); w.str("outcome") != "matched" {
+	c := e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo advice-$((6*7))", "submit": true}).Str("cursor")
+	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"advice-42"}, "timeoutMs": 20000}); w.Str("outcome") != "matched" {
 		t.Fatalf("after C-c, a typed command: %v", w)
 	}
 }
@@ -217,7 +217,7 @@ func TestPolicyBypassKeyNameCase(t *testing.T) {
 	v := mkVictim(t)
 	// tmux reads "SPACE" as a space; the judged line must too.
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm", "SPACE", "-rf", "sPaCe", v, "Enter"}})
-	if !r.isError {
+	if !r.IsError {
 		t.Errorf("rm SPACE -rf sPaCe V Enter: want blocked, got %v", r)
 	}
 	if victimGone(t, v) {
@@ -231,7 +231,7 @@ func TestPolicyBypassWrappedLine(t *testing.T) {
 	// The line wraps over several rows: the cursor row holds only its tail.
 	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "xrm -rf " + v + " #" + strings.Repeat("a", 400)})
 	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-a", "C-f", "BSpace", "C-e"}})
-	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}}); !r.isError {
+	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}}); !r.IsError {
 		t.Errorf("Enter on a wrapped line holding rm: want blocked, got %v", r)
 	}
 	if victimGone(t, v) {

@@ -18,7 +18,7 @@ func TestOutputThatPrintsMarksCannotEndAJob(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": `printf '\033]133;D;0\007\033]133;D;0;tmuxmcp=x\007'; sleep 1; echo real-end`})
-	if r.str("status") != "completed" || !strings.HasSuffix(r.str("output"), "real-end\n") {
+	if r.Str("status") != "completed" || !strings.HasSuffix(r.Str("output"), "real-end\n") {
 		t.Fatalf("a printed mark ended the job early: %v", r)
 	}
 }
@@ -36,12 +36,12 @@ func TestLinesTheShellDoesNotRunStillEnd(t *testing.T) {
 		{"echo \u0003 ctrl-c-char", "ctrl-c-char"},
 	} {
 		r := e.runCmd(t, map[string]any{"paneId": pane, "command": c.cmd, "waitMs": 10000})
-		if r.str("status") != "completed" || !strings.Contains(r.str("output"), c.out) {
+		if r.Str("status") != "completed" || !strings.Contains(r.Str("output"), c.out) {
 			t.Fatalf("%q: %v", c.cmd, r)
 		}
 	}
 	// The pane is still usable, and the screen shows no continuation prompt.
-	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo next"}); r.str("output") != "next\n" {
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo next"}); r.Str("output") != "next\n" {
 		t.Fatalf("after: %v", r)
 	}
 }
@@ -53,14 +53,14 @@ func TestInterruptedScriptEndsWithItsSignal(t *testing.T) {
 	if _, err := e.target.Run(t.Context(), "send-keys", "-t", pane, "C-c"); err != nil {
 		t.Fatal(err)
 	}
-	a := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 10000})
-	if a.str("status") != "completed" || a.num("exitCode") != 130 || a.str("signal") != "SIGINT" {
+	a := e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 10000})
+	if a.Str("status") != "completed" || a.Num("exitCode") != 130 || a.Str("signal") != "SIGINT" {
 		t.Fatalf("C-c by a person: %v", a)
 	}
 	pane2, _ := e.shell(t)
 	r = e.runCmd(t, map[string]any{"paneId": pane2, "command": "echo a\nsleep 100", "waitMs": 500})
-	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.str("jobId")})
-	if x.str("status") != "interrupted" || x.str("signal") != "SIGINT" {
+	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.Str("jobId")})
+	if x.Str("status") != "interrupted" || x.Str("signal") != "SIGINT" {
 		t.Fatalf("cancel_command of a script: %v", x)
 	}
 }
@@ -69,11 +69,11 @@ func TestCancelNeverKillsTheShell(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "x=$(trap '' INT TERM; sleep 100)", "waitMs": 500})
-	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.str("jobId")})
-	if x.str("status") != "interrupted" {
+	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.Str("jobId")})
+	if x.Str("status") != "interrupted" {
 		t.Fatalf("cancel: %v", x)
 	}
-	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo alive"}); r.str("output") != "alive\n" {
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo alive"}); r.Str("output") != "alive\n" {
 		t.Fatalf("the pane's shell did not survive: %v", r)
 	}
 }
@@ -84,7 +84,7 @@ func TestNestedShellRunsThroughTheScript(t *testing.T) {
 	c = e.run(t, pane, "PS1='nested$ ' bash --norc")
 	e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"nested$ "}, "timeoutMs": 20000})
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo hi", "waitMs": 10000})
-	if r.str("status") != "completed" || r.str("output") != "hi\n" {
+	if r.Str("status") != "completed" || r.Str("output") != "hi\n" {
 		t.Fatalf("nested bash: %v", r)
 	}
 }
@@ -94,14 +94,14 @@ func TestCwdConfinesTheWholeCommand(t *testing.T) {
 	pane, _ := e.shell(t)
 	dir := t.TempDir()
 	r := e.runCmd(t, map[string]any{"paneId": pane, "cwd": dir, "command": "true; pwd"})
-	if r.str("output") != dir+"\n" {
+	if r.Str("output") != dir+"\n" {
 		t.Fatalf("paneId+cwd: %v", r)
 	}
 	for _, args := range []map[string]any{
 		{"paneId": pane, "cwd": "/nonexistent", "command": "echo RAN"},
 		{"cwd": "/nonexistent", "command": "echo RAN"},
 	} {
-		if x := e.call(t, "run_shell_command", args); !x.isError || !strings.Contains(x.text, "cwd") {
+		if x := e.call(t, "run_shell_command", args); !x.IsError || !strings.Contains(x.Text, "cwd") {
 			t.Fatalf("%v: %v", args, x)
 		}
 	}
@@ -113,7 +113,7 @@ func TestRequestIDForAnotherCommandIsRefused(t *testing.T) {
 	id := "0123456789abcdef0123456789abcdef"
 	e.runCmd(t, map[string]any{"paneId": pane, "command": "echo one", "requestId": id})
 	x := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo two", "requestId": id})
-	if !x.isError || !strings.Contains(x.text, "requestId") {
+	if !x.IsError || !strings.Contains(x.Text, "requestId") {
 		t.Fatalf("got %v", x)
 	}
 }
@@ -125,7 +125,7 @@ func TestPromptsOfManyShapesAreNotHalfTypedLines(t *testing.T) {
 		c := e.run(t, pane, set)
 		e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "timeoutMs": 5000})
 		r := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo hi"})
-		if r.isError || r.str("output") != "hi\n" {
+		if r.IsError || r.Str("output") != "hi\n" {
 			t.Fatalf("after %s: %v", set, r)
 		}
 	}
@@ -157,7 +157,7 @@ func TestUserStartupFilesAndDynamicPrompts(t *testing.T) {
 	e := homeEnv(t, "/bin/bash", map[string]string{".bashrc": "export RC=bash-rc\nPROMPT_COMMAND='PS1=\"\\w \\$ \"'\n",
 		".profile": "[ -f ~/.bashrc ] && . ~/.bashrc\n"})
 	r := e.runCmd(t, map[string]any{"command": "echo $RC", "waitMs": 30000})
-	if r.str("status") != "completed" || r.str("output") != "bash-rc\n" {
+	if r.Str("status") != "completed" || r.Str("output") != "bash-rc\n" {
 		t.Fatalf("bash with a dynamic PS1: %v", r)
 	}
 	z := homeEnv(t, "/bin/zsh", map[string]string{
@@ -165,11 +165,11 @@ func TestUserStartupFilesAndDynamicPrompts(t *testing.T) {
 		".config/zsh/.zshrc": "export RC=zsh-rc\nprecmd() { false }\n",
 	})
 	r = z.runCmd(t, map[string]any{"command": "echo $RC", "waitMs": 30000})
-	if r.str("output") != "zsh-rc\n" {
+	if r.Str("output") != "zsh-rc\n" {
 		t.Fatalf("zsh with ZDOTDIR set in .zshenv: %v", r)
 	}
 	r = z.runCmd(t, map[string]any{"command": "true", "waitMs": 30000})
-	if r.num("exitCode") != 0 {
+	if r.Num("exitCode") != 0 {
 		t.Fatalf("a user precmd spoiled the status: %v", r)
 	}
 }
@@ -188,11 +188,11 @@ func TestJobThatEndedWhileTmuxmcpWasDown(t *testing.T) {
 	_, _ = e.target.Run(t.Context(), "wait-for", "-U", "never-signalled-lock")
 	time.Sleep(2 * time.Second) // the command runs 1 s; nothing observes it meanwhile
 	e2 := newEnv(t, envOptions{target: &e.target, stateDir: state})
-	a := e2.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 10000})
-	if a.str("status") != "completed" || a.num("exitCode") != 4 {
+	a := e2.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 10000})
+	if a.Str("status") != "completed" || a.Num("exitCode") != 4 {
 		t.Fatalf("after restart: %v", a)
 	}
-	if x := e2.runCmd(t, map[string]any{"paneId": pane, "command": "echo next"}); x.str("output") != "next\n" {
+	if x := e2.runCmd(t, map[string]any{"paneId": pane, "command": "echo next"}); x.Str("output") != "next\n" {
 		t.Fatalf("pane still locked: %v", x)
 	}
 }
@@ -204,8 +204,8 @@ func TestCancelDoesNotTypeIntoCopyMode(t *testing.T) {
 	if _, err := e.target.Run(t.Context(), "copy-mode", "-t", pane); err != nil {
 		t.Fatal(err)
 	}
-	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.str("jobId")})
-	if x.str("status") != "interrupted" || x.num("exitCode") != 130 {
+	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.Str("jobId")})
+	if x.Str("status") != "interrupted" || x.Num("exitCode") != 130 {
 		t.Fatalf("cancel in copy mode: %v", x)
 	}
 	if mode, _ := e.target.Run(t.Context(), "display-message", "-p", "-t", pane, "#{pane_in_mode}"); mode != "1" {
@@ -216,7 +216,7 @@ func TestCancelDoesNotTypeIntoCopyMode(t *testing.T) {
 func TestFreshPaneCommandThatExitsTheShellKeepsItsStatus(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	r := e.runCmd(t, map[string]any{"command": "echo building; false || exit 3"})
-	if r.str("status") != "pane_died" || r.num("exitCode") != 3 || !strings.HasPrefix(r.str("output"), "building\n") {
+	if r.Str("status") != "pane_died" || r.Num("exitCode") != 3 || !strings.HasPrefix(r.Str("output"), "building\n") {
 		t.Fatalf("got %v", r)
 	}
 }
@@ -224,14 +224,14 @@ func TestFreshPaneCommandThatExitsTheShellKeepsItsStatus(t *testing.T) {
 func TestArgvPaneNamesItsProgram(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	cr := e.ok(t, "create_pane", map[string]any{"argv": []string{"sleep", "30"}})
-	for _, p := range e.ok(t, "list_panes", map[string]any{}).m["panes"].([]any) {
+	for _, p := range e.ok(t, "list_panes", map[string]any{}).M["panes"].([]any) {
 		m := p.(map[string]any)
-		if m["paneId"] == cr.str("paneId") && m["currentCommand"] != "sleep" {
+		if m["paneId"] == cr.Str("paneId") && m["currentCommand"] != "sleep" {
 			t.Fatalf("currentCommand %v, want sleep", m["currentCommand"])
 		}
 	}
-	if c := e.ok(t, "capture_pane", map[string]any{"paneId": cr.str("paneId")}); c.str("currentCommand") != "sleep" {
-		t.Fatalf("capture_pane currentCommand %v", c.m["currentCommand"])
+	if c := e.ok(t, "capture_pane", map[string]any{"paneId": cr.Str("paneId")}); c.Str("currentCommand") != "sleep" {
+		t.Fatalf("capture_pane currentCommand %v", c.M["currentCommand"])
 	}
 }
 
@@ -245,13 +245,13 @@ func TestShutdownLeavesRunningJobsRunning(t *testing.T) {
 	cancel()
 	<-e.h.Draining(ctx).Done()
 	e.h.Close()
-	j, _ := e.h.jobs.Get(r.str("jobId"))
+	j, _ := e.h.jobs.Get(r.Str("jobId"))
 	if j.Status != jobs.Running {
 		t.Fatalf("after shutdown the job is %s, want running", j.Status)
 	}
 	e2 := newEnv(t, envOptions{target: &e.target, stateDir: state})
-	a := e2.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
-	if a.str("status") != "completed" || a.str("output") != "survived\n" {
+	a := e2.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 20000})
+	if a.Str("status") != "completed" || a.Str("output") != "survived\n" {
 		t.Fatalf("after restart: %v", a)
 	}
 }
@@ -260,8 +260,8 @@ func TestJobKilledWithTheServerHasNoExitCode(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	r := e.runCmd(t, map[string]any{"command": "false; sleep 30", "waitMs": 500})
 	tmuxtest.Kill(e.target)
-	a := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
-	if a.str("status") != "pane_died" || a.m["exitCode"] != nil {
+	a := e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 20000})
+	if a.Str("status") != "pane_died" || a.M["exitCode"] != nil {
 		t.Fatalf("got %v", a)
 	}
 }
