@@ -8,12 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/tmuxmcp/tmuxmcp/internal/leaktest"
 )
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"))
-}
+func TestMain(m *testing.M) { leaktest.Main(m) }
 
 func mustMatcher(t *testing.T, regex bool, p ...string) *Matcher {
 	t.Helper()
