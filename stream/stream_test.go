@@ -22,6 +22,16 @@ func mustMatcher(t *testing.T, regex bool, p ...string) *Matcher {
 	return m
 }
 
+// waitOn waits on s from offset from for m, for up to to.
+func waitOn(t *testing.T, s *PaneStream, from int64, m *Matcher, to time.Duration) WaitResult {
+	t.Helper()
+	r, err := s.Wait(context.Background(), WaitSpec{From: from, Matcher: m, Timeout: to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 func TestCaptureChainedPagesReadEverythingOnce(t *testing.T) {
 	h := NewHub(1 << 20)
 	var want strings.Builder
