@@ -158,3 +158,51 @@ func TestCancelOfACommandThatCatchesTheInterruptReportsItsOwnExitCode(t *testing
 		t.Fatalf("the next command: %v", n)
 	}
 }
+
+func TestInterruptedScriptEndsWithItsSignal(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo a\nsleep 100", "waitMs": 500})
+	if _, err := e.target.Run(t.Context(), "send-keys", "-t", pane, "C-c"); err != nil {
+		t.Fatal(err)
+	}
+	a := e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 10000})
+	if a.Str("status") != "completed" || a.Num("exitCode") != 130 || a.Str("signal") != "SIGINT" {
+		t.Fatalf("C-c by a person: %v", a)
+	}
+	pane2, _ := e.shell(t)
+	r = e.runCmd(t, map[string]any{"paneId": pane2, "command": "echo a\nsleep 100", "waitMs": 500})
+	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.Str("jobId")})
+	if x.Str("status") != "interrupted" || x.Str("signal") != "SIGINT" {
+		t.Fatalf("cancel_command of a script: %v", x)
+	}
+}
+
+func TestCancelNeverKillsTheShell(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "x=$(trap '' INT TERM; sleep 100)", "waitMs": 500})
+	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.Str("jobId")})
+	if x.Str("status") != "interrupted" {
+		t.Fatalf("cancel: %v", x)
+	}
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo alive"}); r.Str("output") != "alive\n" {
+		t.Fatalf("the pane's shell did not survive: %v", r)
+	}
+}
+
+func TestCancelInCopyModeInterruptsAndLeavesThePaneInCopyMode(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 30; echo after-sleep", "waitMs": 300})
+	if _, err := e.target.Run(t.Context(), "copy-mode", "-t", pane); err != nil {
+		t.Fatal(err)
+	}
+	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.Str("jobId")})
+	if x.Str("status") != "interrupted" || x.Num("exitCode") != 130 {
+		t.Fatalf("cancel in copy mode: %v", x)
+	}
+	if mode, _ := e.target.Run(t.Context(), "display-message", "-p", "-t", pane, "#{pane_in_mode}"); mode != "1" {
+		t.Fatalf("the person was thrown out of copy mode")
+	}
+}

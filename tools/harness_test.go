@@ -5,7 +5,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -146,4 +148,26 @@ func mustContain(t *testing.T, what, s, sub string) {
 	if !strings.Contains(s, sub) {
 		t.Fatalf("%s %q does not contain %q", what, s, sub)
 	}
+}
+
+// homeEnv starts a server whose panes see a HOME with the given files.
+func homeEnv(t *testing.T, sh string, files map[string]string) *env {
+	return homeEnvWith(t, sh, files, envOptions{})
+}
+
+// homeEnvWith is homeEnv with more options (a policy).
+func homeEnvWith(t *testing.T, sh string, files map[string]string, o envOptions) *env {
+	home := t.TempDir()
+	for n, b := range files {
+		p := filepath.Join(home, n)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target := tmuxtest.ServerWith(t, tmux.SessionSpec{Name: "agent", Width: 120, Height: 40}, home)
+	o.target, o.shell = &target, sh
+	return newEnv(t, o)
 }

@@ -376,3 +376,72 @@ func TestALongCommandReportsProgressWithItsLastLine(t *testing.T) {
 		t.Fatalf("progress messages: %q", got)
 	}
 }
+
+func TestOutputThatPrintsMarksCannotEndAJob(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": `printf '\033]133;D;0\007\033]133;D;0;tmuxmcp=x\007'; sleep 1; echo real-end`})
+	if r.Str("status") != "completed" || !strings.HasSuffix(r.Str("output"), "real-end\n") {
+		t.Fatalf("a printed mark ended the job early: %v", r)
+	}
+}
+
+func TestLinesTheShellRefusesOrIgnoresStillCompleteAndLeaveThePaneUsable(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	for _, c := range []struct{ cmd, out string }{
+		{"echo )", "syntax error"},
+		{`echo "unterminated`, "unexpected EOF"},
+		{"# just a comment", ""},
+		{`echo "fix!important"`, "fix!important"},
+		{"echo trailing \\", "trailing"},
+		{"printf '%s\\n' 'a\tb'", "a\tb\n"},
+		{"echo \u0003 ctrl-c-char", "ctrl-c-char"},
+	} {
+		r := e.runCmd(t, map[string]any{"paneId": pane, "command": c.cmd, "waitMs": 10000})
+		if r.Str("status") != "completed" || !strings.Contains(r.Str("output"), c.out) {
+			t.Fatalf("%q: %v", c.cmd, r)
+		}
+	}
+	// The pane is still usable, and the screen shows no continuation prompt.
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo next"}); r.Str("output") != "next\n" {
+		t.Fatalf("after: %v", r)
+	}
+}
+
+func TestCwdAppliesToTheWholeCommandAndAMissingOneIsRefused(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	dir := t.TempDir()
+	r := e.runCmd(t, map[string]any{"paneId": pane, "cwd": dir, "command": "true; pwd"})
+	if r.Str("output") != dir+"\n" {
+		t.Fatalf("paneId+cwd: %v", r)
+	}
+	for _, args := range []map[string]any{
+		{"paneId": pane, "cwd": "/nonexistent", "command": "echo RAN"},
+		{"cwd": "/nonexistent", "command": "echo RAN"},
+	} {
+		if x := e.call(t, "run_shell_command", args); !x.IsError || !strings.Contains(x.Text, "cwd") {
+			t.Fatalf("%v: %v", args, x)
+		}
+	}
+}
+
+func TestRequestIDForAnotherCommandIsRefused(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	id := "0123456789abcdef0123456789abcdef"
+	e.runCmd(t, map[string]any{"paneId": pane, "command": "echo one", "requestId": id})
+	x := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo two", "requestId": id})
+	if !x.IsError || !strings.Contains(x.Text, "requestId") {
+		t.Fatalf("got %v", x)
+	}
+}
+
+func TestFreshPaneCommandThatExitsTheShellKeepsItsStatus(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	r := e.runCmd(t, map[string]any{"command": "echo building; false || exit 3"})
+	if r.Str("status") != "pane_died" || r.Num("exitCode") != 3 || !strings.HasPrefix(r.Str("output"), "building\n") {
+		t.Fatalf("got %v", r)
+	}
+}

@@ -467,3 +467,48 @@ func runChecks(t *testing.T, m *matrix) {
 		}
 	})
 }
+
+func TestCommandsRunInANestedShell(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, c := e.shell(t)
+	c = e.run(t, pane, "PS1='nested$ ' bash --norc")
+	e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"nested$ "}, "timeoutMs": 20000})
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo hi", "waitMs": 10000})
+	if r.Str("status") != "completed" || r.Str("output") != "hi\n" {
+		t.Fatalf("nested bash: %v", r)
+	}
+}
+
+func TestCommandsRunAfterZshPromptsOfManyShapes(t *testing.T) {
+	e := newEnv(t, envOptions{shell: "/bin/zsh"})
+	pane, _ := e.shell(t)
+	for _, set := range []string{"RPROMPT=right", "RPROMPT=; PS1='%~: '", "PS1='λ '"} {
+		c := e.run(t, pane, set)
+		e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "timeoutMs": 5000})
+		r := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo hi"})
+		if r.IsError || r.Str("output") != "hi\n" {
+			t.Fatalf("after %s: %v", set, r)
+		}
+	}
+}
+
+func TestCommandsRunUnderUserStartupFilesAndDynamicPrompts(t *testing.T) {
+	e := homeEnv(t, "/bin/bash", map[string]string{".bashrc": "export RC=bash-rc\nPROMPT_COMMAND='PS1=\"\\w \\$ \"'\n",
+		".profile": "[ -f ~/.bashrc ] && . ~/.bashrc\n"})
+	r := e.runCmd(t, map[string]any{"command": "echo $RC", "waitMs": 30000})
+	if r.Str("status") != "completed" || r.Str("output") != "bash-rc\n" {
+		t.Fatalf("bash with a dynamic PS1: %v", r)
+	}
+	z := homeEnv(t, "/bin/zsh", map[string]string{
+		".zshenv":            "ZDOTDIR=$HOME/.config/zsh\n",
+		".config/zsh/.zshrc": "export RC=zsh-rc\nprecmd() { false }\n",
+	})
+	r = z.runCmd(t, map[string]any{"command": "echo $RC", "waitMs": 30000})
+	if r.Str("output") != "zsh-rc\n" {
+		t.Fatalf("zsh with ZDOTDIR set in .zshenv: %v", r)
+	}
+	r = z.runCmd(t, map[string]any{"command": "true", "waitMs": 30000})
+	if r.Num("exitCode") != 0 {
+		t.Fatalf("a user precmd spoiled the status: %v", r)
+	}
+}
