@@ -1,4 +1,6 @@
-// Regression tests for ways around the approval policy found in review.
+// Ways around the approval policy: each test tries one (a key spelling,
+// pasted text, line editing, history) on a line a rule denies and checks
+// that the command did not run.
 package tools
 
 import (
@@ -35,7 +37,7 @@ func mkVictim(t *testing.T) string {
 	return v
 }
 
-func TestPolicyBypassSendKeysLowercaseEnter(t *testing.T) {
+func TestALowerCaseEnterKeyCannotRunADeniedCommand(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm -rf " + v, "enter"}})
@@ -45,7 +47,7 @@ func TestPolicyBypassSendKeysLowercaseEnter(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassSendKeysCaretM(t *testing.T) {
+func TestACaretMKeyCannotRunADeniedCommand(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm -rf " + v, "^M"}})
@@ -55,7 +57,7 @@ func TestPolicyBypassSendKeysCaretM(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassSendKeysLiteralNewline(t *testing.T) {
+func TestACarriageReturnInSentKeysCannotRunADeniedCommand(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm -rf " + v + "\r"}})
@@ -65,7 +67,7 @@ func TestPolicyBypassSendKeysLiteralNewline(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassTypeTextCtrlO(t *testing.T) {
+func TestCtrlOInTypedTextCannotRunADeniedCommand(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v + "\x0f"})
@@ -75,7 +77,7 @@ func TestPolicyBypassTypeTextCtrlO(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassCtrlDResetsLedger(t *testing.T) {
+func TestCtrlDOnADeniedLineIsRefusedAndEnterStillCannotRunIt(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v})
@@ -90,7 +92,7 @@ func TestPolicyBypassCtrlDResetsLedger(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassKillRingYank(t *testing.T) {
+func TestAKilledAndYankedDeniedLineCannotBeRun(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v})
@@ -102,7 +104,7 @@ func TestPolicyBypassKillRingYank(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassPasteInSh(t *testing.T) {
+func TestANewlineInTypedTextCannotRunADeniedCommandInSh(t *testing.T) {
 	pol, _ := policy.New(policy.Allow, []policy.Rule{{Name: "no rm", Action: policy.Deny, Command: `\brm\b`}})
 	e := newEnv(t, envOptions{policy: pol})
 	r := e.ok(t, "create_pane", map[string]any{"argv": []string{"/bin/sh"}})
@@ -116,7 +118,7 @@ func TestPolicyBypassPasteInSh(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassControl(t *testing.T) {
+func TestEnterCannotRunADeniedCommand(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm -rf " + v, "Enter"}})
@@ -126,7 +128,7 @@ func TestPolicyBypassControl(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassBracketBreakout(t *testing.T) {
+func TestAPasteEndSequenceInTypedTextCannotRunADeniedCommand(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "x\n\x1b[201~rm -rf " + v + "\r"})
@@ -136,7 +138,7 @@ func TestPolicyBypassBracketBreakout(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassPasteInBash(t *testing.T) {
+func TestANewlineInTypedTextCannotRunADeniedCommandInBash(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v + "\n"})
@@ -146,7 +148,7 @@ func TestPolicyBypassPasteInBash(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassTwoEntersOneCall(t *testing.T) {
+func TestEveryLineSubmittedInOneCallIsJudgedAlone(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"echo a", "Enter", "rm -rf " + v, "Enter"}})
@@ -156,7 +158,7 @@ func TestPolicyBypassTwoEntersOneCall(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassTextAfterEnterForgotten(t *testing.T) {
+func TestTextTypedAfterAnEnterIsJudgedWithTheNextLine(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	// judged as "rm -rf V" would be blocked; put it after an Enter, with a word glued before
@@ -169,7 +171,7 @@ func TestPolicyBypassTextAfterEnterForgotten(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassEditKeysBeforeEnterInOneCall(t *testing.T) {
+func TestEditingKeysBeforeAnEnterAreRefusedWithTheWayOut(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	// "xrm" passes the rule; C-a Right BSpace turns it into "rm" before the Enter.
@@ -202,7 +204,7 @@ func TestPolicyBypassEditKeysBeforeEnterInOneCall(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassHistoryRecallInOneCall(t *testing.T) {
+func TestARecalledAndEditedHistoryLineCannotRunADeniedCommand(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"#xrm -rf " + v, "Enter"}})
@@ -212,7 +214,7 @@ func TestPolicyBypassHistoryRecallInOneCall(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassKeyNameCase(t *testing.T) {
+func TestKeyNamesAreJudgedInAnyCaseAsTmuxReadsThem(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	// tmux reads "SPACE" as a space; the judged line must too.
@@ -225,7 +227,7 @@ func TestPolicyBypassKeyNameCase(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassWrappedLine(t *testing.T) {
+func TestAnEditedLineWrappedOverRowsIsJudgedWhole(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	// The line wraps over several rows: the cursor row holds only its tail.
@@ -239,7 +241,7 @@ func TestPolicyBypassWrappedLine(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassKeySpellings(t *testing.T) {
+func TestOtherKeySpellingsCannotRunADeniedCommand(t *testing.T) {
 	e, pane := bypassEnv(t)
 	for _, tc := range []struct {
 		name string
@@ -259,7 +261,7 @@ func TestPolicyBypassKeySpellings(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassEditedLines(t *testing.T) {
+func TestEditedMultiLineBuffersAndVeryLongLinesCannotRunADeniedCommand(t *testing.T) {
 	// A pasted newline makes a two-line edit buffer (C-a goes to its start);
 	// a 60,000-character line spans far more rows than the screen read.
 	for name, tail := range map[string]string{"multi-line buffer": "\n#", "very long line": " #" + strings.Repeat("a", 60000)} {
