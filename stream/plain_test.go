@@ -207,3 +207,18 @@ func TestPrintableRunAgreesWithPrintable(t *testing.T) {
 		}
 	}
 }
+
+// An OSC title with non-ASCII text is dropped whole from plain text.
+func TestPlainDropsAnOSCTitleWithNonASCIIText(t *testing.T) {
+	if got, _, _ := decodeAll("\x1b]0;café ✔ done\x07X\n"); got != "X\n" {
+		t.Fatalf("plain = %q", got)
+	}
+}
+
+// CR CR LF (ONLCR applied to a program's CRLF) is one newline in plain
+// text.
+func TestPlainTurnsCRCRLFIntoOneNewline(t *testing.T) {
+	if got, _, _ := decodeAll("a\r\r\nb\r\r\n"); got != "a\nb\n" {
+		t.Fatalf("plain = %q", got)
+	}
+}

@@ -8,12 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/tmuxmcp/tmuxmcp/internal/leaktest"
 )
 
-func TestMain(m *testing.M) {
-	goleak.VerifyTestMain(m, goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock"))
-}
+func TestMain(m *testing.M) { leaktest.Main(m) }
 
 func mustMatcher(t *testing.T, regex bool, p ...string) *Matcher {
 	t.Helper()
@@ -22,6 +20,16 @@ func mustMatcher(t *testing.T, regex bool, p ...string) *Matcher {
 		t.Fatal(err)
 	}
 	return m
+}
+
+// waitOn waits on s from offset from for m, for up to to.
+func waitOn(t *testing.T, s *PaneStream, from int64, m *Matcher, to time.Duration) WaitResult {
+	t.Helper()
+	r, err := s.Wait(context.Background(), WaitSpec{From: from, Matcher: m, Timeout: to})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }
 
 func TestCaptureChainedPagesReadEverythingOnce(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -46,5 +47,40 @@ func TestWedgedServerCannotBlockExecOrClose(t *testing.T) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		pr.Close()
 		t.Fatal("Close did not return within 6 s (documented bound: about 4 s)")
+	}
+}
+
+// Close returns while the server is stopped (SIGSTOP, or wedged as in tmux
+// 3.3a's ghost-client bug). With -C the server holds the other end of the
+// client's stdout (the client passes its fds), so after killing the
+// client's process group Close must not wait for EOF without a bound.
+func TestCloseReturnsWhileTheServerIsStopped(t *testing.T) {
+	t.Parallel()
+	tg := newTestServer(t)
+	ctx := testCtx(t)
+	c, err := dial(ctx, tg, "main", newRecordSink(), discardLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := tg.Run(ctx, "display-message", "-p", "#{pid}")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid, err := strconv.Atoi(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = syscall.Kill(pid, syscall.SIGCONT) }()
+	closed := make(chan struct{})
+	go func() { c.Close(); close(closed) }()
+	select {
+	case <-closed:
+	case <-time.After(5 * time.Second):
+		t.Error("Close still blocked 5s after it was called")
+		_ = syscall.Kill(pid, syscall.SIGCONT)
+		<-closed
 	}
 }

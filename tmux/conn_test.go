@@ -5,6 +5,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -512,5 +513,83 @@ func TestCloseLeavesNoClients(t *testing.T) {
 	// The server is still fine for other clients.
 	if _, err := tg.Run(ctx, "has-session", "-t", "=main"); err != nil {
 		t.Errorf("server after Close: %v", err)
+	}
+}
+
+// ExecBatch with no commands returns an error (send once indexed the last
+// of no requests).
+func TestExecBatchOfNoCommandsIsAnErrorNotAPanic(t *testing.T) {
+	c := &Conn{stdin: nopWriteCloser{io.Discard}}
+	defer func() {
+		if r := recover(); r != nil {
+			t.Fatalf("ExecBatch() panicked: %v", r)
+		}
+	}()
+	if _, err := c.ExecBatch(t.Context()); err == nil {
+		t.Error("ExecBatch() with no commands returned no error")
+	}
+}
+
+// An empty command name is refused, alone or in a batch. Written as is, ""
+// would be an empty line, which tmux takes as "detach"; inside a batch it
+// would be a request tmux never answers, which then takes the next
+// command's reply.
+func TestAnEmptyCommandNameIsRefusedAndTakesNoOtherCommandsReply(t *testing.T) {
+	t.Parallel()
+	tg := newTestServer(t)
+	ctx := testCtx(t)
+	c, err := dial(ctx, tg, "main", newRecordSink(), discardLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.Exec(ctx, ""); err == nil {
+		t.Error(`Exec("") succeeded`)
+	} else if errors.Is(err, ErrClosed) {
+		t.Errorf(`Exec(""): %v: the empty line detached the control client`, err)
+	}
+
+	c2, err := dial(ctx, tg, "main", newRecordSink(), discardLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c2.Close()
+	short, cancel := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel()
+	if _, err := c2.ExecBatch(short, []string{"display-message", "-p", "a"}, []string{""}); err == nil {
+		t.Error(`ExecBatch with an empty command succeeded`)
+	}
+	short2, cancel2 := context.WithTimeout(ctx, 2*time.Second)
+	defer cancel2()
+	lines, err := c2.Exec(short2, "display-message", "-p", "b")
+	if err != nil || len(lines) != 1 || lines[0] != "b" {
+		t.Errorf("Exec after the batch: %q, %v (its reply went to the empty command)", lines, err)
+	}
+}
+
+// ListPanes lists a pane whose current directory contains \x1f or \n,
+// the characters that separate list-panes' fields and lines.
+func TestListPanesIncludesPanesWhoseDirectoryHoldsSeparators(t *testing.T) {
+	t.Parallel()
+	tg := newTestServer(t)
+	f := startFleet(t, tg, newFakeEvents())
+	ctx := testCtx(t)
+	for _, name := range []string{"a\x1fb", "a\nb"} {
+		dir := t.TempDir() + "/" + name
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		out, err := f.Exec(ctx, "new-window", "-d", "-c", dir, "-P", "-F", "#{pane_id}", "sleep 30")
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := paneID(t, out[0])
+		ps, err := f.ListPanes(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !hasPane(id)(ps) {
+			t.Errorf("pane %%%d with cwd %q missing from ListPanes", id, dir)
+		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -15,13 +14,14 @@ import (
 	"testing"
 	"time"
 
-	"go.uber.org/goleak"
+	"github.com/tmuxmcp/tmuxmcp/internal/leaktest"
 )
 
 func TestMain(m *testing.M) {
 	// Test servers start panes with a plain sh: no user rc files, no
 	// shell history written, fast startup. tmux takes default-shell from
-	// $SHELL. (tmuxtest imports this package, so its Main cannot be used.)
+	// $SHELL. (tmuxtest imports this package, so its Main cannot be used;
+	// the leak check is leaktest's, as in tmuxtest.Main.)
 	home, err := os.MkdirTemp("", "tmuxmcp-test-home")
 	if err != nil {
 		panic(err)
@@ -30,14 +30,8 @@ func TestMain(m *testing.M) {
 	os.Setenv("SHELL", "/bin/sh")
 	os.Unsetenv("ENV")
 	os.Unsetenv("ZDOTDIR")
-	code := m.Run()
+	code := leaktest.Run(m)
 	_ = os.RemoveAll(home)
-	if code == 0 {
-		if err := goleak.Find(); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: %v\n", err)
-			code = 1
-		}
-	}
 	os.Exit(code)
 }
 

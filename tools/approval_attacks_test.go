@@ -56,7 +56,7 @@ func TestNoKeySpellingOrEscapeRunsARefusedCommand(t *testing.T) {
 			for name, keys := range attacks {
 				v := mkVictim(t)
 				r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": append([]string{"rm -rf " + v}, keys...)})
-				if !r.isError {
+				if !r.IsError {
 					t.Errorf("%s: send_keys was taken: %v", name, r)
 				}
 				// Escape in one call, the key in the next.
@@ -64,7 +64,7 @@ func TestNoKeySpellingOrEscapeRunsARefusedCommand(t *testing.T) {
 					e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v})
 					first := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": keys[:1]})
 					rest := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": keys[1:]})
-					if !first.isError && !rest.isError {
+					if !first.IsError && !rest.IsError {
 						t.Errorf("%s over two calls was taken: %v / %v", name, first, rest)
 					}
 				}
@@ -91,11 +91,11 @@ func TestAKeyNameOutsideTheTableIsAnErrorThatListsTheNames(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"echo hi", "Return"}})
-	if !r.isError || !strings.Contains(r.text, `keys[1] "Return"`) || !strings.Contains(r.text, `"Enter"`) || !strings.Contains(r.text, "nothing was sent") {
+	if !r.IsError || !strings.Contains(r.Text, `keys[1] "Return"`) || !strings.Contains(r.Text, `"Enter"`) || !strings.Contains(r.Text, "nothing was sent") {
 		t.Fatalf("Return: %v", r)
 	}
 	r = e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-foo"}})
-	if !r.isError || !strings.Contains(r.text, "Accepted: Enter, Escape") {
+	if !r.IsError || !strings.Contains(r.Text, "Accepted: Enter, Escape") {
 		t.Fatalf("C-foo: %v", r)
 	}
 }
@@ -104,7 +104,7 @@ func TestCreatePaneEnvAndArgvAreJudgedAsWhatTheyRun(t *testing.T) {
 	for pname, pol := range attackPolicies(t) {
 		t.Run(pname, func(t *testing.T) {
 			e := newEnv(t, envOptions{policy: pol})
-			before := len(e.ok(t, "list_panes", map[string]any{}).m["panes"].([]any))
+			before := len(e.ok(t, "list_panes", map[string]any{}).M["panes"].([]any))
 			v := mkVictim(t)
 			for name, args := range map[string]map[string]any{
 				"env PROMPT_COMMAND": {"env": map[string]any{"PROMPT_COMMAND": "rm -rf " + v}},
@@ -115,14 +115,14 @@ func TestCreatePaneEnvAndArgvAreJudgedAsWhatTheyRun(t *testing.T) {
 				"argv python3 -c":    {"argv": []string{"python3", "-c", "import shutil; shutil.rmtree(" + "'" + v + "')"}},
 				"argv sh -c rm":      {"argv": []string{"sh", "-c", "rm -r " + v}},
 			} {
-				if r := e.call(t, "create_pane", args); !r.isError {
+				if r := e.call(t, "create_pane", args); !r.IsError {
 					t.Errorf("%s: a pane was created: %v", name, r)
 				}
 			}
 			if victimGone(t, v) {
 				t.Error("BYPASS: a refused create_pane ran")
 			}
-			if after := len(e.ok(t, "list_panes", map[string]any{}).m["panes"].([]any)); after != before {
+			if after := len(e.ok(t, "list_panes", map[string]any{}).M["panes"].([]any)); after != before {
 				t.Errorf("refused create_pane calls left %d panes, want %d", after, before)
 			}
 		})
@@ -138,18 +138,18 @@ func TestAnAllowedCommandCannotCarryAnother(t *testing.T) {
 		f := filepath.Join(dir, "f"+string(rune('a'+i)))
 		cmd := strings.ReplaceAll(line, "%s", f)
 		r := e.runCmd(t, map[string]any{"paneId": pane, "command": cmd, "waitMs": 5000})
-		if r.str("decision") != "blocked" || r.str("status") != "not_started" {
+		if r.Str("decision") != "blocked" || r.Str("status") != "not_started" {
 			t.Errorf("%q: %v", cmd, r)
 		}
 		if _, err := os.Stat(f); err == nil {
 			t.Errorf("BYPASS %q created its file", cmd)
 		}
 	}
-	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "git status && git log -1", "waitMs": 20000}); r.str("decision") != "auto-approved" {
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "git status && git log -1", "waitMs": 20000}); r.Str("decision") != "auto-approved" {
 		t.Errorf("a line of allowed commands: %v", r)
 	}
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo 'unclosed", "waitMs": 5000})
-	if r.str("decision") != "blocked" {
+	if r.Str("decision") != "blocked" {
 		t.Errorf("a line that does not parse, under deny: %v", r)
 	}
 }
@@ -169,7 +169,7 @@ func TestACwdRuleHoldsForEverySpellingOfTheDirectory(t *testing.T) {
 	e := newEnv(t, envOptions{policy: pol})
 	pane, _ := e.shell(t)
 	for _, cwd := range []string{prot, prot + "/../prod", dir + "//prod", link, link + "/."} {
-		if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "touch ran", "cwd": cwd, "waitMs": 5000}); r.str("decision") != "blocked" {
+		if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "touch ran", "cwd": cwd, "waitMs": 5000}); r.Str("decision") != "blocked" {
 			t.Errorf("cwd %q: %v", cwd, r)
 		}
 	}
@@ -185,7 +185,7 @@ func TestACommandTooLongToShowIsNeverPutToAPerson(t *testing.T) {
 	// 41 rows of 100 characters: more than a person is shown.
 	cmd := "echo " + strings.Repeat("y", 4100) + "; touch /tmp/hidden"
 	r := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": cmd})
-	if !r.isError || !strings.Contains(r.text, "cannot be shown whole") {
+	if !r.IsError || !strings.Contains(r.Text, "cannot be shown whole") {
 		t.Fatalf("a padded command under ask: %v", r)
 	}
 }
@@ -250,11 +250,11 @@ func TestAnApproverProgramDecidesForAPersonAway(t *testing.T) {
 			pane, _ := e.shell(t)
 			ran := filepath.Join(t.TempDir(), "ran")
 			r := e.runCmd(t, map[string]any{"paneId": pane, "command": "touch " + ran, "reason": "testing", "waitMs": 0})
-			if r.str("decision") != "pending" {
+			if r.Str("decision") != "pending" {
 				t.Fatalf("not pending: %v", r)
 			}
-			a := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 30000})
-			if a.str("decision") != c.decision {
+			a := e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 30000})
+			if a.Str("decision") != c.decision {
 				t.Fatalf("decision %v, want %s", a, c.decision)
 			}
 			if _, err := os.Stat(ran); (err == nil) != c.runs {
@@ -293,11 +293,11 @@ func TestCompletionKeysCannotRunACommandSubstitution(t *testing.T) {
 	for _, sh := range []string{"/usr/bin/zsh", "/bin/bash", "/usr/bin/fish"} {
 		t.Run(filepath.Base(sh), func(t *testing.T) {
 			e := newEnv(t, envOptions{policy: attackPolicies(t)["deny"], shell: sh})
-			pane := e.ok(t, "create_pane", map[string]any{"waitMs": 30000}).str("paneId")
+			pane := e.ok(t, "create_pane", map[string]any{"waitMs": 30000}).Str("paneId")
 			for _, keys := range [][]string{{"Tab"}, {"C-d"}, {"C-i"}} {
 				m := marker(t)
 				e.call(t, "type_text", map[string]any{"paneId": pane, "text": "echo $(touch " + m + ")"})
-				if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": keys}); !r.isError {
+				if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": keys}); !r.IsError {
 					t.Errorf("%v under deny was sent: %v", keys, r)
 				}
 				if appeared(m) {
@@ -306,7 +306,7 @@ func TestCompletionKeysCannotRunACommandSubstitution(t *testing.T) {
 				e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
 			}
 			m := marker(t)
-			if r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "echo $(touch " + m + ")\t"}); !r.isError {
+			if r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "echo $(touch " + m + ")\t"}); !r.IsError {
 				t.Errorf("type_text with a TAB under deny was typed: %v", r)
 			}
 			if appeared(m) {
@@ -320,11 +320,11 @@ func TestALineContinuedAcrossEntersIsJudgedWhole(t *testing.T) {
 	e := newEnv(t, envOptions{policy: attackPolicies(t)["readme"]})
 	pane, _ := e.shell(t)
 	v := mkVictim(t)
-	if r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm \\", "submit": true}); !r.isError {
+	if r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm \\", "submit": true}); !r.IsError {
 		t.Errorf("a line ending in a backslash was submitted: %v", r)
 	}
 	e.call(t, "type_text", map[string]any{"paneId": pane, "text": "-rf " + v, "submit": true})
-	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm \\", "Enter", "-rf " + v, "Enter"}}); !r.isError {
+	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm \\", "Enter", "-rf " + v, "Enter"}}); !r.IsError {
 		t.Errorf("send_keys with a continued line was sent: %v", r)
 	}
 	if victimGone(t, v) {
@@ -340,7 +340,7 @@ func TestAFreshPaneUnderADefaultCommandIsJudgedAsShell(t *testing.T) {
 	e := newEnv(t, envOptions{target: &target, policy: attackPolicies(t)["readme-deny"]})
 	m := marker(t)
 	r := e.runCmd(t, map[string]any{"command": "git status $((echo a) ; touch " + m + ")", "waitMs": 20000})
-	if r.str("decision") != "blocked" {
+	if r.Str("decision") != "blocked" {
 		t.Errorf("a line that does not parse, for a fresh pane under deny: %v", r)
 	}
 	if appeared(m) {
@@ -352,12 +352,12 @@ func TestTextTypedAheadOfTheShellIsJudgedAsShell(t *testing.T) {
 	e := newEnv(t, envOptions{policy: attackPolicies(t)["readme-deny"]})
 	pane, _ := e.shell(t)
 	// An allowed command that reads the terminal: git diff of standard input.
-	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "git diff --no-index - /dev/null >/dev/null", "waitMs": 500}); r.str("status") != "running" {
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "git diff --no-index - /dev/null >/dev/null", "waitMs": 500}); r.Str("status") != "running" {
 		t.Fatalf("the reader: %v", r)
 	}
 	m := marker(t)
 	r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "git status\x04\x04git status $((echo a) ; touch " + m + ")\r"})
-	if !r.isError {
+	if !r.IsError {
 		t.Errorf("type-ahead past cat was typed: %v", r)
 	}
 	if appeared(m) {
@@ -371,7 +371,7 @@ func TestAnAllowedCommandCanBeTypedUnderDefaultDeny(t *testing.T) {
 	e := newEnv(t, envOptions{policy: attackPolicies(t)["readme-deny"]})
 	pane, _ := e.shell(t)
 	r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "git status --short 2>/dev/null", "submit": true})
-	if r.isError {
+	if r.IsError {
 		t.Fatalf("an allowed command typed under default deny: %v", r)
 	}
 }
@@ -386,14 +386,14 @@ func TestViModeCannotBeEnteredThroughAnEscapeSequenceKey(t *testing.T) {
 	} {
 		t.Run(filepath.Base(c.sh), func(t *testing.T) {
 			e := homeEnvWith(t, c.sh, map[string]string{c.file: c.rc}, envOptions{policy: attackPolicies(t)["deny"]})
-			pane := e.ok(t, "create_pane", map[string]any{"waitMs": 30000}).str("paneId")
+			pane := e.ok(t, "create_pane", map[string]any{"waitMs": 30000}).Str("paneId")
 			m := marker(t)
 			e.call(t, "type_text", map[string]any{"paneId": pane, "text": "#touch " + m})
 			e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{c.key}})
-			if r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": c.pound}); !r.isError {
+			if r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": c.pound}); !r.IsError {
 				t.Errorf("%s after %s was typed: %v", c.pound, c.key, r)
 			}
-			if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c", "#touch " + m, c.key, c.pound}}); !r.isError {
+			if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c", "#touch " + m, c.key, c.pound}}); !r.IsError {
 				t.Errorf("the keys in one call were sent: %v", r)
 			}
 			if appeared(m) {
@@ -410,10 +410,10 @@ func TestHistoryExpansionCannotRebuildADeniedLine(t *testing.T) {
 	} {
 		t.Run(filepath.Base(c.sh), func(t *testing.T) {
 			e := newEnv(t, envOptions{policy: attackPolicies(t)["readme-deny"], shell: c.sh})
-			pane := e.ok(t, "create_pane", map[string]any{"waitMs": 30000}).str("paneId")
+			pane := e.ok(t, "create_pane", map[string]any{"waitMs": 30000}).Str("paneId")
 			m := marker(t)
 			e.call(t, "type_text", map[string]any{"paneId": pane, "text": strings.ReplaceAll(c.first, "%s", m), "submit": true})
-			if r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": c.second, "submit": true}); !r.isError {
+			if r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": c.second, "submit": true}); !r.IsError {
 				t.Errorf("a line with history expansion was submitted: %v", r)
 			}
 			if appeared(m) {
@@ -429,7 +429,7 @@ func TestQuickSubstitutionCannotRebuildADeniedCommand(t *testing.T) {
 	for _, sh := range []string{"/bin/bash", "/usr/bin/zsh"} {
 		t.Run(filepath.Base(sh), func(t *testing.T) {
 			e := newEnv(t, envOptions{policy: attackPolicies(t)["readme"], shell: sh})
-			pane := e.ok(t, "create_pane", map[string]any{"waitMs": 30000}).str("paneId")
+			pane := e.ok(t, "create_pane", map[string]any{"waitMs": 30000}).Str("paneId")
 			v := mkVictim(t)
 			e.runCmd(t, map[string]any{"paneId": pane, "command": "rm -f " + v, "waitMs": 20000})
 			e.runCmd(t, map[string]any{"paneId": pane, "command": "^-f^-rf", "waitMs": 20000})

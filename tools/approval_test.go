@@ -11,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/policy"
 )
@@ -32,30 +33,30 @@ func TestPolicyBlocksAllowsAndRefusesToAskNobody(t *testing.T) {
 	pane, before := e.shell(t)
 
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo API_TOKEN=s3cr3t allowed"})
-	if r.str("decision") != "auto-approved" || r.str("output") != "API_TOKEN=s3cr3t allowed\n" {
+	if r.Str("decision") != "auto-approved" || r.Str("output") != "API_TOKEN=s3cr3t allowed\n" {
 		t.Fatalf("allow rule: %v", r)
 	}
 	id := "abababababababababababababababab"
 	r = e.runCmd(t, map[string]any{"paneId": pane, "command": "rm -rf /tmp/nothing", "requestId": id})
-	if r.str("decision") != "blocked" || r.str("status") != "not_started" || r.str("launchOutcome") != "NOT_STARTED" || r.m["exitCode"] != nil {
+	if r.Str("decision") != "blocked" || r.Str("status") != "not_started" || r.Str("launchOutcome") != "NOT_STARTED" || r.M["exitCode"] != nil {
 		t.Fatalf("deny rule: %v", r)
 	}
-	if again := e.runCmd(t, map[string]any{"paneId": pane, "command": "rm -rf /tmp/nothing", "requestId": id}); again.str("jobId") != r.str("jobId") {
+	if again := e.runCmd(t, map[string]any{"paneId": pane, "command": "rm -rf /tmp/nothing", "requestId": id}); again.Str("jobId") != r.Str("jobId") {
 		t.Fatalf("retry of a blocked request: %v", again)
 	}
 	x := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "ls /"})
-	if !x.isError || !strings.Contains(x.text, "OwnerReviewUnavailable") || !strings.Contains(x.text, "OWNER_SESSION_UNAVAILABLE") || !strings.Contains(x.text, "NOT_STARTED") {
+	if !x.IsError || !strings.Contains(x.Text, "OwnerReviewUnavailable") || !strings.Contains(x.Text, "OWNER_SESSION_UNAVAILABLE") || !strings.Contains(x.Text, "NOT_STARTED") {
 		t.Fatalf("ask with nobody to ask: %v", x)
 	}
 	// type_text that submits is held to the same rules; typing alone is not.
-	if y := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf /tmp/x", "submit": true}); !y.isError || !strings.Contains(y.text, "blocked") {
+	if y := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf /tmp/x", "submit": true}); !y.IsError || !strings.Contains(y.Text, "blocked") {
 		t.Fatalf("type_text submit: %v", y)
 	}
-	if y := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"ls /", "Enter"}}); !y.isError || !strings.Contains(y.text, "OwnerReviewUnavailable") {
+	if y := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"ls /", "Enter"}}); !y.IsError || !strings.Contains(y.Text, "OwnerReviewUnavailable") {
 		t.Fatalf("send_keys submit: %v", y)
 	}
 	// Nothing but the allowed command reached the pane.
-	out := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": before}).str("output")
+	out := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": before}).Str("output")
 	if strings.Contains(out, "rm -rf") || strings.Contains(out, "ls /") {
 		t.Fatalf("refused input reached the pane: %q", out)
 	}
@@ -97,11 +98,11 @@ func TestAskingAPersonInTmux(t *testing.T) {
 		mark := human.Mark()
 		rid := fmt.Sprintf("%032x", time.Now().UnixNano())
 		r := e.runCmd(t, map[string]any{"paneId": pane, "command": cmd, "waitMs": 100, "reason": "testing approval", "requestId": rid})
-		if r.str("status") != "not_started" || r.str("decision") != "pending" {
+		if r.Str("status") != "not_started" || r.Str("decision") != "pending" {
 			t.Fatalf("%s: %v", cmd, r)
 		}
 		// A retry with the requestId gets the pending job, not a second prompt.
-		if again := e.runCmd(t, map[string]any{"paneId": pane, "command": cmd, "waitMs": 0, "requestId": rid}); again.str("jobId") != r.str("jobId") {
+		if again := e.runCmd(t, map[string]any{"paneId": pane, "command": cmd, "waitMs": 0, "requestId": rid}); again.Str("jobId") != r.Str("jobId") {
 			t.Fatalf("retry: %v", again)
 		}
 		if !human.WaitFor(mark, "tmuxmcp asks", 20*time.Second) {
@@ -116,23 +117,23 @@ func TestAskingAPersonInTmux(t *testing.T) {
 				t.Fatal(err)
 			}
 		}
-		return e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
+		return e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 20000})
 	}
 
-	if r := answer("echo once >> "+file, "y"); r.str("decision") != "approved" || r.str("status") != "completed" || r.num("exitCode") != 0 {
+	if r := answer("echo once >> "+file, "y"); r.Str("decision") != "approved" || r.Str("status") != "completed" || r.Num("exitCode") != 0 {
 		t.Fatalf("y: %v", r)
 	}
-	if r := answer("echo denied >> "+file, "n"); r.str("decision") != "denied" || r.m["exitCode"] != nil || r.str("launchOutcome") != "NOT_STARTED" {
+	if r := answer("echo denied >> "+file, "n"); r.Str("decision") != "denied" || r.M["exitCode"] != nil || r.Str("launchOutcome") != "NOT_STARTED" {
 		t.Fatalf("n: %v", r)
 	}
-	if r := answer("echo silent >> "+file, ""); r.str("decision") != "denied-timeout" || r.m["exitCode"] != nil {
+	if r := answer("echo silent >> "+file, ""); r.Str("decision") != "denied-timeout" || r.M["exitCode"] != nil {
 		t.Fatalf("silence: %v", r)
 	}
 	b, _ := os.ReadFile(file)
 	if string(b) != "once\n" {
 		t.Fatalf("file %q: only the approved command may run, once", b)
 	}
-	out := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": before}).str("output")
+	out := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": before}).Str("output")
 	if strings.Contains(out, "denied") || strings.Contains(out, "silent") {
 		t.Fatalf("refused commands reached the pane: %q", out)
 	}
@@ -150,10 +151,10 @@ func TestAskWithNobodyAttached(t *testing.T) {
 	e := newEnv(t, envOptions{policy: pol})
 	pane, before := e.shell(t)
 	x := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo nope"})
-	if !x.isError || !strings.Contains(x.text, "OWNER_SESSION_UNAVAILABLE") || !strings.Contains(x.text, "NOT_STARTED") {
+	if !x.IsError || !strings.Contains(x.Text, "OWNER_SESSION_UNAVAILABLE") || !strings.Contains(x.Text, "NOT_STARTED") {
 		t.Fatalf("got %v", x)
 	}
-	if out := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": before}).str("output"); out != "" {
+	if out := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": before}).Str("output"); out != "" {
 		t.Fatalf("something was typed: %q", out)
 	}
 }
@@ -177,29 +178,26 @@ func testAskingThroughTheMCPClient(t *testing.T, proto string) {
 	}})
 	pane, before := e.shell(t)
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo approved-run"})
-	if r.str("decision") != "approved" || r.str("output") != "approved-run\n" {
+	if r.Str("decision") != "approved" || r.Str("output") != "approved-run\n" {
 		t.Fatalf("accept: %v", r)
 	}
 	answer = "decline"
 	r = e.runCmd(t, map[string]any{"paneId": pane, "command": "echo declined-run"})
-	if r.str("decision") != "denied" || r.str("status") != "not_started" || r.m["exitCode"] != nil {
+	if r.Str("decision") != "denied" || r.Str("status") != "not_started" || r.M["exitCode"] != nil {
 		t.Fatalf("decline: %v", r)
 	}
 	// An answer given for command A cannot approve command B.
 	err := e.h.askClient(elicitation{Command: "echo A", Pane: pane}, "")
 	state := err.(*inputRequired).res.RequestState
-	res, cerr := e.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_shell_command",
+	x := mcptest.CallParams(t.Context(), t, e.cs, &mcp.CallToolParams{Name: "run_shell_command",
 		Arguments:      map[string]any{"paneId": pane, "command": "echo B-replayed"},
 		RequestState:   state,
 		InputResponses: mcp.InputResponseMap{"approval": &mcp.ElicitResult{Action: "accept", Content: map[string]any{"approve": true}}},
 	})
-	if cerr != nil {
-		t.Fatal(cerr)
-	}
-	if x := decode(t, res); !x.isError || !strings.Contains(x.text, "another command") {
+	if !x.IsError || !strings.Contains(x.Text, "another command") {
 		t.Fatalf("replayed answer: %v", x)
 	}
-	out := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": before}).str("output")
+	out := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": before}).Str("output")
 	if strings.Contains(out, "declined-run\n") || strings.Contains(out, "B-replayed") {
 		t.Fatalf("a refused command ran: %q", out)
 	}
@@ -211,7 +209,7 @@ func TestPolicyJudgesTheWholeLineEnterSubmits(t *testing.T) {
 	pane, _ := e.shell(t)
 	victim := t.TempDir()
 	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + victim})
-	if x := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}}); !x.isError || !strings.Contains(x.text, "blocked") {
+	if x := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}}); !x.IsError || !strings.Contains(x.Text, "blocked") {
 		t.Fatalf("Enter after typed rm: %v", x)
 	}
 	if _, err := os.Stat(victim); err != nil {
@@ -219,7 +217,7 @@ func TestPolicyJudgesTheWholeLineEnterSubmits(t *testing.T) {
 	}
 	// Discarding the line (C-u) is not a submission; a later command runs.
 	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-u"}})
-	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo fine"}); r.str("output") != "fine\n" {
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo fine"}); r.Str("output") != "fine\n" {
 		t.Fatalf("after C-u: %v", r)
 	}
 }
@@ -237,7 +235,7 @@ func TestPendingFreshPaneJobHasAJobID(t *testing.T) {
 	e := newEnv(t, envOptions{target: &target, policy: pol, review: 20 * time.Second})
 	mark := human.Mark()
 	r := e.runCmd(t, map[string]any{"command": "echo hidden #\rHARMLESS", "waitMs": 0})
-	if r.str("jobId") == "" || r.m["paneId"] != nil || r.str("decision") != "pending" {
+	if r.Str("jobId") == "" || r.M["paneId"] != nil || r.Str("decision") != "pending" {
 		t.Fatalf("pending fresh-pane job: %v", r)
 	}
 	if !human.WaitFor(mark, `\x0d`, 20*time.Second) {
@@ -246,7 +244,7 @@ func TestPendingFreshPaneJobHasAJobID(t *testing.T) {
 	if err := human.Type("n"); err != nil {
 		t.Fatal(err)
 	}
-	if a := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000}); a.str("decision") != "denied" {
+	if a := e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 20000}); a.Str("decision") != "denied" {
 		t.Fatalf("n: %v", a)
 	}
 }
@@ -256,7 +254,7 @@ func TestPolicyJudgesProgramsCreatePaneStarts(t *testing.T) {
 	e := newEnv(t, envOptions{policy: pol})
 	victim := t.TempDir()
 	x := e.call(t, "create_pane", map[string]any{"argv": []string{"rm", "-rf", victim}})
-	if !x.isError || !strings.Contains(x.text, "blocked") {
+	if !x.IsError || !strings.Contains(x.Text, "blocked") {
 		t.Fatalf("create_pane argv rm: %v", x)
 	}
 	if _, err := os.Stat(victim); err != nil {
@@ -287,11 +285,11 @@ func TestApprovedFreshPaneJobRunsAndIsAwaited(t *testing.T) {
 		if err := human.Type("y"); err != nil {
 			t.Fatal(err)
 		}
-		a := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 30000})
-		if a.str("status") != c.want || a.str("output") != "approved-fresh\n" || a.str("decision") != "approved" {
+		a := e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 30000})
+		if a.Str("status") != c.want || a.Str("output") != "approved-fresh\n" || a.Str("decision") != "approved" {
 			t.Fatalf("%s: %v", c.cmd, a)
 		}
-		if c.want == "pane_died" && a.num("exitCode") != 3 {
+		if c.want == "pane_died" && a.Num("exitCode") != 3 {
 			t.Fatalf("exit 3 in an approved fresh pane: %v", a)
 		}
 	}

@@ -50,7 +50,7 @@ func testCancelRaces(t *testing.T, sh string) {
 			cmd, code = fmt.Sprintf("sh -c 'sleep %s; echo %s; exit 3'", sleep, last), 3
 		}
 		r := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": cmd, "waitMs": 0})
-		if r.isError {
+		if r.IsError {
 			t.Errorf("race %d (%s): refused after the last cancel: %v", i, cmd, r)
 			counts["next refused"]++
 			continue
@@ -58,16 +58,16 @@ func testCancelRaces(t *testing.T, sh string) {
 		// The cancel is sent around the command's end: from 10 ms before
 		// its sleep ends to 14 ms after.
 		time.Sleep(time.Duration(ms-10+(i*3)%25) * time.Millisecond)
-		x := e.ok(t, "cancel_command", map[string]any{"jobId": r.str("jobId")})
-		got := strings.Contains(x.str("output"), last+"\n")
-		switch st := x.str("status"); {
+		x := e.ok(t, "cancel_command", map[string]any{"jobId": r.Str("jobId")})
+		got := strings.Contains(x.Str("output"), last+"\n")
+		switch st := x.Str("status"); {
 		case st == "completed":
-			if !got || x.m["exitCode"] == nil || x.num("exitCode") != int64(code) {
+			if !got || x.M["exitCode"] == nil || x.Num("exitCode") != int64(code) {
 				t.Errorf("race %d (%s): completed without its last line or its own exit code %d: %v", i, cmd, code, x)
 			}
 			counts["completed"]++
 		case st == "interrupted":
-			if x.num("exitCode") != 130 || x.str("signal") != "SIGINT" {
+			if x.Num("exitCode") != 130 || x.Str("signal") != "SIGINT" {
 				t.Errorf("race %d (%s): interrupted, but not by SIGINT: %v", i, cmd, x)
 			}
 			if got {
@@ -80,7 +80,7 @@ func testCancelRaces(t *testing.T, sh string) {
 			t.Errorf("race %d (%s): status %s: %v", i, cmd, st, x)
 			counts[st]++
 		}
-		if x.m["shellReady"] != true {
+		if x.M["shellReady"] != true {
 			counts["shellReady false"]++
 		}
 		// The pane takes the next command at once: run_shell_command, or
@@ -88,20 +88,20 @@ func testCancelRaces(t *testing.T, sh string) {
 		next := fmt.Sprintf("next-%d", i)
 		if i%4 == 3 {
 			n := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "echo " + next, "submit": true})
-			if n.isError {
-				t.Errorf("race %d (%s): type_text after cancel (%s, exit %v): %v", i, cmd, x.str("status"), x.m["exitCode"], n)
+			if n.IsError {
+				t.Errorf("race %d (%s): type_text after cancel (%s, exit %v): %v", i, cmd, x.Str("status"), x.M["exitCode"], n)
 				counts["next refused"]++
 				continue
 			}
-			w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": n.str("cursor"), "patterns": []string{"^" + next + "$"}, "regex": true, "timeoutMs": 20000})
-			if w.str("outcome") != "matched" {
+			w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": n.Str("cursor"), "patterns": []string{"^" + next + "$"}, "regex": true, "timeoutMs": 20000})
+			if w.Str("outcome") != "matched" {
 				t.Errorf("race %d (%s): what type_text typed after cancel did not run: %v", i, cmd, w)
 			}
 			continue
 		}
 		n := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo " + next})
-		if n.isError || n.str("status") != "completed" || n.str("output") != next+"\n" {
-			t.Errorf("race %d (%s): the next command after cancel (%s, exit %v): %v", i, cmd, x.str("status"), x.m["exitCode"], n)
+		if n.IsError || n.Str("status") != "completed" || n.Str("output") != next+"\n" {
+			t.Errorf("race %d (%s): the next command after cancel (%s, exit %v): %v", i, cmd, x.Str("status"), x.M["exitCode"], n)
 			counts["next refused"]++
 		}
 	}
@@ -112,10 +112,10 @@ func testCancelRaces(t *testing.T, sh string) {
 func readyPane(t *testing.T, e *env) string {
 	t.Helper()
 	r := e.ok(t, "create_pane", map[string]any{})
-	if r.m["ready"] != true {
+	if r.M["ready"] != true {
 		t.Fatalf("create_pane: %v", r)
 	}
-	return r.str("paneId")
+	return r.Str("paneId")
 }
 
 // A command the interrupt really stops reports interrupted, exit 130,
@@ -127,14 +127,14 @@ func TestCancelOfARunningCommandReportsInterrupted(t *testing.T) {
 	pane := readyPane(t, e)
 	for _, cmd := range []string{"sleep 30", "sleep 30; echo after", "sh -c 'sleep 30; echo after; exit 3'", "while :; do :; done; echo after"} {
 		r := e.runCmd(t, map[string]any{"paneId": pane, "command": cmd, "waitMs": 300})
-		if r.str("status") != "running" {
+		if r.Str("status") != "running" {
 			t.Fatalf("%s: %v", cmd, r)
 		}
-		x := e.ok(t, "cancel_command", map[string]any{"jobId": r.str("jobId")})
-		if x.str("status") != "interrupted" || x.num("exitCode") != 130 || x.str("signal") != "SIGINT" || strings.Contains(x.str("output"), "after") {
+		x := e.ok(t, "cancel_command", map[string]any{"jobId": r.Str("jobId")})
+		if x.Str("status") != "interrupted" || x.Num("exitCode") != 130 || x.Str("signal") != "SIGINT" || strings.Contains(x.Str("output"), "after") {
 			t.Fatalf("%s: %v", cmd, x)
 		}
-		if n := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo next"}); n.isError || n.str("output") != "next\n" {
+		if n := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo next"}); n.IsError || n.Str("output") != "next\n" {
 			t.Fatalf("%s: the next command: %v", cmd, n)
 		}
 	}
@@ -147,14 +147,62 @@ func TestCancelOfACommandThatCatchesTheInterruptReportsItsOwnExitCode(t *testing
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": `sh -c 'trap "echo caught; exit 0" INT; sleep 30 & wait'`, "waitMs": 300})
-	if r.str("status") != "running" {
+	if r.Str("status") != "running" {
 		t.Fatalf("trap: %v", r)
 	}
-	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.str("jobId")})
-	if x.str("status") != "interrupted" || x.m["exitCode"] == nil || x.num("exitCode") != 0 || !strings.Contains(x.str("output"), "caught") {
+	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.Str("jobId")})
+	if x.Str("status") != "interrupted" || x.M["exitCode"] == nil || x.Num("exitCode") != 0 || !strings.Contains(x.Str("output"), "caught") {
 		t.Fatalf("a command that caught the interrupt: %v", x)
 	}
-	if n := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo next"}); n.isError || n.str("output") != "next\n" {
+	if n := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo next"}); n.IsError || n.Str("output") != "next\n" {
 		t.Fatalf("the next command: %v", n)
+	}
+}
+
+func TestInterruptedScriptEndsWithItsSignal(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo a\nsleep 100", "waitMs": 500})
+	if _, err := e.target.Run(t.Context(), "send-keys", "-t", pane, "C-c"); err != nil {
+		t.Fatal(err)
+	}
+	a := e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 10000})
+	if a.Str("status") != "completed" || a.Num("exitCode") != 130 || a.Str("signal") != "SIGINT" {
+		t.Fatalf("C-c by a person: %v", a)
+	}
+	pane2, _ := e.shell(t)
+	r = e.runCmd(t, map[string]any{"paneId": pane2, "command": "echo a\nsleep 100", "waitMs": 500})
+	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.Str("jobId")})
+	if x.Str("status") != "interrupted" || x.Str("signal") != "SIGINT" {
+		t.Fatalf("cancel_command of a script: %v", x)
+	}
+}
+
+func TestCancelNeverKillsTheShell(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "x=$(trap '' INT TERM; sleep 100)", "waitMs": 500})
+	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.Str("jobId")})
+	if x.Str("status") != "interrupted" {
+		t.Fatalf("cancel: %v", x)
+	}
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo alive"}); r.Str("output") != "alive\n" {
+		t.Fatalf("the pane's shell did not survive: %v", r)
+	}
+}
+
+func TestCancelInCopyModeInterruptsAndLeavesThePaneInCopyMode(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 30; echo after-sleep", "waitMs": 300})
+	if _, err := e.target.Run(t.Context(), "copy-mode", "-t", pane); err != nil {
+		t.Fatal(err)
+	}
+	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.Str("jobId")})
+	if x.Str("status") != "interrupted" || x.Num("exitCode") != 130 {
+		t.Fatalf("cancel in copy mode: %v", x)
+	}
+	if mode, _ := e.target.Run(t.Context(), "display-message", "-p", "-t", pane, "#{pane_in_mode}"); mode != "1" {
+		t.Fatalf("the person was thrown out of copy mode")
 	}
 }

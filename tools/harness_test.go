@@ -2,17 +2,19 @@ package tools
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/stream"
@@ -102,86 +104,30 @@ func restartFunc(t *testing.T, on bool, target tmux.Target) func(context.Context
 }
 
 // result is a decoded tool result.
-type result struct {
-	isError bool
-	text    string
-	m       map[string]any
-}
+type result = mcptest.Result
 
-func (r result) str(k string) string {
-	s, _ := r.m[k].(string)
-	return s
-}
-
-func (r result) num(k string) int64 {
-	f, _ := r.m[k].(float64)
-	return int64(f)
-}
-
-func (r result) String() string {
-	if r.isError {
-		return "error: " + r.text
-	}
-	b, _ := json.Marshal(r.m)
-	if len(b) > 2000 {
-		b = append(b[:2000], "…"...)
-	}
-	return string(b)
-}
-
+// call calls a tool and decodes its result (a tool error is a result).
 func (e *env) call(t *testing.T, name string, args map[string]any) result {
 	t.Helper()
-	return e.callCtx(context.Background(), t, name, args)
-}
-
-func (e *env) callCtx(ctx context.Context, t *testing.T, name string, args map[string]any) result {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(ctx, 3*time.Minute)
-	defer cancel()
-	res, err := e.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	return decode(t, res)
-}
-
-func decode(t *testing.T, res *mcp.CallToolResult) result {
-	t.Helper()
-	r := result{isError: res.IsError}
-	for _, c := range res.Content {
-		if tc, ok := c.(*mcp.TextContent); ok {
-			r.text += tc.Text
-		}
-	}
-	if !res.IsError {
-		b, _ := json.Marshal(res.StructuredContent)
-		if err := json.Unmarshal(b, &r.m); err != nil {
-			t.Fatalf("structured content: %v", err)
-		}
-	}
-	return r
+	return mcptest.Call(context.Background(), t, e.cs, name, args)
 }
 
 // ok calls a tool and fails the test on a tool error.
 func (e *env) ok(t *testing.T, name string, args map[string]any) result {
 	t.Helper()
-	r := e.call(t, name, args)
-	if r.isError {
-		t.Fatalf("%s(%v): %s", name, args, r.text)
-	}
-	return r
+	return mcptest.OK(context.Background(), t, e.cs, name, args)
 }
 
 // shell creates a pane running bash with the prompt "$ " and waits for it.
 func (e *env) shell(t *testing.T) (pane, cursor string) {
 	t.Helper()
 	r := e.ok(t, "create_pane", map[string]any{})
-	pane, cursor = r.str("paneId"), r.str("cursor")
+	pane, cursor = r.Str("paneId"), r.Str("cursor")
 	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": cursor, "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 20000})
-	if w.str("outcome") != "matched" {
+	if w.Str("outcome") != "matched" {
 		t.Fatalf("no prompt in %s: %v", pane, w)
 	}
-	return pane, w.str("cursor")
+	return pane, w.Str("cursor")
 }
 
 // promptPattern matches the end of a bash prompt ("$ " or root's "# ").
@@ -190,7 +136,7 @@ const promptPattern = `[$#] $`
 // run types a command with Enter and returns the cursor from before it.
 func (e *env) run(t *testing.T, pane, command string) string {
 	t.Helper()
-	return e.ok(t, "type_text", map[string]any{"paneId": pane, "text": command, "submit": true}).str("cursor")
+	return e.ok(t, "type_text", map[string]any{"paneId": pane, "text": command, "submit": true}).Str("cursor")
 }
 
 func token(t *testing.T, prefix string) string {
@@ -202,4 +148,26 @@ func mustContain(t *testing.T, what, s, sub string) {
 	if !strings.Contains(s, sub) {
 		t.Fatalf("%s %q does not contain %q", what, s, sub)
 	}
+}
+
+// homeEnv starts a server whose panes see a HOME with the given files.
+func homeEnv(t *testing.T, sh string, files map[string]string) *env {
+	return homeEnvWith(t, sh, files, envOptions{})
+}
+
+// homeEnvWith is homeEnv with more options (a policy).
+func homeEnvWith(t *testing.T, sh string, files map[string]string, o envOptions) *env {
+	home := t.TempDir()
+	for n, b := range files {
+		p := filepath.Join(home, n)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(b), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	target := tmuxtest.ServerWith(t, tmux.SessionSpec{Name: "agent", Width: 120, Height: 40}, home)
+	o.target, o.shell = &target, sh
+	return newEnv(t, o)
 }

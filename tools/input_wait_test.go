@@ -17,13 +17,13 @@ func TestACommandAskingAQuestionReturnsAtOnceSayingSo(t *testing.T) {
 	if took := time.Since(start); took > 30*time.Second {
 		t.Fatalf("the call waited %v of its 60 s waitMs", took)
 	}
-	if r.str("status") != "running" || r.m["waitingForInput"] != true || r.m["prompt"] != "Continue? [y/N]" || r.m["foreground"] != "bash" {
-		t.Fatalf("want running, waiting for input at the question: %v", r.m)
+	if r.Str("status") != "running" || r.M["waitingForInput"] != true || r.M["prompt"] != "Continue? [y/N]" || r.M["foreground"] != "bash" {
+		t.Fatalf("want running, waiting for input at the question: %v", r.M)
 	}
 	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "y", "submit": true})
-	r = e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
-	if r.str("status") != "completed" || !strings.Contains(r.str("output"), "got y") || r.m["waitingForInput"] != false {
-		t.Fatalf("after the answer: %v", r.m)
+	r = e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 20000})
+	if r.Str("status") != "completed" || !strings.Contains(r.Str("output"), "got y") || r.M["waitingForInput"] != false {
+		t.Fatalf("after the answer: %v", r.M)
 	}
 }
 
@@ -40,31 +40,31 @@ func TestProgramsWaitingToReadTheTerminalAreTold(t *testing.T) {
 		{`cat`, "cat", ""},
 	} {
 		r := e.runCmd(t, map[string]any{"paneId": pane, "command": c.command, "waitMs": 60000})
-		if r.str("status") != "running" || r.m["waitingForInput"] != true || r.m["foreground"] != c.program || c.prompt != "" && r.m["prompt"] != c.prompt {
-			t.Fatalf("%s: want waiting for input in %s at %q: %v", c.command, c.program, c.prompt, r.m)
+		if r.Str("status") != "running" || r.M["waitingForInput"] != true || r.M["foreground"] != c.program || c.prompt != "" && r.M["prompt"] != c.prompt {
+			t.Fatalf("%s: want waiting for input in %s at %q: %v", c.command, c.program, c.prompt, r.M)
 		}
 		if c.program == "python3" && c.prompt == ">>>" {
 			// capture_pane says the same of the pane.
 			p := e.ok(t, "capture_pane", map[string]any{"paneId": pane})
-			if p.m["waitingForInput"] != true || p.m["foreground"] != "python3" || p.m["prompt"] != ">>>" {
-				t.Fatalf("capture_pane of a REPL: %v", p.m)
+			if p.M["waitingForInput"] != true || p.M["foreground"] != "python3" || p.M["prompt"] != ">>>" {
+				t.Fatalf("capture_pane of a REPL: %v", p.M)
 			}
 		}
-		e.ok(t, "cancel_command", map[string]any{"jobId": r.str("jobId")})
-		if r = e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000}); r.str("status") == "running" {
-			t.Fatalf("%s: not stopped: %v", c.command, r.m)
+		e.ok(t, "cancel_command", map[string]any{"jobId": r.Str("jobId")})
+		if r = e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 20000}); r.Str("status") == "running" {
+			t.Fatalf("%s: not stopped: %v", c.command, r.M)
 		}
 	}
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 3", "waitMs": 1500})
-	if r.str("status") != "running" || r.m["waitingForInput"] != false || r.m["foreground"] != nil {
-		t.Fatalf("a busy sleep is not waiting for input: %v", r.m)
+	if r.Str("status") != "running" || r.M["waitingForInput"] != false || r.M["foreground"] != nil {
+		t.Fatalf("a busy sleep is not waiting for input: %v", r.M)
 	}
-	if p := e.ok(t, "capture_pane", map[string]any{"paneId": pane}); p.m["waitingForInput"] != false {
-		t.Fatalf("capture_pane during sleep: %v", p.m)
+	if p := e.ok(t, "capture_pane", map[string]any{"paneId": pane}); p.M["waitingForInput"] != false {
+		t.Fatalf("capture_pane during sleep: %v", p.M)
 	}
-	e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
-	if p := e.ok(t, "capture_pane", map[string]any{"paneId": pane}); p.m["waitingForInput"] != false {
-		t.Fatalf("a shell at its prompt is ready, not waiting for input: %v", p.m)
+	e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 20000})
+	if p := e.ok(t, "capture_pane", map[string]any{"paneId": pane}); p.M["waitingForInput"] != false {
+		t.Fatalf("a shell at its prompt is ready, not waiting for input: %v", p.M)
 	}
 }
 
@@ -75,19 +75,19 @@ func TestGitLogPrintsEverythingInsteadOfOpeningAPager(t *testing.T) {
 	pane, _ := e.shell(t)
 	dir := t.TempDir()
 	setup := e.runCmd(t, map[string]any{"paneId": pane, "cwd": dir, "waitMs": 60000, "command": `git init -q . && for i in $(seq 1 200); do git -c user.name=t -c user.email=t@example.com commit -q --allow-empty -m "commit number $i"; done; echo made`})
-	if setup.str("status") != "completed" {
-		t.Fatalf("setting up the repository: %v", setup.m)
+	if setup.Str("status") != "completed" {
+		t.Fatalf("setting up the repository: %v", setup.M)
 	}
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "git log --oneline", "waitMs": 60000})
-	if r.str("status") != "completed" || r.num("exitCode") != 0 {
-		t.Fatalf("git log: %v", r.m)
+	if r.Str("status") != "completed" || r.Num("exitCode") != 0 {
+		t.Fatalf("git log: %v", r.M)
 	}
-	if n := strings.Count(r.str("output"), "commit number "); n != 200 || !strings.HasSuffix(r.str("output"), "commit number 1\n") {
-		t.Fatalf("git log printed %d of 200 commits: %v", n, r.m)
+	if n := strings.Count(r.Str("output"), "commit number "); n != 200 || !strings.HasSuffix(r.Str("output"), "commit number 1\n") {
+		t.Fatalf("git log printed %d of 200 commits: %v", n, r.M)
 	}
 	env := e.runCmd(t, map[string]any{"paneId": pane, "command": `echo "$PAGER|$GIT_PAGER|$SYSTEMD_PAGER|$PSQL_PAGER"`})
-	if env.str("output") != "cat|cat||cat\n" {
-		t.Fatalf("pager settings in the pane: %q", env.str("output"))
+	if env.Str("output") != "cat|cat||cat\n" {
+		t.Fatalf("pager settings in the pane: %q", env.Str("output"))
 	}
 }
 
@@ -112,20 +112,20 @@ func TestABackgroundJobsCursorStartsAfterTheTypedLine(t *testing.T) {
 			c.args["background"] = true
 		}
 		r := e.runCmd(t, c.args)
-		cur := r.m["cursor"]
-		if r.str("status") != "running" || cur == nil {
-			t.Fatalf("%s: %v", c.name, r.m)
+		cur := r.M["cursor"]
+		if r.Str("status") != "running" || cur == nil {
+			t.Fatalf("%s: %v", c.name, r.M)
 		}
-		w := e.ok(t, "wait_for_text", map[string]any{"paneId": r.str("paneId"), "cursor": cur, "patterns": []string{`bg-\w+-42`}, "regex": true, "timeoutMs": 20000})
-		if w.str("outcome") != "matched" {
-			t.Fatalf("%s: %v", c.name, w.m)
+		w := e.ok(t, "wait_for_text", map[string]any{"paneId": r.Str("paneId"), "cursor": cur, "patterns": []string{`bg-\w+-42`}, "regex": true, "timeoutMs": 20000})
+		if w.Str("outcome") != "matched" {
+			t.Fatalf("%s: %v", c.name, w.M)
 		}
 		for _, leak := range []string{".run", "jobs/", "sleep 0.5", "$((40+2))"} {
-			if strings.Contains(w.str("output"), leak) {
-				t.Fatalf("%s: the wait from the job's cursor shows tmuxmcp's typed line (%q): %q", c.name, leak, w.str("output"))
+			if strings.Contains(w.Str("output"), leak) {
+				t.Fatalf("%s: the wait from the job's cursor shows tmuxmcp's typed line (%q): %q", c.name, leak, w.Str("output"))
 			}
 		}
-		e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
+		e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 20000})
 	}
 }
 
@@ -140,13 +140,13 @@ func TestAnUnfinishedCommandIsRefusedWithTheWayOut(t *testing.T) {
 			pane, _ := e.shell(t)
 			e.ok(t, "type_text", map[string]any{"paneId": pane, "text": `echo "abc`, "submit": true})
 			x := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo next", "waitMs": 10000})
-			if !x.isError || !strings.Contains(x.text, "continuation") || !strings.Contains(x.text, "tmuxmcp typed") || !strings.Contains(x.text, `send_keys ["C-c"]`) {
-				t.Fatalf("want a refusal that names the continuation, who typed it and C-c: %v %s", x.isError, x.text)
+			if !x.IsError || !strings.Contains(x.Text, "continuation") || !strings.Contains(x.Text, "tmuxmcp typed") || !strings.Contains(x.Text, `send_keys ["C-c"]`) {
+				t.Fatalf("want a refusal that names the continuation, who typed it and C-c: %v %s", x.IsError, x.Text)
 			}
 			e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
 			r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo next-ok", "waitMs": 20000})
-			if r.str("status") != "completed" || r.str("output") != "next-ok\n" {
-				t.Fatalf("after C-c in the same pane: %v", r.m)
+			if r.Str("status") != "completed" || r.Str("output") != "next-ok\n" {
+				t.Fatalf("after C-c in the same pane: %v", r.M)
 			}
 		})
 	}

@@ -19,7 +19,7 @@ func TestNewPaneWithAnOldIDInheritsNothing(t *testing.T) {
 	// judged with the next text typed.
 	e.ok(t, "type_text", map[string]any{"paneId": old, "text": "rm -rf /tmp/nothing-here #"})
 	tmuxtest.Kill(e.target)
-	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": old, "cursor": c, "timeoutMs": 5000}); w.str("outcome") != "stream_lost" {
+	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": old, "cursor": c, "timeoutMs": 5000}); w.Str("outcome") != "stream_lost" {
 		t.Fatalf("wait across kill-server: %v", w)
 	}
 	var fresh string
@@ -33,7 +33,7 @@ func TestNewPaneWithAnOldIDInheritsNothing(t *testing.T) {
 		t.Skipf("tmux did not reuse pane id %s after the restart", old)
 	}
 	r := e.ok(t, "run_shell_command", map[string]any{"paneId": fresh, "command": "echo FRESH-PANE-OK"})
-	if r.str("status") != "completed" || !strings.Contains(r.str("output"), "FRESH-PANE-OK") {
+	if r.Str("status") != "completed" || !strings.Contains(r.Str("output"), "FRESH-PANE-OK") {
 		t.Fatalf("run_shell_command in the new %s: %v", fresh, r)
 	}
 	e.ok(t, "type_text", map[string]any{"paneId": fresh, "text": "echo TYPED-OK", "submit": true})

@@ -1,4 +1,6 @@
-// Regression tests for ways around the approval policy found in review.
+// Ways around the approval policy: each test tries one (a key spelling,
+// pasted text, line editing, history) on a line a rule denies and checks
+// that the command did not run.
 package tools
 
 import (
@@ -35,7 +37,7 @@ func mkVictim(t *testing.T) string {
 	return v
 }
 
-func TestPolicyBypassSendKeysLowercaseEnter(t *testing.T) {
+func TestALowerCaseEnterKeyCannotRunADeniedCommand(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm -rf " + v, "enter"}})
@@ -45,7 +47,7 @@ func TestPolicyBypassSendKeysLowercaseEnter(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassSendKeysCaretM(t *testing.T) {
+func TestACaretMKeyCannotRunADeniedCommand(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm -rf " + v, "^M"}})
@@ -55,7 +57,7 @@ func TestPolicyBypassSendKeysCaretM(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassSendKeysLiteralNewline(t *testing.T) {
+func TestACarriageReturnInSentKeysCannotRunADeniedCommand(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm -rf " + v + "\r"}})
@@ -65,7 +67,7 @@ func TestPolicyBypassSendKeysLiteralNewline(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassTypeTextCtrlO(t *testing.T) {
+func TestCtrlOInTypedTextCannotRunADeniedCommand(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v + "\x0f"})
@@ -75,12 +77,12 @@ func TestPolicyBypassTypeTextCtrlO(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassCtrlDResetsLedger(t *testing.T) {
+func TestCtrlDOnADeniedLineIsRefusedAndEnterStillCannotRunIt(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v})
 	// C-d is judged itself (zsh lists completions with it): refused here.
-	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-d"}}); !r.isError {
+	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-d"}}); !r.IsError {
 		t.Errorf("C-d on a denied line was sent: %v", r)
 	}
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}})
@@ -90,7 +92,7 @@ func TestPolicyBypassCtrlDResetsLedger(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassKillRingYank(t *testing.T) {
+func TestAKilledAndYankedDeniedLineCannotBeRun(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v})
@@ -102,12 +104,12 @@ func TestPolicyBypassKillRingYank(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassPasteInSh(t *testing.T) {
+func TestANewlineInTypedTextCannotRunADeniedCommandInSh(t *testing.T) {
 	pol, _ := policy.New(policy.Allow, []policy.Rule{{Name: "no rm", Action: policy.Deny, Command: `\brm\b`}})
 	e := newEnv(t, envOptions{policy: pol})
 	r := e.ok(t, "create_pane", map[string]any{"argv": []string{"/bin/sh"}})
-	pane := r.str("paneId")
-	e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": r.str("cursor"), "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 10000})
+	pane := r.Str("paneId")
+	e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": r.Str("cursor"), "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 10000})
 	v := mkVictim(t)
 	x := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v + "\n"})
 	t.Logf("result: %v", x)
@@ -116,7 +118,7 @@ func TestPolicyBypassPasteInSh(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassControl(t *testing.T) {
+func TestEnterCannotRunADeniedCommand(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm -rf " + v, "Enter"}})
@@ -126,7 +128,7 @@ func TestPolicyBypassControl(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassBracketBreakout(t *testing.T) {
+func TestAPasteEndSequenceInTypedTextCannotRunADeniedCommand(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "x\n\x1b[201~rm -rf " + v + "\r"})
@@ -136,7 +138,7 @@ func TestPolicyBypassBracketBreakout(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassPasteInBash(t *testing.T) {
+func TestANewlineInTypedTextCannotRunADeniedCommandInBash(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v + "\n"})
@@ -146,7 +148,7 @@ func TestPolicyBypassPasteInBash(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassTwoEntersOneCall(t *testing.T) {
+func TestEveryLineSubmittedInOneCallIsJudgedAlone(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"echo a", "Enter", "rm -rf " + v, "Enter"}})
@@ -156,7 +158,7 @@ func TestPolicyBypassTwoEntersOneCall(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassTextAfterEnterForgotten(t *testing.T) {
+func TestTextTypedAfterAnEnterIsJudgedWithTheNextLine(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	// judged as "rm -rf V" would be blocked; put it after an Enter, with a word glued before
@@ -169,12 +171,12 @@ func TestPolicyBypassTextAfterEnterForgotten(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassEditKeysBeforeEnterInOneCall(t *testing.T) {
+func TestEditingKeysBeforeAnEnterAreRefusedWithTheWayOut(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	// "xrm" passes the rule; C-a Right BSpace turns it into "rm" before the Enter.
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"xrm -rf " + v, "C-a", "Right", "BSpace", "Enter"}})
-	if !r.isError || !strings.Contains(r.text, "type_text (submit: true)") {
+	if !r.IsError || !strings.Contains(r.Text, "type_text (submit: true)") {
 		t.Errorf("editing keys then Enter in one call: want an error naming the fix, got %v", r)
 	}
 	if victimGone(t, v) {
@@ -185,7 +187,7 @@ func TestPolicyBypassEditKeysBeforeEnterInOneCall(t *testing.T) {
 	// as an escape sequence, which a vi-mode editor may read as Escape.)
 	e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
 	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"xrm -rf " + v, "C-a", "C-f", "BSpace"}})
-	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}}); !r.isError || !strings.Contains(r.text, "editing keys") {
+	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}}); !r.IsError || !strings.Contains(r.Text, "editing keys") {
 		t.Errorf("Enter on an edited line: want refused, got %v", r)
 	}
 	if victimGone(t, v) {
@@ -193,16 +195,16 @@ func TestPolicyBypassEditKeysBeforeEnterInOneCall(t *testing.T) {
 	}
 	// Following the error's advice works: C-c clears the line, a typed command runs.
 	k := e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
-	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": k.str("cursor"), "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 20000}); w.str("outcome") != "matched" {
+	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": k.Str("cursor"), "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 20000}); w.Str("outcome") != "matched" {
 		t.Fatalf("prompt after C-c: %v", w)
 	}
-	c := e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo advice-$((6*7))", "submit": true}).str("cursor")
-	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"advice-42"}, "timeoutMs": 20000}); w.str("outcome") != "matched" {
+	c := e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo advice-$((6*7))", "submit": true}).Str("cursor")
+	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"advice-42"}, "timeoutMs": 20000}); w.Str("outcome") != "matched" {
 		t.Fatalf("after C-c, a typed command: %v", w)
 	}
 }
 
-func TestPolicyBypassHistoryRecallInOneCall(t *testing.T) {
+func TestARecalledAndEditedHistoryLineCannotRunADeniedCommand(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"#xrm -rf " + v, "Enter"}})
@@ -212,12 +214,12 @@ func TestPolicyBypassHistoryRecallInOneCall(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassKeyNameCase(t *testing.T) {
+func TestKeyNamesAreJudgedInAnyCaseAsTmuxReadsThem(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	// tmux reads "SPACE" as a space; the judged line must too.
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm", "SPACE", "-rf", "sPaCe", v, "Enter"}})
-	if !r.isError {
+	if !r.IsError {
 		t.Errorf("rm SPACE -rf sPaCe V Enter: want blocked, got %v", r)
 	}
 	if victimGone(t, v) {
@@ -225,13 +227,13 @@ func TestPolicyBypassKeyNameCase(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassWrappedLine(t *testing.T) {
+func TestAnEditedLineWrappedOverRowsIsJudgedWhole(t *testing.T) {
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	// The line wraps over several rows: the cursor row holds only its tail.
 	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "xrm -rf " + v + " #" + strings.Repeat("a", 400)})
 	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-a", "C-f", "BSpace", "C-e"}})
-	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}}); !r.isError {
+	if r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}}); !r.IsError {
 		t.Errorf("Enter on a wrapped line holding rm: want blocked, got %v", r)
 	}
 	if victimGone(t, v) {
@@ -239,7 +241,7 @@ func TestPolicyBypassWrappedLine(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassKeySpellings(t *testing.T) {
+func TestOtherKeySpellingsCannotRunADeniedCommand(t *testing.T) {
 	e, pane := bypassEnv(t)
 	for _, tc := range []struct {
 		name string
@@ -259,7 +261,7 @@ func TestPolicyBypassKeySpellings(t *testing.T) {
 	}
 }
 
-func TestPolicyBypassEditedLines(t *testing.T) {
+func TestEditedMultiLineBuffersAndVeryLongLinesCannotRunADeniedCommand(t *testing.T) {
 	// A pasted newline makes a two-line edit buffer (C-a goes to its start);
 	// a 60,000-character line spans far more rows than the screen read.
 	for name, tail := range map[string]string{"multi-line buffer": "\n#", "very long line": " #" + strings.Repeat("a", 60000)} {

@@ -13,22 +13,22 @@ import (
 func refused(t *testing.T, e *env, pane, command string, want ...string) string {
 	t.Helper()
 	r := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": command, "waitMs": 3000})
-	if !r.isError {
+	if !r.IsError {
 		t.Fatalf("%q in %s ran: %v", command, pane, r)
 	}
 	for _, w := range want {
-		if !strings.Contains(r.text, w) {
-			t.Fatalf("refusal %q does not say %q", r.text, w)
+		if !strings.Contains(r.Text, w) {
+			t.Fatalf("refusal %q does not say %q", r.Text, w)
 		}
 	}
-	return r.text
+	return r.Text
 }
 
 // runs runs command in pane and requires it to complete with output.
 func runs(t *testing.T, e *env, pane, command, output string) {
 	t.Helper()
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": command, "waitMs": 30000})
-	if r.str("status") != "completed" || r.str("output") != output {
+	if r.Str("status") != "completed" || r.Str("output") != output {
 		t.Fatalf("%q: %v", command, r)
 	}
 }
@@ -78,7 +78,7 @@ func TestRefusalsNameTheStateAndTheWayOut(t *testing.T) {
 func TestZshCorrectionPromptIsNamed(t *testing.T) {
 	e := homeEnv(t, "/usr/bin/zsh", map[string]string{".zshrc": "setopt correct\nPS1='%# '\n"})
 	cr := e.ok(t, "create_pane", map[string]any{})
-	pane := cr.str("paneId")
+	pane := cr.Str("paneId")
 	e.run(t, pane, "ehco hi")
 	refused(t, e, pane, "echo next", "spelling correction", `send_keys ["a"]`)
 	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"a"}})
@@ -90,11 +90,11 @@ func TestZshCorrectionPromptIsNamed(t *testing.T) {
 func TestStartingShellIsWaitedFor(t *testing.T) {
 	e := homeEnv(t, "/bin/bash", map[string]string{".bash_profile": "sleep 2\nPS1='$ '\n"})
 	cr := e.ok(t, "create_pane", map[string]any{"waitMs": 300})
-	if cr.m["ready"] != false || !strings.Contains(cr.str("notReadyReason"), "still starting") || !strings.Contains(cr.str("notReadyReason"), "sleep") {
+	if cr.M["ready"] != false || !strings.Contains(cr.Str("notReadyReason"), "still starting") || !strings.Contains(cr.Str("notReadyReason"), "sleep") {
 		t.Fatalf("create_pane before the rc finished: %v", cr)
 	}
-	runs(t, e, cr.str("paneId"), "echo waited", "waited\n")
-	if r := e.runCmd(t, map[string]any{"command": "echo fresh", "waitMs": 30000}); r.str("status") != "completed" || r.str("output") != "fresh\n" {
+	runs(t, e, cr.Str("paneId"), "echo waited", "waited\n")
+	if r := e.runCmd(t, map[string]any{"command": "echo fresh", "waitMs": 30000}); r.Str("status") != "completed" || r.Str("output") != "fresh\n" {
 		t.Fatalf("a fresh pane with a slow rc: %v", r)
 	}
 }
@@ -106,7 +106,7 @@ func TestShellsThatCannotRunCommandsAreNamed(t *testing.T) {
 			t.Fatal(err)
 		}
 		cr := e.ok(t, "create_pane", map[string]any{"waitMs": 5000})
-		if cr.m["ready"] != false || !strings.Contains(cr.str("notReadyReason"), "runs cat, not a shell") {
+		if cr.M["ready"] != false || !strings.Contains(cr.Str("notReadyReason"), "runs cat, not a shell") {
 			t.Fatalf("create_pane with cat as the shell: %v", cr)
 		}
 	})
@@ -118,18 +118,18 @@ func TestShellsThatCannotRunCommandsAreNamed(t *testing.T) {
 		cr := e.ok(t, "create_pane", map[string]any{"waitMs": 5000})
 		// Seen after it exited, or in the moment before (false is not a
 		// shell): either names the problem.
-		if reason := cr.str("notReadyReason"); cr.m["ready"] != false || !strings.Contains(reason, "exited") && !strings.Contains(reason, "runs false, not a shell") {
+		if reason := cr.Str("notReadyReason"); cr.M["ready"] != false || !strings.Contains(reason, "exited") && !strings.Contains(reason, "runs false, not a shell") {
 			t.Fatalf("create_pane with /bin/false as the shell: %v", cr)
 		}
 		r := e.runCmd(t, map[string]any{"command": "echo never", "waitMs": 10000})
-		if r.str("status") != "not_started" || !strings.Contains(r.str("launchError"), "exited and the pane closed") {
+		if r.Str("status") != "not_started" || !strings.Contains(r.Str("launchError"), "exited and the pane closed") {
 			t.Fatalf("a fresh pane whose shell exits: %v", r)
 		}
 	})
 	t.Run("argv that does not exist", func(t *testing.T) {
 		e := newEnv(t, envOptions{})
 		r := e.call(t, "create_pane", map[string]any{"argv": []string{"no-such-program-xyz"}})
-		if !r.isError || !strings.Contains(r.text, "not found on the PATH") {
+		if !r.IsError || !strings.Contains(r.Text, "not found on the PATH") {
 			t.Fatalf("got %v", r)
 		}
 	})
@@ -147,7 +147,7 @@ func TestUnknownPromptIsLearntAfterClearingTheLine(t *testing.T) {
 		Command: []string{"bash", "--norc", "--noprofile", "-i"}, Env: map[string]string{"PS1": `\W `}}, home)
 	e := newEnv(t, envOptions{target: &target})
 	var pane string
-	for _, p := range e.ok(t, "list_panes", map[string]any{}).m["panes"].([]any) {
+	for _, p := range e.ok(t, "list_panes", map[string]any{}).M["panes"].([]any) {
 		pane = p.(map[string]any)["paneId"].(string)
 	}
 	refused(t, e, pane, "echo next", "has not seen this shell draw its prompt", `send_keys ["C-u"]`)
@@ -162,12 +162,12 @@ func TestLongCommandsRunInEveryShell(t *testing.T) {
 			e := newEnv(t, envOptions{shell: sh})
 			cr := e.ok(t, "create_pane", map[string]any{})
 			long := strings.Repeat("z", 65000)
-			r := e.runCmd(t, map[string]any{"paneId": cr.str("paneId"), "command": "echo " + long + " | wc -c", "waitMs": 60000})
-			if r.str("status") != "completed" || strings.TrimSpace(r.str("output")) != "65001" || r.num("exitCode") != 0 {
+			r := e.runCmd(t, map[string]any{"paneId": cr.Str("paneId"), "command": "echo " + long + " | wc -c", "waitMs": 60000})
+			if r.Str("status") != "completed" || strings.TrimSpace(r.Str("output")) != "65001" || r.Num("exitCode") != 0 {
 				t.Fatalf("a 65 KB command: %v", r)
 			}
-			r = e.runCmd(t, map[string]any{"paneId": cr.str("paneId"), "command": "sh -c 'exit 7' " + strings.Repeat("#", 600), "waitMs": 60000})
-			if r.num("exitCode") != 7 {
+			r = e.runCmd(t, map[string]any{"paneId": cr.Str("paneId"), "command": "sh -c 'exit 7' " + strings.Repeat("#", 600), "waitMs": 60000})
+			if r.Num("exitCode") != 7 {
 				t.Fatalf("exit status of a long command: %v", r)
 			}
 		})
@@ -179,7 +179,7 @@ func TestLongCommandsRunInEveryShell(t *testing.T) {
 // shell still starting, waited for.
 func TestBusyPaneAfterMuchOutputIsNotStarting(t *testing.T) {
 	e := newEnv(t, envOptions{})
-	pane := e.ok(t, "create_pane", map[string]any{}).str("paneId")
+	pane := e.ok(t, "create_pane", map[string]any{}).Str("paneId")
 	c := e.run(t, pane, "seq 1 30000; sleep 30")
 	e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"^30000$"}, "regex": true, "timeoutMs": 20000})
 	refused(t, e, pane, "echo next", "busy: sleep is running")
@@ -190,8 +190,8 @@ func TestBusyPaneAfterMuchOutputIsNotStarting(t *testing.T) {
 func TestSlowShellDoesNotHoldUpOtherPanes(t *testing.T) {
 	// Only the pane created with SLOW set takes 5 s to start.
 	e := homeEnv(t, "/bin/bash", map[string]string{".bash_profile": "[ -n \"$SLOW\" ] && sleep 5\nPS1='$ '\n"})
-	slow := e.ok(t, "create_pane", map[string]any{"waitMs": 0, "env": map[string]any{"SLOW": "1"}}).str("paneId")
-	fast := e.ok(t, "create_pane", map[string]any{"waitMs": 20000}).str("paneId")
+	slow := e.ok(t, "create_pane", map[string]any{"waitMs": 0, "env": map[string]any{"SLOW": "1"}}).Str("paneId")
+	fast := e.ok(t, "create_pane", map[string]any{"waitMs": 20000}).Str("paneId")
 	done := make(chan result, 1)
 	go func() {
 		done <- e.call(t, "run_shell_command", map[string]any{"paneId": slow, "command": "echo slow", "waitMs": 20000})
@@ -202,10 +202,10 @@ func TestSlowShellDoesNotHoldUpOtherPanes(t *testing.T) {
 		t.Fatalf("the fast pane's command waited for the slow pane's shell: %v", r)
 	default:
 	}
-	if r.str("output") != "fast\n" {
+	if r.Str("output") != "fast\n" {
 		t.Fatalf("fast pane: %v", r)
 	}
-	if s := <-done; s.isError || s.str("output") != "slow\n" {
+	if s := <-done; s.IsError || s.Str("output") != "slow\n" {
 		t.Fatalf("slow pane: %v", s)
 	}
 }
@@ -215,16 +215,16 @@ func TestSlowShellDoesNotHoldUpOtherPanes(t *testing.T) {
 func TestCancelBeforeAFreshShellIsReady(t *testing.T) {
 	e := homeEnv(t, "/bin/bash", map[string]string{".bash_profile": "sleep 3\nPS1='$ '\n"})
 	r := e.runCmd(t, map[string]any{"command": "echo never-typed", "waitMs": 0})
-	if r.str("status") != "running" || r.str("launchOutcome") != "NOT_STARTED" {
+	if r.Str("status") != "running" || r.Str("launchOutcome") != "NOT_STARTED" {
 		t.Fatalf("a fresh pane job while its shell starts: %v", r)
 	}
-	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.str("jobId")})
-	if x.str("status") != "not_started" || !strings.Contains(x.str("launchError"), "cancelled before its shell was ready") {
+	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.Str("jobId")})
+	if x.Str("status") != "not_started" || !strings.Contains(x.Str("launchError"), "cancelled before its shell was ready") {
 		t.Fatalf("cancelled: %v", x)
 	}
-	for _, p := range e.ok(t, "list_panes", map[string]any{}).m["panes"].([]any) {
-		if p.(map[string]any)["paneId"] == r.str("paneId") {
-			t.Fatalf("the cancelled job's fresh pane %s is still open", r.str("paneId"))
+	for _, p := range e.ok(t, "list_panes", map[string]any{}).M["panes"].([]any) {
+		if p.(map[string]any)["paneId"] == r.Str("paneId") {
+			t.Fatalf("the cancelled job's fresh pane %s is still open", r.Str("paneId"))
 		}
 	}
 }

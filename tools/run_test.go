@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 )
 
 func (e *env) runCmd(t *testing.T, args map[string]any) result {
@@ -45,13 +46,13 @@ func testExitStatusOutputAndState(t *testing.T, sh string) {
 	}
 	for _, c := range cases {
 		r := e.runCmd(t, map[string]any{"paneId": pane, "command": c.cmd})
-		if r.str("status") != "completed" || r.num("exitCode") != int64(c.code) || (c.output != "?" && r.str("output") != c.output) {
+		if r.Str("status") != "completed" || r.Num("exitCode") != int64(c.code) || (c.output != "?" && r.Str("output") != c.output) {
 			t.Fatalf("%s: %v", c.cmd, r)
 		}
-		if c.signal != "" && r.str("signal") != c.signal {
-			t.Fatalf("%s: signal %v", c.cmd, r.m["signal"])
+		if c.signal != "" && r.Str("signal") != c.signal {
+			t.Fatalf("%s: signal %v", c.cmd, r.M["signal"])
 		}
-		if r.str("launchOutcome") != "STARTED" || r.str("decision") != "auto-approved" || r.str("paneId") != pane {
+		if r.Str("launchOutcome") != "STARTED" || r.Str("decision") != "auto-approved" || r.Str("paneId") != pane {
 			t.Fatalf("%s: %v", c.cmd, r)
 		}
 	}
@@ -65,21 +66,21 @@ func TestRunShellCommandTextArrivesExactly(t *testing.T) {
 	cmd := "printf '%s\\n' '\\033]133;D;0\\007' \"it's\" 'a\tb' 'é日😀' -dash\necho second-line"
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": cmd})
 	want := "\\033]133;D;0\\007\nit's\na\tb\né日😀\n-dash\nsecond-line\n"
-	if r.str("status") != "completed" || r.num("exitCode") != 0 || r.str("output") != want {
+	if r.Str("status") != "completed" || r.Num("exitCode") != 0 || r.Str("output") != want {
 		t.Fatalf("got %v\nwant output %q", r, want)
 	}
 	// In a pane without integration (a plain sh), through the wrapper.
 	cr := e.ok(t, "create_pane", map[string]any{"argv": []string{"sh"}})
-	w := e.ok(t, "wait_for_text", map[string]any{"paneId": cr.str("paneId"), "cursor": cr.str("cursor"), "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 20000})
-	if w.str("outcome") != "matched" {
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": cr.Str("paneId"), "cursor": cr.Str("cursor"), "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 20000})
+	if w.Str("outcome") != "matched" {
 		t.Fatalf("sh prompt: %v", w)
 	}
-	r = e.runCmd(t, map[string]any{"paneId": cr.str("paneId"), "command": cmd})
-	if r.str("status") != "completed" || r.str("output") != want {
+	r = e.runCmd(t, map[string]any{"paneId": cr.Str("paneId"), "command": cmd})
+	if r.Str("status") != "completed" || r.Str("output") != want {
 		t.Fatalf("sh: got %v", r)
 	}
-	r = e.runCmd(t, map[string]any{"paneId": cr.str("paneId"), "command": "false"})
-	if r.num("exitCode") != 1 {
+	r = e.runCmd(t, map[string]any{"paneId": cr.Str("paneId"), "command": "false"})
+	if r.Num("exitCode") != 1 {
 		t.Fatalf("sh false: %v", r)
 	}
 }
@@ -89,15 +90,15 @@ func TestRunShellCommandPendingJobIsAwaitedNotRerun(t *testing.T) {
 	e := newEnv(t, envOptions{stateDir: state})
 	pane, _ := e.shell(t)
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 3; echo done", "waitMs": 500})
-	if r.str("status") != "running" || r.str("jobId") == "" {
+	if r.Str("status") != "running" || r.Str("jobId") == "" {
 		t.Fatalf("got %v", r)
 	}
-	a := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
-	if a.str("status") != "completed" || a.num("exitCode") != 0 || a.str("output") != "done\n" {
+	a := e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 20000})
+	if a.Str("status") != "completed" || a.Num("exitCode") != 0 || a.Str("output") != "done\n" {
 		t.Fatalf("await: %v", a)
 	}
 	l := e.ok(t, "list_commands", map[string]any{})
-	if !strings.Contains(l.String(), r.str("jobId")) {
+	if !strings.Contains(l.String(), r.Str("jobId")) {
 		t.Fatalf("list_commands: %v", l)
 	}
 }
@@ -107,14 +108,14 @@ func TestRunShellCommandSurvivesRestart(t *testing.T) {
 	e := newEnv(t, envOptions{stateDir: state})
 	pane, _ := e.shell(t)
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 3; echo done", "waitMs": 500})
-	if r.str("status") != "running" {
+	if r.Str("status") != "running" {
 		t.Fatalf("got %v", r)
 	}
 	// A second tmuxmcp on the same server and state directory.
 	e.h.Close()
 	e2 := newEnv(t, envOptions{target: &e.target, stateDir: state})
-	a := e2.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
-	if a.str("status") != "completed" || a.num("exitCode") != 0 || a.str("output") != "done\n" {
+	a := e2.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 20000})
+	if a.Str("status") != "completed" || a.Num("exitCode") != 0 || a.Str("output") != "done\n" {
 		t.Fatalf("await after restart: %v", a)
 	}
 }
@@ -128,7 +129,7 @@ func TestRunShellCommandRequestIDRunsOnce(t *testing.T) {
 	first := e.runCmd(t, map[string]any{"paneId": pane, "command": cmd, "requestId": id, "waitMs": 100})
 	second := e.runCmd(t, map[string]any{"paneId": pane, "command": cmd, "requestId": id, "waitMs": 20000})
 	third := e.runCmd(t, map[string]any{"command": cmd, "requestId": id, "waitMs": 20000})
-	if first.str("jobId") != second.str("jobId") || second.str("jobId") != third.str("jobId") || second.str("status") != "completed" {
+	if first.Str("jobId") != second.Str("jobId") || second.Str("jobId") != third.Str("jobId") || second.Str("status") != "completed" {
 		t.Fatalf("jobs: %v / %v / %v", first, second, third)
 	}
 	b, err := os.ReadFile(file)
@@ -148,21 +149,21 @@ func TestCancelCommand(t *testing.T) {
 		{"trap '' INT; sleep 100", 5 * time.Second},
 	} {
 		r := e.runCmd(t, map[string]any{"paneId": pane, "command": c.cmd, "waitMs": 300})
-		if r.str("status") != "running" {
+		if r.Str("status") != "running" {
 			t.Fatalf("%s: %v", c.cmd, r)
 		}
 		start := time.Now()
-		x := e.ok(t, "cancel_command", map[string]any{"jobId": r.str("jobId")})
-		if x.str("status") != "interrupted" || x.m["signal"] == nil {
+		x := e.ok(t, "cancel_command", map[string]any{"jobId": r.Str("jobId")})
+		if x.Str("status") != "interrupted" || x.M["signal"] == nil {
 			t.Fatalf("%s: %v", c.cmd, x)
 		}
 		if d := time.Since(start); d > c.within {
 			t.Fatalf("%s: interrupted after %v", c.cmd, d)
 		}
-		t.Logf("%s: interrupted by %s after %v", c.cmd, x.str("signal"), time.Since(start))
+		t.Logf("%s: interrupted by %s after %v", c.cmd, x.Str("signal"), time.Since(start))
 	}
 	// The shell survives: the pane still runs commands.
-	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo alive"}); r.str("output") != "alive\n" {
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo alive"}); r.Str("output") != "alive\n" {
 		t.Fatalf("after cancel: %v", r)
 	}
 }
@@ -170,20 +171,20 @@ func TestCancelCommand(t *testing.T) {
 func TestRunShellCommandBoundedOutputKeepsAllOnDisk(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	r := e.runCmd(t, map[string]any{"command": "echo BEGIN; head -c 102400 /dev/zero | tr '\\0' 'x'; echo; echo END", "outputLimit": 1024})
-	out := r.str("output")
-	if r.str("status") != "completed" || len(out) > 1024 || !strings.HasPrefix(out, "BEGIN\n") || !strings.HasSuffix(out, "\nEND\n") || !strings.Contains(out, "\n[… tmuxmcp left out ") {
+	out := r.Str("output")
+	if r.Str("status") != "completed" || len(out) > 1024 || !strings.HasPrefix(out, "BEGIN\n") || !strings.HasSuffix(out, "\nEND\n") || !strings.Contains(out, "\n[… tmuxmcp left out ") {
 		t.Fatalf("head and tail: %v", r)
 	}
-	if r.num("outputBytes") != 6+102400+5 || r.num("omittedBytes") <= 0 || r.num("omittedBytes") >= r.num("outputBytes") {
+	if r.Num("outputBytes") != 6+102400+5 || r.Num("omittedBytes") <= 0 || r.Num("omittedBytes") >= r.Num("outputBytes") {
 		t.Fatalf("counts: %v", r)
 	}
-	b, err := os.ReadFile(r.str("outputFile"))
+	b, err := os.ReadFile(r.Str("outputFile"))
 	if err != nil || len(b) != 6+102405 || string(b[:9]) != "BEGIN\nxxx" || !strings.HasSuffix(string(b), "x\nEND\n") {
 		t.Fatalf("outputFile %d bytes, %v", len(b), err)
 	}
 	// The fresh pane is gone once the result is collected.
-	if strings.Contains(e.ok(t, "list_panes", map[string]any{}).String(), `"paneId":"`+r.str("paneId")+`"`) {
-		t.Fatalf("fresh pane %s still open", r.str("paneId"))
+	if strings.Contains(e.ok(t, "list_panes", map[string]any{}).String(), `"paneId":"`+r.Str("paneId")+`"`) {
+		t.Fatalf("fresh pane %s still open", r.Str("paneId"))
 	}
 }
 
@@ -203,21 +204,21 @@ func TestRunShellCommandRefusesPanesThatAreNotReady(t *testing.T) {
 	}
 	e.ok(t, "wait_for_text", map[string]any{"paneId": half, "patterns": []string{"half-typed"}, "timeoutMs": 500})
 	for _, c := range []struct{ pane, want string }{
-		{busy, "busy"}, {copyPane, "copy mode"}, {py.str("paneId"), "python"}, {half, "half-typed"},
+		{busy, "busy"}, {copyPane, "copy mode"}, {py.Str("paneId"), "python"}, {half, "half-typed"},
 	} {
 		before := e.ok(t, "capture_pane", map[string]any{"paneId": c.pane})
 		r := e.call(t, "run_shell_command", map[string]any{"paneId": c.pane, "command": "echo SHOULD-NOT-RUN"})
-		if !r.isError || !strings.Contains(r.text, c.want) {
+		if !r.IsError || !strings.Contains(r.Text, c.want) {
 			t.Errorf("%s: %v", c.want, r)
 			continue
 		}
-		after := e.ok(t, "capture_since", map[string]any{"paneId": c.pane, "cursor": before.str("cursor")})
-		if strings.Contains(after.str("output"), "SHOULD-NOT-RUN") {
-			t.Errorf("%s: keystrokes reached the pane: %q", c.want, after.str("output"))
+		after := e.ok(t, "capture_since", map[string]any{"paneId": c.pane, "cursor": before.Str("cursor")})
+		if strings.Contains(after.Str("output"), "SHOULD-NOT-RUN") {
+			t.Errorf("%s: keystrokes reached the pane: %q", c.want, after.Str("output"))
 		}
 	}
 	cp := e.ok(t, "capture_pane", map[string]any{"paneId": half})
-	mustContain(t, "the person's half line", cp.str("screen"), "echo half-typed")
+	mustContain(t, "the person's half line", cp.Str("screen"), "echo half-typed")
 }
 
 func TestRunShellCommandTimeoutAndPaneDeath(t *testing.T) {
@@ -225,25 +226,25 @@ func TestRunShellCommandTimeoutAndPaneDeath(t *testing.T) {
 	pane, _ := e.shell(t)
 	start := time.Now()
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 100", "timeoutMs": 500})
-	if r.str("status") != "timed_out" || r.m["signal"] == nil {
+	if r.Str("status") != "timed_out" || r.M["signal"] == nil {
 		t.Fatalf("timeoutMs: %v", r)
 	}
 	if d := time.Since(start); d > 5*time.Second {
 		t.Fatalf("timed out after %v", d)
 	}
 	// The pane is usable again.
-	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo ok"}); r.str("output") != "ok\n" {
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo ok"}); r.Str("output") != "ok\n" {
 		t.Fatalf("after timeout: %v", r)
 	}
 	// Killing the pane under a running job ends it as pane_died.
 	r = e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 100", "waitMs": 200})
 	e.ok(t, "kill_pane", map[string]any{"paneId": pane})
-	a := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
-	if a.str("status") != "pane_died" || a.m["exitCode"] != nil {
+	a := e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 20000})
+	if a.Str("status") != "pane_died" || a.M["exitCode"] != nil {
 		t.Fatalf("killed pane: %v", a)
 	}
 	// Unknown jobs are a clear error.
-	if x := e.call(t, "await_command_result", map[string]any{"jobId": "nope"}); !x.isError || !strings.Contains(x.text, "list_commands") {
+	if x := e.call(t, "await_command_result", map[string]any{"jobId": "nope"}); !x.IsError || !strings.Contains(x.Text, "list_commands") {
 		t.Fatalf("unknown job: %v", x)
 	}
 }
@@ -254,8 +255,8 @@ func TestOutputIsNotHTMLEscaped(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "printf '%s\\n' '<a href=\"x\">&amp;</a>'"})
-	if !strings.Contains(r.text, `<a href=\"x\">&amp;</a>`) || strings.Contains(r.text, `\u003c`) {
-		t.Fatalf("text content: %s", r.text)
+	if !strings.Contains(r.Text, `<a href=\"x\">&amp;</a>`) || strings.Contains(r.Text, `\u003c`) {
+		t.Fatalf("text content: %s", r.Text)
 	}
 }
 
@@ -273,26 +274,26 @@ func TestTheOutputFileHoldsEveryLineOfAFloodUnderLoad(t *testing.T) {
 	e := newEnv(t, envOptions{retain: 65536})
 	const n = 400000
 	r := e.runCmd(t, map[string]any{"command": fmt.Sprintf("seq 1 %d", n), "waitMs": 90000})
-	if r.str("status") == "running" {
-		r = e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 90000})
+	if r.Str("status") == "running" {
+		r = e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 90000})
 	}
-	if r.str("status") != "completed" || r.num("exitCode") != 0 {
+	if r.Str("status") != "completed" || r.Num("exitCode") != 0 {
 		t.Fatalf("seq: %v", r)
 	}
-	b, err := os.ReadFile(r.str("outputFile"))
+	b, err := os.ReadFile(r.Str("outputFile"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
 	if len(lines) != n {
-		t.Fatalf("outputFile has %d lines, want %d (missedBytes %v)", len(lines), n, r.m["missedBytes"])
+		t.Fatalf("outputFile has %d lines, want %d (missedBytes %v)", len(lines), n, r.M["missedBytes"])
 	}
 	for i, l := range lines {
 		if l != strconv.Itoa(i+1) {
 			t.Fatalf("line %d is %q, want %d", i+1, l, i+1)
 		}
 	}
-	if r.num("missedBytes") != 0 || r.m["outputFileComplete"] != true {
+	if r.Num("missedBytes") != 0 || r.M["outputFileComplete"] != true {
 		t.Fatalf("counts: %v", r)
 	}
 }
@@ -303,34 +304,34 @@ func TestIncrementalAwaitsReturnOnlyNewOutput(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo first; sleep 1; echo second; sleep 1; echo third", "waitMs": 500})
-	if r.str("status") != "running" || r.str("output") != "first\n" {
+	if r.Str("status") != "running" || r.Str("output") != "first\n" {
 		t.Fatalf("first result: %v", r)
 	}
-	seen := r.str("output")
-	c := r.str("outputCursor")
-	for r.str("status") == "running" {
-		r = e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "cursor": c, "waitMs": 800})
-		if strings.Contains(r.str("output"), "first") {
+	seen := r.Str("output")
+	c := r.Str("outputCursor")
+	for r.Str("status") == "running" {
+		r = e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "cursor": c, "waitMs": 800})
+		if strings.Contains(r.Str("output"), "first") {
 			t.Fatalf("output after the cursor repeats earlier output: %v", r)
 		}
-		seen += r.str("output")
-		c = r.str("outputCursor")
+		seen += r.Str("output")
+		c = r.Str("outputCursor")
 	}
-	if seen != "first\nsecond\nthird\n" || r.num("exitCode") != 0 {
+	if seen != "first\nsecond\nthird\n" || r.Num("exitCode") != 0 {
 		t.Fatalf("pieces joined: %q (%v)", seen, r)
 	}
-	if again := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "cursor": c}); again.str("output") != "" {
+	if again := e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "cursor": c}); again.Str("output") != "" {
 		t.Fatalf("nothing after the last cursor: %v", again)
 	}
 	other := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo other"})
 	for _, bad := range []map[string]any{
-		{"jobId": r.str("jobId"), "cursor": r.str("cursor")},
-		{"jobId": r.str("jobId"), "cursor": strings.TrimSuffix(c, "19") + "999"},
-		{"jobId": r.str("jobId"), "cursor": other.str("outputCursor")},
-		{"jobId": r.str("jobId"), "outputLimit": 5},
+		{"jobId": r.Str("jobId"), "cursor": r.Str("cursor")},
+		{"jobId": r.Str("jobId"), "cursor": strings.TrimSuffix(c, "19") + "999"},
+		{"jobId": r.Str("jobId"), "cursor": other.Str("outputCursor")},
+		{"jobId": r.Str("jobId"), "outputLimit": 5},
 	} {
 		x := e.call(t, "await_command_result", bad)
-		if !x.isError {
+		if !x.IsError {
 			t.Errorf("%v: not refused: %v", bad, x)
 			continue
 		}
@@ -339,11 +340,11 @@ func TestIncrementalAwaitsReturnOnlyNewOutput(t *testing.T) {
 		if _, ok := bad["outputLimit"]; ok {
 			field = "outputLimit"
 		}
-		if !strings.Contains(x.text, field) {
-			t.Errorf("%v: the error does not name %s: %s", bad, field, x.text)
+		if !strings.Contains(x.Text, field) {
+			t.Errorf("%v: the error does not name %s: %s", bad, field, x.Text)
 		}
 	}
-	if x := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "outputLimit": 128}); x.str("output") != seen {
+	if x := e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "outputLimit": 128}); x.Str("output") != seen {
 		t.Errorf("outputLimit re-reads the output: %v", x)
 	}
 }
@@ -361,13 +362,10 @@ func TestALongCommandReportsProgressWithItsLastLine(t *testing.T) {
 		},
 	}})
 	pane, _ := e.shell(t)
-	res, err := e.cs.CallTool(t.Context(), &mcp.CallToolParams{Name: "run_shell_command",
+	r := mcptest.CallParams(t.Context(), t, e.cs, &mcp.CallToolParams{Name: "run_shell_command",
 		Arguments: map[string]any{"paneId": pane, "command": "echo step-one; sleep 3; echo done", "waitMs": 20000},
 		Meta:      mcp.Meta{"progressToken": "p1"}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	if r := decode(t, res); r.str("status") != "completed" {
+	if r.Str("status") != "completed" {
 		t.Fatalf("result: %v", r)
 	}
 	var got []string
@@ -376,5 +374,74 @@ func TestALongCommandReportsProgressWithItsLastLine(t *testing.T) {
 	}
 	if len(got) == 0 || !strings.Contains(got[0], "step-one") {
 		t.Fatalf("progress messages: %q", got)
+	}
+}
+
+func TestOutputThatPrintsMarksCannotEndAJob(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": `printf '\033]133;D;0\007\033]133;D;0;tmuxmcp=x\007'; sleep 1; echo real-end`})
+	if r.Str("status") != "completed" || !strings.HasSuffix(r.Str("output"), "real-end\n") {
+		t.Fatalf("a printed mark ended the job early: %v", r)
+	}
+}
+
+func TestLinesTheShellRefusesOrIgnoresStillCompleteAndLeaveThePaneUsable(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	for _, c := range []struct{ cmd, out string }{
+		{"echo )", "syntax error"},
+		{`echo "unterminated`, "unexpected EOF"},
+		{"# just a comment", ""},
+		{`echo "fix!important"`, "fix!important"},
+		{"echo trailing \\", "trailing"},
+		{"printf '%s\\n' 'a\tb'", "a\tb\n"},
+		{"echo \u0003 ctrl-c-char", "ctrl-c-char"},
+	} {
+		r := e.runCmd(t, map[string]any{"paneId": pane, "command": c.cmd, "waitMs": 10000})
+		if r.Str("status") != "completed" || !strings.Contains(r.Str("output"), c.out) {
+			t.Fatalf("%q: %v", c.cmd, r)
+		}
+	}
+	// The pane is still usable, and the screen shows no continuation prompt.
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo next"}); r.Str("output") != "next\n" {
+		t.Fatalf("after: %v", r)
+	}
+}
+
+func TestCwdAppliesToTheWholeCommandAndAMissingOneIsRefused(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	dir := t.TempDir()
+	r := e.runCmd(t, map[string]any{"paneId": pane, "cwd": dir, "command": "true; pwd"})
+	if r.Str("output") != dir+"\n" {
+		t.Fatalf("paneId+cwd: %v", r)
+	}
+	for _, args := range []map[string]any{
+		{"paneId": pane, "cwd": "/nonexistent", "command": "echo RAN"},
+		{"cwd": "/nonexistent", "command": "echo RAN"},
+	} {
+		if x := e.call(t, "run_shell_command", args); !x.IsError || !strings.Contains(x.Text, "cwd") {
+			t.Fatalf("%v: %v", args, x)
+		}
+	}
+}
+
+func TestRequestIDForAnotherCommandIsRefused(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, _ := e.shell(t)
+	id := "0123456789abcdef0123456789abcdef"
+	e.runCmd(t, map[string]any{"paneId": pane, "command": "echo one", "requestId": id})
+	x := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo two", "requestId": id})
+	if !x.IsError || !strings.Contains(x.Text, "requestId") {
+		t.Fatalf("got %v", x)
+	}
+}
+
+func TestFreshPaneCommandThatExitsTheShellKeepsItsStatus(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	r := e.runCmd(t, map[string]any{"command": "echo building; false || exit 3"})
+	if r.Str("status") != "pane_died" || r.Num("exitCode") != 3 || !strings.HasPrefix(r.Str("output"), "building\n") {
+		t.Fatalf("got %v", r)
 	}
 }

@@ -47,8 +47,8 @@ var (
 			// The user's own PROMPT_COMMAND hook still runs at every prompt.
 			a := m.ok(t, pane, "echo $PYENV_HOOK_RAN")
 			b := m.ok(t, pane, "echo $PYENV_HOOK_RAN")
-			if a.str("output") == b.str("output") || strings.TrimSpace(a.str("output")) == "" {
-				t.Fatalf("the pyenv hook did not run between prompts: %q then %q", a.str("output"), b.str("output"))
+			if a.Str("output") == b.Str("output") || strings.TrimSpace(a.Str("output")) == "" {
+				t.Fatalf("the pyenv hook did not run between prompts: %q then %q", a.Str("output"), b.Str("output"))
 			}
 		}},
 		{name: "bash-history-sync", shell: "/bin/bash", kind: "bash"},
@@ -66,7 +66,7 @@ var (
 		{name: "bash-two-line-git", shell: "/bin/bash", kind: "bash", needs: []string{"git"}},
 		{name: "bash-direnv", shell: "/bin/bash", kind: "bash", needs: []string{"direnv"}, extra: func(t *testing.T, m *matrix, pane string) {
 			m.ok(t, pane, "cd "+filepath.Join(m.home, "project"))
-			if r := m.ok(t, pane, "echo $DIRENV_LOADED"); r.str("output") != "from-envrc\n" {
+			if r := m.ok(t, pane, "echo $DIRENV_LOADED"); r.Str("output") != "from-envrc\n" {
 				t.Fatalf("direnv's hook did not load .envrc: %v", r)
 			}
 		}},
@@ -79,7 +79,7 @@ var (
 		{name: "bash-exec-dash", shell: "/bin/bash", kind: "sh"},
 		{name: "bash-starship-like", shell: "/bin/bash", kind: "bash", extra: func(t *testing.T, m *matrix, pane string) {
 			// PS0's own output is not the command's.
-			if r := m.ok(t, pane, "echo only-this"); r.str("output") != "only-this\n" {
+			if r := m.ok(t, pane, "echo only-this"); r.Str("output") != "only-this\n" {
 				t.Fatalf("PS0's text leaked into the output: %v", r)
 			}
 		}},
@@ -90,15 +90,15 @@ var (
 			// A shell started from this one inherits PROMPT_COMMAND and PS1
 			// naming nothing it lacks: no error, and none of our marks.
 			r := m.ok(t, pane, `bash -c 'eval "$PROMPT_COMMAND"; printf "[%s]" "${PS1@P}"' 2>&1 | od -c | grep -c -e 033 -e 'not found'`)
-			if r.str("output") != "0\n" {
+			if r.Str("output") != "0\n" {
 				t.Fatalf("a shell started inside inherited our marks or hooks: %v", r)
 			}
 		}},
 		{name: "bash-notify", shell: "/bin/bash", kind: "bash", extra: func(t *testing.T, m *matrix, pane string) {
 			// The notice comes under the prompt, which is not drawn again.
 			r := m.ok(t, pane, "sleep 0.2 &")
-			w := m.e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "patterns": []string{"Done"}, "cursor": r.str("cursor"), "timeoutMs": 20000})
-			if w.str("outcome") != "matched" {
+			w := m.e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "patterns": []string{"Done"}, "cursor": r.Str("cursor"), "timeoutMs": 20000})
+			if w.Str("outcome") != "matched" {
 				t.Fatalf("no job notice: %v", w)
 			}
 			m.want(t, pane, "echo after-notice", "after-notice\n")
@@ -111,7 +111,7 @@ var (
 		{name: "zsh-vi-mode", shell: "/usr/bin/zsh", kind: "zsh", needs: []string{"/usr/bin/zsh"}},
 		{name: "zsh-two-line-rprompt", shell: "/usr/bin/zsh", kind: "zsh", needs: []string{"/usr/bin/zsh"}},
 		{name: "zsh-zdotdir", shell: "/usr/bin/zsh", kind: "zsh", needs: []string{"/usr/bin/zsh"}, extra: func(t *testing.T, m *matrix, pane string) {
-			if r := m.ok(t, pane, "echo $FROM_ZPROFILE $FROM_ZSHRC ${ZDOTDIR#$HOME}"); r.str("output") != "yes yes /.config/zsh\n" {
+			if r := m.ok(t, pane, "echo $FROM_ZPROFILE $FROM_ZSHRC ${ZDOTDIR#$HOME}"); r.Str("output") != "yes yes /.config/zsh\n" {
 				t.Fatalf("the user's files under ZDOTDIR were not read as zsh reads them: %v", r)
 			}
 		}},
@@ -121,7 +121,7 @@ var (
 		{name: "zsh-precmd-no-prompt-sp", shell: "/usr/bin/zsh", kind: "zsh", needs: []string{"/usr/bin/zsh"}},
 		{name: "fish-default", shell: "/usr/bin/fish", kind: "fish", needs: []string{"/usr/bin/fish"}},
 		{name: "fish-custom", shell: "/usr/bin/fish", kind: "fish", needs: []string{"/usr/bin/fish"}, extra: func(t *testing.T, m *matrix, pane string) {
-			if r := m.ok(t, pane, "echo $__plugin_prompts"); strings.TrimSpace(r.str("output")) == "" {
+			if r := m.ok(t, pane, "echo $__plugin_prompts"); strings.TrimSpace(r.Str("output")) == "" {
 				t.Fatalf("the user's fish_prompt event handler did not run: %v", r)
 			}
 		}},
@@ -162,17 +162,17 @@ func (m *matrix) ok(t *testing.T, pane, command string, extra ...any) result {
 		args[extra[i].(string)] = extra[i+1]
 	}
 	r := m.e.call(t, "run_shell_command", args)
-	if r.isError {
-		t.Fatalf("%q: refused: %s%s", short(command), r.text, m.screen(t, pane))
+	if r.IsError {
+		t.Fatalf("%q: refused: %s%s", short(command), r.Text, m.screen(t, pane))
 	}
-	if r.str("status") != "completed" {
-		t.Fatalf("%q: %v%s", short(command), r, m.screen(t, r.str("paneId")))
+	if r.Str("status") != "completed" {
+		t.Fatalf("%q: %v%s", short(command), r, m.screen(t, r.Str("paneId")))
 	}
 	// Completion means ready: the shell is back at its prompt, reading.
-	if pane != "" && r.m["shellReady"] != true {
+	if pane != "" && r.M["shellReady"] != true {
 		t.Fatalf("%q completed, but its shell was not ready: %v%s", short(command), r, m.screen(t, pane))
 	}
-	if j, ok := m.e.h.jobs.Get(r.str("jobId")); ok {
+	if j, ok := m.e.h.jobs.Get(r.Str("jobId")); ok {
 		m.mu.Lock()
 		m.readyWaits = append(m.readyWaits, time.Duration(j.ReadyWaitMs)*time.Millisecond)
 		m.mu.Unlock()
@@ -183,8 +183,8 @@ func (m *matrix) ok(t *testing.T, pane, command string, extra ...any) result {
 func (m *matrix) want(t *testing.T, pane, command, output string, extra ...any) result {
 	t.Helper()
 	r := m.ok(t, pane, command, extra...)
-	if r.str("output") != output {
-		t.Fatalf("%q: output %q, want %q (%v)%s", short(command), short(r.str("output")), short(output), r, m.screen(t, r.str("paneId")))
+	if r.Str("output") != output {
+		t.Fatalf("%q: output %q, want %q (%v)%s", short(command), short(r.Str("output")), short(output), r, m.screen(t, r.Str("paneId")))
 	}
 	return r
 }
@@ -195,10 +195,10 @@ func (m *matrix) screen(t *testing.T, pane string) string {
 		return ""
 	}
 	c := m.e.call(t, "capture_pane", map[string]any{"paneId": pane})
-	if c.isError {
+	if c.IsError {
 		return ""
 	}
-	rows := strings.Split(strings.TrimRight(c.str("screen"), "\n"), "\n")
+	rows := strings.Split(strings.TrimRight(c.Str("screen"), "\n"), "\n")
 	return "\npane " + pane + " shows:\n  " + strings.Join(rows[max(0, len(rows)-8):], "\n  ")
 }
 
@@ -318,7 +318,7 @@ func copyTree(src, dst string) error {
 func runChecks(t *testing.T, m *matrix) {
 	e := m.e
 	var first string
-	for _, p := range e.ok(t, "list_panes", map[string]any{}).m["panes"].([]any) {
+	for _, p := range e.ok(t, "list_panes", map[string]any{}).M["panes"].([]any) {
 		if pm := p.(map[string]any); pm["windowIndex"] == float64(0) {
 			first = pm["paneId"].(string)
 		}
@@ -328,23 +328,23 @@ func runChecks(t *testing.T, m *matrix) {
 	}
 	t.Run("the session's first pane runs the integrated shell", func(t *testing.T) {
 		r := m.want(t, first, "echo first-pane", "first-pane\n")
-		if r.str("shell") != m.c.kind {
-			t.Fatalf("shell %q, want %q: %v", r.str("shell"), m.c.kind, r)
+		if r.Str("shell") != m.c.kind {
+			t.Fatalf("shell %q, want %q: %v", r.Str("shell"), m.c.kind, r)
 		}
 	})
 	cr := e.ok(t, "create_pane", map[string]any{})
-	pane := cr.str("paneId")
+	pane := cr.Str("paneId")
 	t.Run("create_pane returns a ready shell", func(t *testing.T) {
-		if cr.m["ready"] != true || cr.str("shell") == "" {
+		if cr.M["ready"] != true || cr.Str("shell") == "" {
 			t.Fatalf("create_pane: %v", cr)
 		}
-		if integrated := m.c.kind != "sh" && !m.c.plain; cr.m["integrated"] != integrated {
-			t.Fatalf("integrated %v, want %v: %v", cr.m["integrated"], integrated, cr)
+		if integrated := m.c.kind != "sh" && !m.c.plain; cr.M["integrated"] != integrated {
+			t.Fatalf("integrated %v, want %v: %v", cr.M["integrated"], integrated, cr)
 		}
 	})
 	t.Run("exit codes 0 1 3", func(t *testing.T) {
 		for cmd, code := range map[string]int64{"true": 0, "false": 1, "sh -c 'exit 3'": 3} {
-			if r := m.ok(t, pane, cmd); r.m["exitCode"] == nil || r.num("exitCode") != code {
+			if r := m.ok(t, pane, cmd); r.M["exitCode"] == nil || r.Num("exitCode") != code {
 				t.Fatalf("%s: %v", cmd, r)
 			}
 		}
@@ -367,8 +367,8 @@ func runChecks(t *testing.T, m *matrix) {
 	t.Run("a 20000-character line", func(t *testing.T) {
 		long := strings.Repeat("y", 20000)
 		r := m.want(t, pane, "echo "+long, long+"\n")
-		if r.num("outputBytes") != 20001 {
-			t.Fatalf("outputBytes %d", r.num("outputBytes"))
+		if r.Num("outputBytes") != 20001 {
+			t.Fatalf("outputBytes %d", r.Num("outputBytes"))
 		}
 	})
 	t.Run("output without a trailing newline", func(t *testing.T) {
@@ -385,21 +385,21 @@ func runChecks(t *testing.T, m *matrix) {
 	t.Run("type_text and wait_for_text straight after a command match the printed line", func(t *testing.T) {
 		m.ok(t, pane, "true")
 		mark := fmt.Sprintf("typed-MARK-%d", time.Now().UnixNano()%100000)
-		c := e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo " + mark, "submit": true}).str("cursor")
+		c := e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo " + mark, "submit": true}).Str("cursor")
 		w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{mark}, "timeoutMs": 20000})
-		if w.str("outcome") != "matched" {
+		if w.Str("outcome") != "matched" {
 			t.Fatalf("wait: %v%s", w, m.screen(t, pane))
 		}
-		after := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": w.str("cursor")})
-		if strings.Contains(after.str("output"), mark) {
-			t.Fatalf("the wait matched the echo of the typed line, not the printed line: after it came %q", short(after.str("output")))
+		after := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": w.Str("cursor")})
+		if strings.Contains(after.Str("output"), mark) {
+			t.Fatalf("the wait matched the echo of the typed line, not the printed line: after it came %q", short(after.Str("output")))
 		}
 		// Typed again the moment the output came (the shell may still be
 		// drawing its prompt): it is read once, as typed.
 		mark2 := mark + "-again"
-		c = e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo " + mark2, "submit": true}).str("cursor")
+		c = e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo " + mark2, "submit": true}).Str("cursor")
 		w = e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"^" + mark2 + "$"}, "regex": true, "timeoutMs": 20000})
-		if w.str("outcome") != "matched" {
+		if w.Str("outcome") != "matched" {
 			t.Fatalf("typed right after output: %v%s", w, m.screen(t, pane))
 		}
 		// The typed command ran outside a job: the pane is usable at once.
@@ -407,12 +407,12 @@ func runChecks(t *testing.T, m *matrix) {
 	})
 	t.Run("a command reading input stays running until it is answered", func(t *testing.T) {
 		r := e.runCmd(t, map[string]any{"paneId": pane, "command": "read x; echo got-$x", "waitMs": 1500})
-		if r.str("status") != "running" {
+		if r.Str("status") != "running" {
 			t.Fatalf("a command waiting in read was reported %v%s", r, m.screen(t, pane))
 		}
 		e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "zed", "submit": true})
-		a := e.ok(t, "await_command_result", map[string]any{"jobId": r.str("jobId"), "waitMs": 20000})
-		if a.str("status") != "completed" || !strings.HasSuffix(a.str("output"), "got-zed\n") || a.num("exitCode") != 0 {
+		a := e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 20000})
+		if a.Str("status") != "completed" || !strings.HasSuffix(a.Str("output"), "got-zed\n") || a.Num("exitCode") != 0 {
 			t.Fatalf("after the answer: %v%s", a, m.screen(t, pane))
 		}
 	})
@@ -433,16 +433,16 @@ func runChecks(t *testing.T, m *matrix) {
 	})
 	t.Run("what a background job prints at the prompt is seen by wait_for_text", func(t *testing.T) {
 		r := m.ok(t, pane, "sh -c 'sleep 0.3; echo bg-line-$((6*7))' &")
-		w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": r.str("cursor"), "patterns": []string{"bg-line-42"}, "timeoutMs": 20000})
-		if w.str("outcome") != "matched" {
+		w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": r.Str("cursor"), "patterns": []string{"bg-line-42"}, "timeoutMs": 20000})
+		if w.Str("outcome") != "matched" {
 			t.Fatalf("the background job's line was not seen: %v%s", w, m.screen(t, pane))
 		}
 		// The shell may report the job's end in the next command's output
 		// (bash with a DEBUG trap, as bash-preexec sets, does; so does
 		// fish): that is all that may come with it.
 		r = m.ok(t, pane, "echo after-bg-line")
-		if out := jobNotice.ReplaceAllString(r.str("output"), ""); out != "after-bg-line\n" {
-			t.Fatalf("output %q, want %q: %v", r.str("output"), "after-bg-line\n", r)
+		if out := jobNotice.ReplaceAllString(r.Str("output"), ""); out != "after-bg-line\n" {
+			t.Fatalf("output %q, want %q: %v", r.Str("output"), "after-bg-line\n", r)
 		}
 	})
 	t.Run("a fresh pane", func(t *testing.T) {
@@ -450,7 +450,7 @@ func runChecks(t *testing.T, m *matrix) {
 	})
 	t.Run("a cold pane used at once", func(t *testing.T) {
 		cold := e.ok(t, "create_pane", map[string]any{"waitMs": 0})
-		m.want(t, cold.str("paneId"), "echo cold-pane", "cold-pane\n")
+		m.want(t, cold.Str("paneId"), "echo cold-pane", "cold-pane\n")
 	})
 	if m.c.extra != nil {
 		t.Run("the configuration's own hooks keep working", func(t *testing.T) { m.c.extra(t, m, pane) })
@@ -459,11 +459,56 @@ func runChecks(t *testing.T, m *matrix) {
 		for _, p := range []string{first, pane} {
 			c := e.ok(t, "capture_since", map[string]any{"paneId": p, "maxBytes": 65536})
 			for _, bad := range []string{"syntax error", "command not found", "unbound variable", "bad substitution", "parse error", "Unknown command", "No such file"} {
-				if strings.Contains(c.str("output"), bad) {
-					i := strings.Index(c.str("output"), bad)
-					t.Fatalf("pane %s shows %q: …%q…", p, bad, c.str("output")[max(0, i-200):min(len(c.str("output")), i+100)])
+				if strings.Contains(c.Str("output"), bad) {
+					i := strings.Index(c.Str("output"), bad)
+					t.Fatalf("pane %s shows %q: …%q…", p, bad, c.Str("output")[max(0, i-200):min(len(c.Str("output")), i+100)])
 				}
 			}
 		}
 	})
+}
+
+func TestCommandsRunInANestedShell(t *testing.T) {
+	e := newEnv(t, envOptions{})
+	pane, c := e.shell(t)
+	c = e.run(t, pane, "PS1='nested$ ' bash --norc")
+	e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"nested$ "}, "timeoutMs": 20000})
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo hi", "waitMs": 10000})
+	if r.Str("status") != "completed" || r.Str("output") != "hi\n" {
+		t.Fatalf("nested bash: %v", r)
+	}
+}
+
+func TestCommandsRunAfterZshPromptsOfManyShapes(t *testing.T) {
+	e := newEnv(t, envOptions{shell: "/bin/zsh"})
+	pane, _ := e.shell(t)
+	for _, set := range []string{"RPROMPT=right", "RPROMPT=; PS1='%~: '", "PS1='λ '"} {
+		c := e.run(t, pane, set)
+		e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "timeoutMs": 5000})
+		r := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo hi"})
+		if r.IsError || r.Str("output") != "hi\n" {
+			t.Fatalf("after %s: %v", set, r)
+		}
+	}
+}
+
+func TestCommandsRunUnderUserStartupFilesAndDynamicPrompts(t *testing.T) {
+	e := homeEnv(t, "/bin/bash", map[string]string{".bashrc": "export RC=bash-rc\nPROMPT_COMMAND='PS1=\"\\w \\$ \"'\n",
+		".profile": "[ -f ~/.bashrc ] && . ~/.bashrc\n"})
+	r := e.runCmd(t, map[string]any{"command": "echo $RC", "waitMs": 30000})
+	if r.Str("status") != "completed" || r.Str("output") != "bash-rc\n" {
+		t.Fatalf("bash with a dynamic PS1: %v", r)
+	}
+	z := homeEnv(t, "/bin/zsh", map[string]string{
+		".zshenv":            "ZDOTDIR=$HOME/.config/zsh\n",
+		".config/zsh/.zshrc": "export RC=zsh-rc\nprecmd() { false }\n",
+	})
+	r = z.runCmd(t, map[string]any{"command": "echo $RC", "waitMs": 30000})
+	if r.Str("output") != "zsh-rc\n" {
+		t.Fatalf("zsh with ZDOTDIR set in .zshenv: %v", r)
+	}
+	r = z.runCmd(t, map[string]any{"command": "true", "waitMs": 30000})
+	if r.Num("exitCode") != 0 {
+		t.Fatalf("a user precmd spoiled the status: %v", r)
+	}
 }

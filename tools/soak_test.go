@@ -50,13 +50,13 @@ func TestSoak(t *testing.T) {
 		var panes []string
 		for i := 0; i < 20; i++ {
 			r := e.call(t, "create_pane", map[string]any{"argv": []string{"sh", "-c", fmt.Sprintf("i=0; while :; do i=$((i+1)); echo tick-%d-$i; sleep 0.%d; done", i, 1+i%9)}})
-			if r.isError {
+			if r.IsError {
 				return panes
 			}
-			panes = append(panes, r.str("paneId"))
+			panes = append(panes, r.Str("paneId"))
 		}
-		if r := e.call(t, "create_pane", map[string]any{"argv": []string{"sh", "-c", "yes flood-line-of-text"}}); !r.isError {
-			panes = append(panes, r.str("paneId"))
+		if r := e.call(t, "create_pane", map[string]any{"argv": []string{"sh", "-c", "yes flood-line-of-text"}}); !r.IsError {
+			panes = append(panes, r.Str("paneId"))
 		}
 		return panes
 	}
@@ -78,18 +78,18 @@ func TestSoak(t *testing.T) {
 				}
 				p := ps[rand.IntN(len(ps))]
 				r := e.call(t, "wait_for_text", map[string]any{"paneId": p, "patterns": []string{"tick-", "flood-line"}, "timeoutMs": 3000})
-				if r.isError {
+				if r.IsError {
 					count("wait-error")
 					if restarts.Load() == 0 {
-						fail("wait error before any restart: %s", r.text)
+						fail("wait error before any restart: %s", r.Text)
 					}
 					continue
 				}
-				switch o := r.str("outcome"); o {
+				switch o := r.Str("outcome"); o {
 				case "matched", "stream_lost", "pane_died", "output_lost":
 					count("wait-" + o)
 				case "timed_out":
-					if restarts.Load() == 0 && !strings.Contains(r.str("screen"), "tick-") {
+					if restarts.Load() == 0 && !strings.Contains(r.Str("screen"), "tick-") {
 						fail("wait on %s timed out with no ticks on screen: %v", p, r)
 					}
 					count("wait-timed_out")
@@ -107,18 +107,18 @@ func TestSoak(t *testing.T) {
 			for time.Now().Before(deadline) {
 				want := rand.IntN(4)
 				r := e.call(t, "run_shell_command", map[string]any{"command": fmt.Sprintf("echo job-%d; (exit %d)", want, want), "waitMs": 20000})
-				if r.isError {
+				if r.IsError {
 					count("job-error")
 					continue
 				}
-				switch r.str("status") {
+				switch r.Str("status") {
 				case "completed":
-					if r.num("exitCode") != int64(want) || r.str("output") != fmt.Sprintf("job-%d\n", want) {
+					if r.Num("exitCode") != int64(want) || r.Str("output") != fmt.Sprintf("job-%d\n", want) {
 						fail("job exit %d: %v", want, r)
 					}
 					count("job-completed")
 				default:
-					count("job-" + r.str("status"))
+					count("job-" + r.Str("status"))
 				}
 			}
 		}()
@@ -134,7 +134,7 @@ func TestSoak(t *testing.T) {
 			time.Sleep(time.Second)
 			// The embedded default restarts it on the next call.
 			r := e.call(t, "list_panes", map[string]any{})
-			if r.isError {
+			if r.IsError {
 				// The fleet may not have noticed yet; the next call will.
 				time.Sleep(500 * time.Millisecond)
 			}

@@ -21,18 +21,18 @@ func TestTypedEchoIsMaskedUntilTheCommandPrints(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	mark := token(t, "MARK")
-	c := e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo " + mark}).str("cursor")
+	c := e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo " + mark}).Str("cursor")
 	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{mark}, "timeoutMs": 1500})
-	if w.str("outcome") != "timed_out" {
+	if w.Str("outcome") != "timed_out" {
 		t.Fatalf("the echo of unsubmitted text matched: %v", w)
 	}
-	mustContain(t, "screen", w.str("screen"), "echo "+mark)
+	mustContain(t, "screen", w.Str("screen"), "echo "+mark)
 	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"Enter"}})
 	w = e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{mark}, "timeoutMs": 20000})
-	if w.str("outcome") != "matched" || w.str("matched") != mark {
+	if w.Str("outcome") != "matched" || w.Str("matched") != mark {
 		t.Fatalf("wait after Enter: %v", w)
 	}
-	out := w.str("output")
+	out := w.Str("output")
 	lines := strings.Split(out, "\n")
 	if last := lines[len(lines)-1]; last != mark {
 		t.Fatalf("matched line %q is not the printed line %q (output %q)", last, mark, out)
@@ -47,11 +47,11 @@ func TestPatternPrintedBeforeTheWaitIsAlreadyOnScreen(t *testing.T) {
 	c := e.run(t, pane, "echo "+pre)
 	e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"^" + pre + "$"}, "regex": true, "timeoutMs": 20000})
 	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "patterns": []string{pre}, "timeoutMs": 300})
-	if w.str("outcome") != "timed_out" || w.m["alreadyOnScreen"] != true {
+	if w.Str("outcome") != "timed_out" || w.M["alreadyOnScreen"] != true {
 		t.Fatalf("got %v", w)
 	}
-	mustContain(t, "screen", w.str("screen"), pre)
-	if w.num("effectiveTimeoutMs") != 300 || w.m["cursor"] == nil {
+	mustContain(t, "screen", w.Str("screen"), pre)
+	if w.Num("effectiveTimeoutMs") != 300 || w.M["cursor"] == nil {
 		t.Fatalf("got %v", w)
 	}
 }
@@ -61,7 +61,7 @@ func TestOutputClearedAtOnceIsStillCaught(t *testing.T) {
 	pane, c := e.shell(t)
 	e.run(t, pane, "printf 'FLASH-%s\\n' 1; clear")
 	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"FLASH-1"}, "timeoutMs": 20000})
-	if w.str("outcome") != "matched" {
+	if w.Str("outcome") != "matched" {
 		t.Fatalf("got %v", w)
 	}
 }
@@ -72,19 +72,19 @@ func TestChainedCaptureSinceReadsEveryLineOnce(t *testing.T) {
 	done := token(t, "DONE")
 	e.run(t, pane, "seq 1 2000; echo "+done)
 	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"^" + done + "$"}, "regex": true, "timeoutMs": 30000})
-	if w.str("outcome") != "matched" {
+	if w.Str("outcome") != "matched" {
 		t.Fatalf("got %v", w)
 	}
 	var all strings.Builder
 	cur := c
 	for calls := 0; ; calls++ {
 		r := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": cur, "maxBytes": 100})
-		if r.num("returnedBytes") > 100 || int(r.num("returnedBytes")) != len(r.str("output")) {
-			t.Fatalf("page of %d bytes", r.num("returnedBytes"))
+		if r.Num("returnedBytes") > 100 || int(r.Num("returnedBytes")) != len(r.Str("output")) {
+			t.Fatalf("page of %d bytes", r.Num("returnedBytes"))
 		}
-		all.WriteString(r.str("output"))
-		cur = r.str("cursor")
-		if strings.Contains(all.String(), "\n"+done+"\n") || r.num("remainingBytes") == 0 || calls > 10000 {
+		all.WriteString(r.Str("output"))
+		cur = r.Str("cursor")
+		if strings.Contains(all.String(), "\n"+done+"\n") || r.Num("remainingBytes") == 0 || calls > 10000 {
 			break
 		}
 	}
@@ -108,8 +108,8 @@ func TestExitingProgramEndsWaitWithPaneDied(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	r := e.ok(t, "create_pane", map[string]any{"argv": []string{"sh", "-c", "sleep 1; exit 7"}})
 	start := time.Now()
-	w := e.ok(t, "wait_for_text", map[string]any{"paneId": r.str("paneId"), "cursor": r.str("cursor"), "patterns": []string{"never printed"}, "timeoutMs": 20000})
-	if w.str("outcome") != "pane_died" {
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": r.Str("paneId"), "cursor": r.Str("cursor"), "patterns": []string{"never printed"}, "timeoutMs": 20000})
+	if w.Str("outcome") != "pane_died" {
 		t.Fatalf("got %v", w)
 	}
 	if d := time.Since(start); d > 3*time.Second+time.Second { // the program itself takes 1 s
@@ -131,7 +131,7 @@ func TestKilledServerEndsWaitWithStreamLost(t *testing.T) {
 	tmuxtest.Kill(e.target)
 	select {
 	case w := <-done:
-		if w.str("outcome") != "stream_lost" || w.str("streamFailure") != "connection_lost" || w.m["cursor"] != nil {
+		if w.Str("outcome") != "stream_lost" || w.Str("streamFailure") != "connection_lost" || w.M["cursor"] != nil {
 			t.Fatalf("got %v", w)
 		}
 		if d := time.Since(killed); d > 3*time.Second {
@@ -151,13 +151,13 @@ func TestKilledServerEndsWaitWithStreamLost(t *testing.T) {
 		{"create_pane", map[string]any{}},
 	} {
 		r := e.call(t, c.tool, c.args)
-		if c.tool == "wait_for_text" && !r.isError {
-			if r.str("outcome") != "stream_lost" {
+		if c.tool == "wait_for_text" && !r.IsError {
+			if r.Str("outcome") != "stream_lost" {
 				t.Fatalf("%s after kill-server: %v", c.tool, r)
 			}
 			continue
 		}
-		if !r.isError || !strings.Contains(r.text, "tmux is not reachable") {
+		if !r.IsError || !strings.Contains(r.Text, "tmux is not reachable") {
 			t.Fatalf("%s after kill-server: %v", c.tool, r)
 		}
 	}
@@ -193,19 +193,19 @@ func TestThreeMillionLinesStayBounded(t *testing.T) {
 	pane, c := e.shell(t)
 	e.run(t, pane, "seq 1 3000000")
 	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"^3000000$"}, "regex": true, "timeoutMs": 120000})
-	if w.str("outcome") != "matched" || w.str("matched") != "3000000" {
+	if w.Str("outcome") != "matched" || w.Str("matched") != "3000000" {
 		t.Fatalf("got %v", w)
 	}
 	rss := grown()
-	t.Logf("RSS growth after 3,000,000 lines: %.1f MiB; wait missedBytes=%d omittedBytes=%d", float64(rss)/(1<<20), w.num("missedBytes"), w.num("omittedBytes"))
+	t.Logf("RSS growth after 3,000,000 lines: %.1f MiB; wait missedBytes=%d omittedBytes=%d", float64(rss)/(1<<20), w.Num("missedBytes"), w.Num("omittedBytes"))
 	if rss > 100<<20 {
 		t.Fatalf("RSS grew %d MiB > 100 MiB", rss>>20)
 	}
 	r := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": c, "maxBytes": 1000})
-	if r.num("missedBytes") == 0 {
+	if r.Num("missedBytes") == 0 {
 		t.Fatalf("capture_since from the first cursor reports no missed bytes: %v", r)
 	}
-	t.Logf("capture_since missedBytes=%d", r.num("missedBytes"))
+	t.Logf("capture_since missedBytes=%d", r.Num("missedBytes"))
 }
 
 func TestHundredConcurrentWaitsOverTenPanes(t *testing.T) {
@@ -225,7 +225,7 @@ func TestHundredConcurrentWaitsOverTenPanes(t *testing.T) {
 				defer wg.Done()
 				want := fmt.Sprintf("TOK%d_%d", i, k)
 				w := e.call(t, "wait_for_text", map[string]any{"paneId": p.pane, "cursor": p.cursor, "patterns": []string{"^" + want + "$"}, "regex": true, "timeoutMs": 60000})
-				if w.str("outcome") != "matched" {
+				if w.Str("outcome") != "matched" {
 					results <- fmt.Sprintf("%s: %v", want, w)
 				}
 			}()
@@ -250,9 +250,9 @@ func TestCatastrophicRegexIsBounded(t *testing.T) {
 	if time.Since(start) > 10*time.Second {
 		t.Fatalf("took %v", time.Since(start))
 	}
-	if r.isError {
-		mustContain(t, "error", r.text, "patterns[0]")
-	} else if r.str("outcome") == "matched" {
+	if r.IsError {
+		mustContain(t, "error", r.Text, "patterns[0]")
+	} else if r.Str("outcome") == "matched" {
 		t.Fatalf("matched: %v", r)
 	}
 	t.Logf("catastrophic regex returned after %v: %v", time.Since(start), r)
@@ -294,28 +294,28 @@ func TestBadInputIsAToolErrorNamingTheFieldAndChangesNothing(t *testing.T) {
 	before := e.ok(t, "list_panes", map[string]any{})
 	for _, tc := range cases {
 		r := e.call(t, tc.tool, tc.args)
-		if !r.isError {
+		if !r.IsError {
 			t.Errorf("%s(%v) succeeded: %v", tc.tool, tc.args, r)
 			continue
 		}
 		for _, w := range tc.want {
-			if !strings.Contains(r.text, w) {
-				t.Errorf("%s(%v): error %q does not mention %q", tc.tool, tc.args, r.text, w)
+			if !strings.Contains(r.Text, w) {
+				t.Errorf("%s(%v): error %q does not mention %q", tc.tool, tc.args, r.Text, w)
 			}
 		}
 	}
 	after := e.ok(t, "list_panes", map[string]any{})
-	if len(before.m["panes"].([]any)) != len(after.m["panes"].([]any)) {
+	if len(before.M["panes"].([]any)) != len(after.M["panes"].([]any)) {
 		t.Errorf("bad input changed the panes: %v -> %v", before, after)
 	}
 	// Nothing was typed into the pane by the rejected calls.
 	r := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": c})
-	if r.str("output") != "" {
-		t.Errorf("rejected calls typed into the pane: %q", r.str("output"))
+	if r.Str("output") != "" {
+		t.Errorf("rejected calls typed into the pane: %q", r.Str("output"))
 	}
 	// An over-long timeout is clamped and reported, not refused.
 	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "patterns": []string{"never"}, "timeoutMs": 1e9})
-	if w.num("effectiveTimeoutMs") != 2000 || w.str("outcome") != "timed_out" {
+	if w.Num("effectiveTimeoutMs") != 2000 || w.Str("outcome") != "timed_out" {
 		t.Errorf("clamp: %v", w)
 	}
 }
@@ -387,7 +387,7 @@ func TestHumanClientKeepsItsWindowSize(t *testing.T) {
 		t.Fatalf("human client is %s, want 100x30", before)
 	}
 	e := newEnv(t, envOptions{target: &target})
-	panes := e.ok(t, "list_panes", map[string]any{}).m["panes"].([]any)
+	panes := e.ok(t, "list_panes", map[string]any{}).M["panes"].([]any)
 	humanPane := panes[0].(map[string]any)
 	if humanPane["attended"] != true {
 		t.Errorf("the pane the person looks at is not attended: %v", humanPane)
@@ -412,30 +412,30 @@ func TestCursorsOfOtherRecordings(t *testing.T) {
 
 	// A cursor of another pane is refused, naming both panes.
 	r := e.call(t, "capture_since", map[string]any{"paneId": p2, "cursor": c1})
-	if !r.isError || !strings.Contains(r.text, p1) || !strings.Contains(r.text, p2) {
+	if !r.IsError || !strings.Contains(r.Text, p1) || !strings.Contains(r.Text, p2) {
 		t.Fatalf("cursor of another pane: %v", r)
 	}
 	// A cursor of a recording tmuxmcp does not have (e.g. from before a
 	// restart) is reported as expired, never reinterpreted.
 	unknown := "ltxc1." + strings.Repeat("ab", 16) + ".10"
 	w := e.ok(t, "wait_for_text", map[string]any{"paneId": p2, "cursor": unknown, "timeoutMs": 1000})
-	if w.str("outcome") != "no_stream" || w.str("streamFailure") != "expired" || w.m["cursor"] != nil {
+	if w.Str("outcome") != "no_stream" || w.Str("streamFailure") != "expired" || w.M["cursor"] != nil {
 		t.Fatalf("unknown recording: %v", w)
 	}
 	r = e.ok(t, "capture_since", map[string]any{"paneId": p2, "cursor": unknown})
-	if r.str("streamFailure") != "expired" || r.str("output") != "" {
+	if r.Str("streamFailure") != "expired" || r.Str("output") != "" {
 		t.Fatalf("unknown recording: %v", r)
 	}
 	// A killed pane's recording stays readable from an earlier cursor.
 	e.ok(t, "kill_pane", map[string]any{"paneId": p1})
 	r = e.ok(t, "capture_since", map[string]any{"paneId": p1, "cursor": c1})
-	mustContain(t, "output of the killed pane", r.str("output"), word+"\n")
-	w = e.ok(t, "wait_for_text", map[string]any{"paneId": p1, "cursor": r.str("cursor"), "patterns": []string{"x"}, "timeoutMs": 20000})
-	if w.str("outcome") != "pane_died" {
+	mustContain(t, "output of the killed pane", r.Str("output"), word+"\n")
+	w = e.ok(t, "wait_for_text", map[string]any{"paneId": p1, "cursor": r.Str("cursor"), "patterns": []string{"x"}, "timeoutMs": 20000})
+	if w.Str("outcome") != "pane_died" {
 		t.Fatalf("wait on a killed pane: %v", w)
 	}
 	// Without a cursor the killed pane is unknown.
-	if r := e.call(t, "list_panes", map[string]any{}); r.isError || strings.Contains(r.String(), `"paneId":"`+p1+`"`) {
+	if r := e.call(t, "list_panes", map[string]any{}); r.IsError || strings.Contains(r.String(), `"paneId":"`+p1+`"`) {
 		t.Fatalf("killed pane still listed: %v", r)
 	}
 }
@@ -450,18 +450,18 @@ func TestOutputDroppedByTmuxIsReported(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"never"}, "timeoutMs": 20000})
-	if w.str("outcome") != "output_lost" || w.str("streamFailure") != "events_dropped" || w.m["cursor"] == nil {
+	if w.Str("outcome") != "output_lost" || w.Str("streamFailure") != "events_dropped" || w.M["cursor"] == nil {
 		t.Fatalf("got %v", w)
 	}
 	r := e.ok(t, "capture_since", map[string]any{"paneId": pane, "cursor": c})
-	if r.str("streamFailure") != "events_dropped" {
+	if r.Str("streamFailure") != "events_dropped" {
 		t.Fatalf("capture_since across the gap: %v", r)
 	}
 	// Output flows again after the gap (tmuxmcp sent %p:continue).
 	word := token(t, "AFTER")
 	e.run(t, pane, "echo "+word)
-	w = e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": w.str("cursor"), "patterns": []string{"^" + word + "$"}, "regex": true, "timeoutMs": 20000})
-	if w.str("outcome") != "matched" {
+	w = e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": w.Str("cursor"), "patterns": []string{"^" + word + "$"}, "regex": true, "timeoutMs": 20000})
+	if w.Str("outcome") != "matched" {
 		t.Fatalf("after the gap: %v", w)
 	}
 }
@@ -471,7 +471,7 @@ func TestReconnectsToANewServerOnTheSameSocket(t *testing.T) {
 	pane, c := e.shell(t)
 	tmuxtest.Kill(e.target)
 	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "timeoutMs": 5000})
-	if w.str("outcome") != "stream_lost" || w.str("streamFailure") != "connection_lost" {
+	if w.Str("outcome") != "stream_lost" || w.Str("streamFailure") != "connection_lost" {
 		t.Fatalf("wait across kill-server: %v", w)
 	}
 	// A new server on the same socket.
@@ -479,8 +479,8 @@ func TestReconnectsToANewServerOnTheSameSocket(t *testing.T) {
 	deadline := time.Now().Add(20 * time.Second)
 	var panes []any
 	for time.Now().Before(deadline) {
-		if r := e.call(t, "list_panes", map[string]any{}); !r.isError {
-			panes = r.m["panes"].([]any)
+		if r := e.call(t, "list_panes", map[string]any{}); !r.IsError {
+			panes = r.M["panes"].([]any)
 			break
 		}
 		time.Sleep(100 * time.Millisecond) // tmuxmcp retries with backoff; the outcome is checked below
@@ -491,13 +491,13 @@ func TestReconnectsToANewServerOnTheSameSocket(t *testing.T) {
 	// The old cursor is not reinterpreted on the new server's pane.
 	newPane := panes[0].(map[string]any)["paneId"].(string)
 	old := e.ok(t, "wait_for_text", map[string]any{"paneId": newPane, "cursor": c, "timeoutMs": 1000})
-	if old.str("outcome") != "no_stream" || old.str("streamFailure") != "expired" {
+	if old.Str("outcome") != "no_stream" || old.Str("streamFailure") != "expired" {
 		t.Fatalf("old cursor on the new server: %v", old)
 	}
 	// Waits started now match.
 	p2, _ := e.shell(t)
 	c2 := e.run(t, p2, "echo AFTER-RESTART")
-	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": p2, "cursor": c2, "patterns": []string{"^AFTER-RESTART$"}, "regex": true, "timeoutMs": 20000}); w.str("outcome") != "matched" {
+	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": p2, "cursor": c2, "patterns": []string{"^AFTER-RESTART$"}, "regex": true, "timeoutMs": 20000}); w.Str("outcome") != "matched" {
 		t.Fatalf("wait after reconnect: %v", w)
 	}
 }
@@ -506,13 +506,13 @@ func TestEmbeddedServerIsStartedAgainOnTheNextCall(t *testing.T) {
 	e := newEnv(t, envOptions{restart: true})
 	pane, c := e.shell(t)
 	tmuxtest.Kill(e.target)
-	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "timeoutMs": 5000}); w.str("outcome") != "stream_lost" {
+	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "timeoutMs": 5000}); w.Str("outcome") != "stream_lost" {
 		t.Fatalf("wait across kill-server: %v", w)
 	}
 	// The next call that needs tmux starts the server again and reconnects.
 	r := e.ok(t, "create_pane", map[string]any{})
-	w := e.ok(t, "wait_for_text", map[string]any{"paneId": r.str("paneId"), "cursor": r.str("cursor"), "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 20000})
-	if w.str("outcome") != "matched" {
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": r.Str("paneId"), "cursor": r.Str("cursor"), "patterns": []string{promptPattern}, "regex": true, "timeoutMs": 20000})
+	if w.Str("outcome") != "matched" {
 		t.Fatalf("after restart: %v", w)
 	}
 }
@@ -538,10 +538,10 @@ func TestFloodingPaneDoesNotDelayAnother(t *testing.T) {
 	e.run(t, quiet, "sleep 1; echo QUIET $(date +%s%N)")
 	w := e.ok(t, "wait_for_text", map[string]any{"paneId": quiet, "cursor": qc, "patterns": []string{`^QUIET (?<ns>\d+)$`}, "regex": true, "timeoutMs": 60000})
 	got := time.Now()
-	if w.str("outcome") != "matched" {
+	if w.Str("outcome") != "matched" {
 		t.Fatalf("quiet pane: %v", w)
 	}
-	ns, _ := strconv.ParseInt(w.m["groups"].(map[string]any)["ns"].(string), 10, 64)
+	ns, _ := strconv.ParseInt(w.M["groups"].(map[string]any)["ns"].(string), 10, 64)
 	lat := got.Sub(time.Unix(0, ns))
 	t.Logf("quiet pane's text matched %v after it was printed, during a 50 MB flood", lat)
 	if lat > time.Second {
@@ -549,10 +549,10 @@ func TestFloodingPaneDoesNotDelayAnother(t *testing.T) {
 	}
 	// The flooding pane's own results say what it lost (1 MiB is retained).
 	f := e.ok(t, "capture_since", map[string]any{"paneId": flood, "cursor": fc, "maxBytes": 1000})
-	if f.num("missedBytes") == 0 {
+	if f.Num("missedBytes") == 0 {
 		t.Fatalf("flood pane reports no loss: %v", f)
 	}
-	t.Logf("flood pane: missedBytes %d, streamFailure %v", f.num("missedBytes"), f.m["streamFailure"])
+	t.Logf("flood pane: missedBytes %d, streamFailure %v", f.Num("missedBytes"), f.M["streamFailure"])
 	e.ok(t, "send_keys", map[string]any{"paneId": flood, "keys": []string{"C-c"}})
 	if rss := grown(); rss > 150<<20 {
 		t.Fatalf("RSS grew %d MiB", rss>>20)

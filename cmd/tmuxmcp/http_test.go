@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tools"
@@ -83,17 +84,11 @@ func httpClient(t *testing.T, url, token string, opts *mcp.ClientOptions) (*mcp.
 	return mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, opts).Connect(t.Context(), tr, nil)
 }
 
+// call calls a tool on cs, fails the test on any error, and returns the
+// result's structured content.
 func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
 	t.Helper()
-	res, err := cs.CallTool(t.Context(), &mcp.CallToolParams{Name: name, Arguments: args})
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
-	if res.IsError {
-		t.Fatalf("%s: %v", name, res.Content[0].(*mcp.TextContent).Text)
-	}
-	m, _ := res.StructuredContent.(map[string]any)
-	return m
+	return mcptest.OK(t.Context(), t, cs, name, args).M
 }
 
 func TestHTTPRequiresTheTokenAndAGoodHost(t *testing.T) {

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 )
 
@@ -51,10 +52,7 @@ func TestStdioServerOnAPrivateServer(t *testing.T) {
 	if len(names) != 12 {
 		t.Fatalf("tools: %v", names)
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_panes", Arguments: map[string]any{}})
-	if err != nil || res.IsError {
-		t.Fatalf("list_panes: %v %v", err, res)
-	}
+	mcptest.OK(ctx, t, cs, "list_panes", map[string]any{})
 	if err := cs.Close(); err != nil {
 		t.Logf("close: %v", err)
 	}
@@ -120,11 +118,7 @@ func TestSIGTERMAnswersOpenWaitsAndLeavesNoClient(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_panes", Arguments: map[string]any{}})
-	if err != nil || res.IsError {
-		t.Fatal(err, res)
-	}
-	pane := res.StructuredContent.(map[string]any)["panes"].([]any)[0].(map[string]any)["paneId"]
+	pane := mcptest.OK(ctx, t, cs, "list_panes", map[string]any{}).M["panes"].([]any)[0].(map[string]any)["paneId"]
 	results := make(chan map[string]any, 10)
 	for i := 0; i < 10; i++ {
 		go func() {
@@ -296,16 +290,10 @@ func TestLatencyTraceTimesEachMatchedWait(t *testing.T) {
 		time.Sleep(500 * time.Millisecond)
 		_, _ = target.Run(ctx, "send-keys", "-t", pane, "-l", "echo traced-$((6*7))\r")
 	}()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "wait_for_text", Arguments: map[string]any{"paneId": pane, "patterns": []string{"traced-42"}, "timeoutMs": 30000}})
-	if err != nil || res.IsError {
-		t.Fatalf("wait_for_text: %v %v", err, res)
+	if w := mcptest.OK(ctx, t, cs, "wait_for_text", map[string]any{"paneId": pane, "patterns": []string{"traced-42"}, "timeoutMs": 30000}); w.Str("outcome") != "matched" {
+		t.Fatalf("wait_for_text: %v", w)
 	}
-	if m, _ := res.StructuredContent.(map[string]any); m["outcome"] != "matched" {
-		t.Fatalf("wait_for_text: %v", res.StructuredContent)
-	}
-	if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "list_panes", Arguments: map[string]any{}}); err != nil {
-		t.Fatal(err)
-	}
+	mcptest.Call(ctx, t, cs, "list_panes", map[string]any{})
 	data, err := os.ReadFile(trace)
 	if err != nil {
 		t.Fatal(err)

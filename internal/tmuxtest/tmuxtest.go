@@ -19,8 +19,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmuxmcp/tmuxmcp/internal/leaktest"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
-	"go.uber.org/goleak"
 	"golang.org/x/sys/unix"
 )
 
@@ -310,17 +310,11 @@ func AttachHuman(t testing.TB, target tmux.Target, session string, width, height
 }
 
 // Main runs a package's tests in a Hermetic process and then checks that no
-// goroutine was left running (goleak). Use it as TestMain's only line.
-func Main(m *testing.M, ignore ...goleak.Option) {
+// goroutine was left running (leaktest). Use it as TestMain's only line.
+func Main(m *testing.M) {
 	cleanup := Hermetic()
-	code := m.Run()
+	code := leaktest.Run(m)
 	cleanup()
-	if code == 0 {
-		if err := goleak.Find(append([]goleak.Option{goleak.IgnoreAnyFunction("github.com/dlclark/regexp2.runClock")}, ignore...)...); err != nil {
-			fmt.Fprintf(os.Stderr, "goleak: errors on successful test run: %v\n", err)
-			code = 1
-		}
-	}
 	os.Exit(code)
 }
 
