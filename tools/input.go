@@ -262,3 +262,19 @@ func (h *Handlers) stillOpen(ctx context.Context, pane int, next input.Line, ste
 	next.Text, next.Open = line+"\n", true // what is typed next continues it
 	return next
 }
+
+// sentInput records on s what input just sent did to the pane's line: a
+// submission, or an Enter that may have run it.
+func sentInput(s *stream.PaneStream, typed stream.Input, step input.Step) {
+	if step.Submitted {
+		s.Submitted(time.Now())
+	}
+	if step.Ended {
+		s.KeysSubmitted(time.Now())
+		// An Enter on a line the model holds as empty may have run nothing
+		// (fish then starts no command): only a line with text counts.
+		// From before the keys: the shell may have run the line, and
+		// drawn its next prompt, before tmux answered.
+		s.KeysEntered(time.Now(), typed.At, step.Entered && len(step.Judge) > 0 && strings.TrimSpace(step.Judge[len(step.Judge)-1]) != "")
+	}
+}

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"errors"
-	"strings"
 	"time"
 	"unicode/utf8"
 
@@ -86,17 +85,7 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 		s.Untype(typed)
 		return nil, h.paneError("paneId", pane, err)
 	}
-	if step.Submitted {
-		s.Submitted(time.Now())
-	}
-	if step.Ended {
-		s.KeysSubmitted(time.Now())
-		// An Enter on a line the model holds as empty may have run nothing
-		// (fish then starts no command): only a line with text counts.
-		// From before the keys: the shell may have run the line, and
-		// drawn its next prompt, before tmux answered.
-		s.KeysEntered(time.Now(), typed.At, step.Entered && len(step.Judge) > 0 && strings.TrimSpace(step.Judge[len(step.Judge)-1]) != "")
-	}
+	sentInput(s, typed, step)
 	if step.Cleared {
 		// The line is empty now: the prompt of a shell tmuxmcp did not
 		// start can be learnt from it.

@@ -86,17 +86,7 @@ func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typ
 		s.Untype(typed)
 		return nil, h.paneError("paneId", pane, err)
 	}
-	if step.Submitted {
-		s.Submitted(time.Now())
-	}
-	if step.Ended {
-		s.KeysSubmitted(time.Now())
-		// An Enter on a line the model holds as empty may have run nothing
-		// (fish then starts no command): only a line with text counts.
-		// From before the keys: the shell may have run the line, and
-		// drawn its next prompt, before tmux answered.
-		s.KeysEntered(time.Now(), typed.At, step.Entered && len(step.Judge) > 0 && strings.TrimSpace(step.Judge[len(step.Judge)-1]) != "")
-	}
+	sentInput(s, typed, step)
 	h.setLine(pane, h.stillOpen(ctx, pane, next, step))
 	return &inputOut{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: in.Submit}, nil
 }
