@@ -129,7 +129,7 @@ type Handlers struct {
 	startMu   sync.Mutex    // one job launch at a time
 	closing   chan struct{} // closed by Close: resource watchers stop
 	closeOnce sync.Once
-	calls     sync.WaitGroup // tool calls in progress, for a clean shutdown
+	calls     inFlight       // tool calls in progress, for a clean shutdown
 	wg        sync.WaitGroup // resource watchers
 }
 
@@ -192,7 +192,7 @@ func (h *Handlers) Draining(ctx context.Context) context.Context {
 		}
 		h.hub.Close()
 		done := make(chan struct{})
-		go func() { h.calls.Wait(); close(done) }()
+		go func() { h.calls.idle(); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
@@ -302,8 +302,8 @@ func typed[In any, Out any](h *Handlers, tool *mcp.Tool, handle func(context.Con
 	inRes := mustResolve(tool.InputSchema.(*jsonschema.Schema))
 	outRes := mustResolve(tool.OutputSchema.(*jsonschema.Schema))
 	return Tool{Tool: tool, Handler: func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		h.calls.Add(1)
-		defer h.calls.Done()
+		h.calls.begin()
+		defer h.calls.end()
 		defer func() {
 			// A bug must cost one call, never the server and every wait.
 			if p := recover(); p != nil {
@@ -503,4 +503,45 @@ func lean(s *jsonschema.Schema) *jsonschema.Schema {
 		c.AnyOf = append(c.AnyOf, lean(a))
 	}
 	return c
+}
+
+// inFlight counts calls in progress. Unlike a WaitGroup it may gain calls
+// while somebody waits for it to empty: a call can arrive just as the
+// input ends and the drain starts (a sync.WaitGroup panics then).
+type inFlight struct {
+	mu      sync.Mutex
+	n       int
+	changed chan struct{} // closed and replaced whenever n drops to 0
+}
+
+func (f *inFlight) begin() {
+	f.mu.Lock()
+	f.n++
+	f.mu.Unlock()
+}
+
+func (f *inFlight) end() {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if f.n--; f.n == 0 && f.changed != nil {
+		close(f.changed)
+		f.changed = nil
+	}
+}
+
+// idle returns once no call is in progress.
+func (f *inFlight) idle() {
+	for {
+		f.mu.Lock()
+		if f.n == 0 {
+			f.mu.Unlock()
+			return
+		}
+		if f.changed == nil {
+			f.changed = make(chan struct{})
+		}
+		ch := f.changed
+		f.mu.Unlock()
+		<-ch
+	}
 }
