@@ -108,24 +108,26 @@ func judge(f frame, max int) verdict {
 	if len(line) == 0 {
 		return verdict{}
 	}
+	if line[0] == '{' {
+		// The common case, parsed once more by check; json.Valid only
+		// runs on a line that is refused, to say which error it gets.
+		msg, err := jsonrpc.DecodeMessage(line)
+		if err == nil {
+			if err = check(line, msg); err == nil {
+				return verdict{msg: msg}
+			}
+		}
+		if json.Valid(line) {
+			return refuse(idIn(line), jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
+		}
+	}
 	if !json.Valid(line) {
 		return refuse(jsonrpc.ID{}, jsonrpc.CodeParseError, "Parse error: the line is not JSON. Send one JSON-RPC 2.0 message per line")
 	}
-	switch line[0] {
-	case '[':
+	if line[0] == '[' {
 		return refuseBatch(line)
-	case '{':
-	default:
-		return refuse(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "Invalid Request: a JSON-RPC message is a JSON object, got "+kind(line))
 	}
-	msg, err := jsonrpc.DecodeMessage(line)
-	if err == nil {
-		err = check(line, msg)
-	}
-	if err != nil {
-		return refuse(idIn(line), jsonrpc.CodeInvalidRequest, "Invalid Request: "+err.Error())
-	}
-	return verdict{msg: msg}
+	return refuse(jsonrpc.ID{}, jsonrpc.CodeInvalidRequest, "Invalid Request: a JSON-RPC message is a JSON object, got "+kind(line))
 }
 
 // envelope is the part of a message checked beyond what DecodeMessage

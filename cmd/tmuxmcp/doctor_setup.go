@@ -98,20 +98,16 @@ func checkToken(c *config, stateDir string) (bool, string) {
 			}
 			return true, "$TMUXMCP_TOKEN"
 		}
-		path = filepath.Join(stateDir, "http-token")
+		path = generatedTokenPath(stateDir)
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return true, "none yet: --http creates " + path + " (mode 0600)"
 		}
 	}
-	if err := privateFile(path); err != nil {
+	if _, err := readToken(path); err != nil {
+		if errors.Is(err, errShortToken) && c.tokenFile == "" {
+			return true, path + " is too short to be a token: --http writes a new one"
+		}
 		return false, path + ": " + err.Error()
-	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return false, fmt.Sprintf("%s: %v", path, err)
-	}
-	if n := len(strings.TrimSpace(string(b))); n < minToken {
-		return false, fmt.Sprintf("%s holds %d characters; a token needs at least %d (delete the file and tmuxmcp writes a new one)", path, n, minToken)
 	}
 	return true, path + " (mode 0600)"
 }

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -245,16 +246,9 @@ func loadToken(tokenFile, stateDir string, log *slog.Logger) (token, where strin
 		if env != "" {
 			log.Warn("both --token-file and $TMUXMCP_TOKEN are set; using --token-file")
 		}
-		if err := privateFile(tokenFile); err != nil {
-			return "", "", fmt.Errorf("--token-file %s: %w", tokenFile, err)
-		}
-		b, err := os.ReadFile(tokenFile)
+		t, err := readToken(tokenFile)
 		if err != nil {
-			return "", "", fmt.Errorf("--token-file: %w", err)
-		}
-		t := strings.TrimSpace(string(b))
-		if len(t) < minToken {
-			return "", "", fmt.Errorf("--token-file %s: the token must be at least %d characters", tokenFile, minToken)
+			return "", "", fmt.Errorf("--token-file %s: %w", tokenFile, err)
 		}
 		return t, tokenFile, nil
 	}
@@ -264,17 +258,14 @@ func loadToken(tokenFile, stateDir string, log *slog.Logger) (token, where strin
 		}
 		return env, "$TMUXMCP_TOKEN", nil
 	}
-	path := filepath.Join(stateDir, "http-token")
-	if _, err := os.Stat(path); err == nil {
-		if err := privateFile(path); err != nil {
-			return "", "", fmt.Errorf("the HTTP token file %s (under --state-dir): %w", path, err)
-		}
+	path := generatedTokenPath(stateDir)
+	switch t, err := readToken(path); {
+	case err == nil:
+		return t, path, nil
+	case !errors.Is(err, fs.ErrNotExist) && !errors.Is(err, errShortToken):
+		return "", "", fmt.Errorf("the HTTP token file %s (under --state-dir): %w", path, err)
 	}
-	if b, err := os.ReadFile(path); err == nil {
-		if t := strings.TrimSpace(string(b)); len(t) >= minToken {
-			return t, path, nil
-		}
-	}
+	// None yet, or too short to be one of ours: a new one.
 	t := rand.Text()
 	if err := os.MkdirAll(stateDir, 0o700); err != nil {
 		return "", "", fmt.Errorf("write token: %w", err)
@@ -283,6 +274,29 @@ func loadToken(tokenFile, stateDir string, log *slog.Logger) (token, where strin
 		return "", "", fmt.Errorf("write token: %w", err)
 	}
 	return t, path, nil
+}
+
+// generatedTokenPath is where tmuxmcp keeps the token it generates.
+func generatedTokenPath(stateDir string) string { return filepath.Join(stateDir, "http-token") }
+
+// errShortToken is readToken's error for a file too short to hold a token.
+var errShortToken = fmt.Errorf("the token must be at least %d characters", minToken)
+
+// readToken reads a token file, refusing one other users can read (with
+// the fix) and one shorter than minToken (errShortToken).
+func readToken(path string) (string, error) {
+	if err := privateFile(path); err != nil {
+		return "", err
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return "", err
+	}
+	t := strings.TrimSpace(string(b))
+	if len(t) < minToken {
+		return "", errShortToken
+	}
+	return t, nil
 }
 
 // privateFile returns an error naming the fix if path can be read (or

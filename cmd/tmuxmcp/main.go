@@ -291,18 +291,17 @@ func versionLine() string {
 		bi = &debug.BuildInfo{}
 	}
 	rev, at, dirty := revision, committed, ""
-	for _, s := range bi.Settings {
-		if revision != "" {
-			break // make's -ldflags said it
-		}
-		switch s.Key {
-		case "vcs.revision":
-			rev = s.Value
-		case "vcs.time":
-			at = s.Value
-		case "vcs.modified":
-			if s.Value == "true" {
-				dirty = " (modified)"
+	if rev == "" { // make's -ldflags did not say: the build info may
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.time":
+				at = s.Value
+			case "vcs.modified":
+				if s.Value == "true" {
+					dirty = " (modified)"
+				}
 			}
 		}
 	}
