@@ -6,7 +6,6 @@ import (
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/jobs"
-	"github.com/tmuxmcp/tmuxmcp/shell"
 )
 
 // InputSettle is how long a pane must have printed nothing, and been sent
@@ -38,7 +37,7 @@ func (r *Runner) WaitingForInput(ctx context.Context, pane int) (InputWait, bool
 	if err != nil || p.Dead {
 		return InputWait{}, false
 	}
-	probe, err := shell.ProbePane(p.PID, p.TTY)
+	probe, err := r.host.Probe(p.PID, p.TTY)
 	if err != nil || probe.Reader == "" || probe.ReadingCommand() {
 		return InputWait{}, false
 	}

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"maps"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -181,13 +180,13 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 		if sh.Kind == shell.Fish {
 			kind = shell.Fish
 		}
-		cmdFile, runFile := r.jobs.Path(j.ID, ".sh"), r.jobs.Path(j.ID, ".run")
-		if err := os.WriteFile(cmdFile, []byte(j.Command+"\n"), 0o600); err != nil {
+		cmdFile, runFile := r.host.ScriptPath(j.ID, ".sh"), r.host.ScriptPath(j.ID, ".run")
+		if err := r.host.WriteFile(ctx, cmdFile, []byte(j.Command+"\n")); err != nil {
 			return nil, fmt.Errorf("write job script: %w", err)
 		}
-		script := shell.Script{Kind: kind, Tag: j.ID, CommandFile: cmdFile, StatusFile: r.jobs.Path(j.ID, ".rc"),
+		script := shell.Script{Kind: kind, Tag: j.ID, CommandFile: cmdFile, StatusFile: r.host.ScriptPath(j.ID, ".rc"),
 			Dir: cwd, TrapExit: j.FreshPane}
-		if err := os.WriteFile(runFile, []byte(script.Text()), 0o600); err != nil {
+		if err := r.host.WriteFile(ctx, runFile, []byte(script.Text())); err != nil {
 			return nil, fmt.Errorf("write job script: %w", err)
 		}
 		typed = kind.SourceLine(runFile)

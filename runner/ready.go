@@ -205,7 +205,7 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 		ref.Job = j
 		return nil, ref
 	}
-	probe, err := shell.ProbePane(p.PID, p.TTY)
+	probe, err := r.host.Probe(p.PID, p.TTY)
 	if err != nil {
 		ref := refuse(Unknown)
 		ref.Program = err.Error()
@@ -629,7 +629,7 @@ func (r *Runner) learnCleared(ctx context.Context, pane int) {
 	if err != nil || p.CursorY >= len(screen) || p.Dead || p.InMode || p.Alternate {
 		return
 	}
-	probe, err := shell.ProbePane(p.PID, p.TTY)
+	probe, err := r.host.Probe(p.PID, p.TTY)
 	if err != nil || !probe.ReadingCommand() {
 		return
 	}

@@ -3,7 +3,6 @@ package runner
 import (
 	"context"
 	"errors"
-	"os"
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/jobs"
@@ -29,9 +28,7 @@ func (r *Runner) Resume(ctx context.Context) {
 			// have recorded a status.
 			code := r.statusFile(j.ID)
 			final, _ := r.jobs.Update(j.ID, func(x *jobs.Job) { x.Status, x.ExitCode, x.Ended = jobs.PaneDied, code, time.Now().UTC() })
-			for _, suffix := range []string{".sh", ".run", ".rc"} {
-				_ = os.Remove(r.jobs.Path(j.ID, suffix))
-			}
+			r.removeScripts(ctx, j.ID)
 			if final != nil && r.cfg.Ended != nil {
 				r.cfg.Ended(final)
 			}

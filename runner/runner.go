@@ -42,6 +42,9 @@ type Config struct {
 	// Env is extra environment for every pane the runner creates (a
 	// pane's own Env wins): shell.NoPagerEnv unless pagers are kept.
 	Env map[string]string
+	// Machine is where the panes run; nil is this machine, with job
+	// scripts in the job store's directory.
+	Machine Machine
 }
 
 // Runner runs commands in panes. Its methods are safe for concurrent use.
@@ -51,6 +54,7 @@ type Runner struct {
 	fleet *tmux.Fleet
 	jobs  *jobs.Store
 	log   *slog.Logger
+	host  Machine
 
 	mu      sync.Mutex
 	runs    map[string]*Run       // jobs being watched (or waiting to start)
@@ -81,9 +85,15 @@ func New(cfg Config) *Runner {
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
-	return &Runner{cfg: cfg, hub: cfg.Hub, fleet: cfg.Fleet, jobs: cfg.Jobs, log: cfg.Log,
+	if cfg.Machine == nil {
+		cfg.Machine = Local{Dir: cfg.Jobs.Dir()}
+	}
+	return &Runner{cfg: cfg, hub: cfg.Hub, fleet: cfg.Fleet, jobs: cfg.Jobs, log: cfg.Log, host: cfg.Machine,
 		runs: map[string]*Run{}, prompts: map[int]promptSeen{}, locks: map[int]paneLock{}, tags: map[int]string{}, broken: map[int]brokenSeen{}, learning: map[int]chan struct{}{}, closing: make(chan struct{})}
 }
+
+// Machine is where the runner's panes run.
+func (r *Runner) Machine() Machine { return r.host }
 
 // SetFleet gives the runner its tmux connections, when they are made after
 // the runner (their first pane listing already reaches Track).

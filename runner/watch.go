@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -182,9 +181,7 @@ func (r *Runner) Watch(run *Run, st *Started) {
 		if !out.cut() && out.err == nil {
 			out.remove()
 		}
-		for _, suffix := range []string{".sh", ".run", ".rc"} {
-			_ = os.Remove(r.jobs.Path(run.ID, suffix))
-		}
+		r.removeScripts(context.Background(), run.ID)
 		if final != nil && r.cfg.Ended != nil {
 			r.cfg.Ended(final)
 		}
@@ -507,7 +504,9 @@ func (r *Runner) Watch(run *Run, st *Started) {
 
 // statusFile reads the status a job script recorded, if any.
 func (r *Runner) statusFile(id string) *int {
-	b, err := os.ReadFile(r.jobs.Path(id, ".rc"))
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	b, err := r.host.ReadFile(ctx, r.host.ScriptPath(id, ".rc"))
 	if err != nil {
 		return nil
 	}
@@ -536,7 +535,7 @@ func (r *Runner) backAtPrompt(j *jobs.Job, s *stream.PaneStream) (bool, *int) {
 	if err != nil || p.Dead {
 		return false, nil
 	}
-	probe, err := shell.ProbePane(p.PID, p.TTY)
+	probe, err := r.host.Probe(p.PID, p.TTY)
 	if err != nil || !probe.ShellGroup || !probe.ReadingCommand() {
 		return false, nil
 	}
@@ -578,7 +577,7 @@ func (r *Runner) notStarted(j *jobs.Job) (bool, string) {
 	if err != nil || p.Dead || p.CursorY >= len(screen) {
 		return false, ""
 	}
-	probe, err := shell.ProbePane(p.PID, p.TTY)
+	probe, err := r.host.Probe(p.PID, p.TTY)
 	if err != nil || !probe.ReadingCommand() {
 		return false, ""
 	}
@@ -626,7 +625,7 @@ func (r *Runner) lookAtPrompt(ctx context.Context, pane int, withLine bool) (pro
 	if err != nil || p.Dead {
 		return promptLook{}, false
 	}
-	probe, err := shell.ProbePane(p.PID, p.TTY)
+	probe, err := r.host.Probe(p.PID, p.TTY)
 	if err != nil || !probe.ReadingCommand() {
 		return promptLook{}, false
 	}
@@ -688,23 +687,30 @@ func (r *Runner) escalate(paneID string, n int) string {
 	if n >= 2 {
 		sig, name = syscall.SIGKILL, "SIGKILL"
 	}
-	probe, err := shell.ProbePane(p.PID, p.TTY)
+	probe, err := r.host.Probe(p.PID, p.TTY)
 	if err != nil || probe.AtShellPrompt() || probe.ForegroundPgrp <= 1 {
 		return ""
 	}
 	if !probe.LeaderIsShell() {
-		if syscall.Kill(-probe.ForegroundPgrp, sig) == nil {
+		if r.host.Signal(-probe.ForegroundPgrp, sig) == nil {
 			return name
 		}
 		return ""
 	}
 	sent := ""
 	for _, pid := range probe.OtherPIDs {
-		if syscall.Kill(pid, sig) == nil {
+		if r.host.Signal(pid, sig) == nil {
 			sent = name
 		}
 	}
 	return sent
+}
+
+// removeScripts deletes job id's script files on the pane's machine.
+func (r *Runner) removeScripts(ctx context.Context, id string) {
+	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	r.host.Remove(ctx, r.host.ScriptPath(id, ".sh"), r.host.ScriptPath(id, ".run"), r.host.ScriptPath(id, ".rc"))
 }
 
 func parsePane(id string) (int, error) {

@@ -53,6 +53,24 @@ func Install(dir string) (*Integration, error) {
 	return &Integration{dir: dir}, nil
 }
 
+// Files returns every integration script by its path under the
+// integration directory, for installing it on another machine.
+func Files() (map[string][]byte, error) {
+	out := make(map[string][]byte, len(installed))
+	for src, dst := range installed {
+		body, err := scripts.ReadFile("scripts/" + src)
+		if err != nil {
+			return nil, fmt.Errorf("shell integration: %w", err)
+		}
+		out[dst] = body
+	}
+	return out, nil
+}
+
+// At is the integration installed (by whoever has put Files there) in
+// dir, a directory on the machine the panes run on.
+func At(dir string) *Integration { return &Integration{dir: dir} }
+
 // writeIfChanged writes body to p unless p already holds it, so a shell
 // reading the file while another tmuxmcp starts never sees it half-written.
 func writeIfChanged(p string, body []byte) error {

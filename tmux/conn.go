@@ -79,8 +79,14 @@ type Conn struct {
 // dial starts a control client attached to session (an id like "$0" or a
 // name) and waits until tmux has answered the attach.
 func dial(ctx context.Context, t Target, session string, sink connSink, log *slog.Logger) (*Conn, error) {
-	cmd := exec.Command(t.binary(), append(append([]string{"-u"}, t.Args()...), "-C", "attach-session", "-t", session)...)
-	cmd.Env = cleanEnv(t.Env)
+	var cmd *exec.Cmd
+	if t.Via != nil {
+		// The connection outlives ctx: a background context.
+		cmd = t.Via.Command(context.Background(), append(append([]string{t.binary(), "-u"}, t.Args()...), "-C", "attach-session", "-t", session))
+	} else {
+		cmd = exec.Command(t.binary(), append(append([]string{"-u"}, t.Args()...), "-C", "attach-session", "-t", session)...)
+		cmd.Env = cleanEnv(t.Env)
+	}
 	// Own process group, and SIGKILL if we die: a dead reader of tmux -C
 	// otherwise leaves a ghost client that wedges kill-server on 3.3a.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}

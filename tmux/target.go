@@ -35,10 +35,25 @@ type Target struct {
 	// for this target, and so of a server they start (tests use a hermetic
 	// one: their own HOME, no rc files of the invoking user).
 	Env []string
+	// Via, when set, runs tmux on another machine (package host: over
+	// SSH); Env does not apply there.
+	Via Transport
+}
+
+// Transport runs tmux on another machine.
+type Transport interface {
+	// Command returns the command that runs argv (the tmux binary and its
+	// arguments) there. It is not started; ctx, when it ends, kills it.
+	Command(ctx context.Context, argv []string) *exec.Cmd
+	// String names the machine for messages.
+	String() string
 }
 
 // String describes the server for logs and error messages.
 func (t Target) String() string {
+	if t.Via != nil {
+		return Target{SocketName: t.SocketName, SocketPath: t.SocketPath}.String() + " on " + t.Via.String()
+	}
 	switch {
 	case t.SocketPath != "":
 		return "tmux -S " + t.SocketPath
@@ -63,6 +78,14 @@ func (t Target) Args() []string {
 	return a
 }
 
+// machine names where tmux runs: "this machine" or the transport's host.
+func (t Target) machine() string {
+	if t.Via != nil {
+		return t.Via.String()
+	}
+	return "this machine"
+}
+
 func (t Target) binary() string {
 	if t.Binary != "" {
 		return t.Binary
@@ -74,6 +97,9 @@ func (t Target) binary() string {
 // The environment drops TMUX and TMUX_PANE so tmuxmcp running inside tmux
 // never talks to the enclosing server by accident.
 func (t Target) Command(ctx context.Context, args ...string) *exec.Cmd {
+	if t.Via != nil {
+		return t.Via.Command(ctx, append(append([]string{t.binary(), "-u"}, t.Args()...), args...))
+	}
 	cmd := exec.CommandContext(ctx, t.binary(), append(append([]string{"-u"}, t.Args()...), args...)...)
 	cmd.Env = cleanEnv(t.Env)
 	return cmd
@@ -97,8 +123,17 @@ func (t Target) Run(ctx context.Context, args ...string) (string, error) {
 
 // Version returns the output of `tmux -V`, e.g. "tmux 3.3a".
 func (t Target) Version(ctx context.Context) (string, error) {
-	out, err := exec.CommandContext(ctx, t.binary(), "-V").Output()
+	cmd := exec.CommandContext(ctx, t.binary(), "-V")
+	if t.Via != nil {
+		cmd = t.Via.Command(ctx, []string{t.binary(), "-V"})
+	}
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
 	if err != nil {
+		if msg := strings.TrimSpace(stderr.String()); msg != "" {
+			return "", fmt.Errorf("run %s -V on %s: %s", t.binary(), t.machine(), msg)
+		}
 		return "", fmt.Errorf("run %s -V: %w", t.binary(), err)
 	}
 	return strings.TrimSpace(string(out)), nil

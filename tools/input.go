@@ -224,7 +224,7 @@ func (h *Handlers) secretPrompt(ctx context.Context, pane int) bool {
 	if err != nil {
 		return false
 	}
-	probe, err := shell.ProbePane(p.PID, p.TTY)
+	probe, err := h.run.Machine().Probe(p.PID, p.TTY)
 	return err == nil && probe.Secret()
 }
 

@@ -1,0 +1,148 @@
+package host_test
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/host"
+	"github.com/tmuxmcp/tmuxmcp/internal/leaktest"
+	"github.com/tmuxmcp/tmuxmcp/internal/sshtest"
+)
+
+func TestMain(m *testing.M) { leaktest.Main(m) }
+
+func connect(t *testing.T, srv *sshtest.Server) *host.SSH {
+	t.Helper()
+	spec, err := host.ParseSpec("box=" + srv.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := host.New(spec, host.Options{ConfigFile: srv.ConfigFile, ControlDir: t.TempDir()})
+	t.Cleanup(h.Close)
+	return h
+}
+
+func TestScriptsFilesAndSignalsGoThroughOneConnection(t *testing.T) {
+	srv := sshtest.Start(t)
+	h := connect(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	out, code, err := h.Run(ctx, `echo "$HOME"; exit 7`)
+	if err != nil || code != 7 || strings.TrimSpace(string(out)) != srv.Home {
+		t.Fatalf("Run: %q %d %v, want the session's HOME %s and status 7", out, code, err, srv.Home)
+	}
+	dir, err := h.Dir(ctx)
+	if err != nil || dir != filepath.Join(srv.Home, ".local/state/tmuxmcp") {
+		t.Fatalf("Dir: %q %v", dir, err)
+	}
+	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {
+		t.Fatalf("the private directory: %v %v, want mode 0700", st.Mode(), err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "shell", "launch")); err != nil {
+		t.Fatalf("the integration was not installed: %v", err)
+	}
+	body := []byte("it's a \"test\"\n$HOME `x` \\ \x01 no newline at the end")
+	p := h.ScriptPath("job1", ".sh")
+	if err := h.WriteFile(ctx, p, body); err != nil {
+		t.Fatal(err)
+	}
+	got, err := h.ReadFile(ctx, p)
+	if err != nil || string(got) != string(body) {
+		t.Fatalf("ReadFile: %q %v, want %q", got, err, body)
+	}
+	if st, _ := os.Stat(p); st.Mode().Perm() != 0o600 {
+		t.Fatalf("a job script's mode %v, want 0600", st.Mode())
+	}
+	h.Remove(ctx, p)
+	if _, err := h.ReadFile(ctx, p); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a removed file reads as %v, want fs.ErrNotExist", err)
+	}
+	if err := h.Signal(999999, syscall.SIGTERM); !errors.Is(err, syscall.ESRCH) {
+		t.Fatalf("a signal to no process: %v, want ESRCH", err)
+	}
+	// tmux through the same connection.
+	cmd := h.Command(ctx, []string{"tmux", "-V"})
+	if b, err := cmd.Output(); err != nil || !strings.HasPrefix(string(b), "tmux ") {
+		t.Fatalf("tmux -V over ssh: %q %v", b, err)
+	}
+}
+
+func TestALostConnectionIsMadeAgainOnTheNextUse(t *testing.T) {
+	srv := sshtest.Start(t)
+	h := connect(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, _, err := h.Run(ctx, "true"); err != nil {
+		t.Fatal(err)
+	}
+	srv.DropConnections()
+	out, code, err := h.Run(ctx, "echo again")
+	if err != nil || code != 0 || strings.TrimSpace(string(out)) != "again" {
+		t.Fatalf("after the link dropped: %q %d %v", out, code, err)
+	}
+}
+
+func TestSSHRefusalsQuoteSSHAndNameTheFix(t *testing.T) {
+	srv := sshtest.Start(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cfg, _ := os.ReadFile(srv.ConfigFile)
+	write := func(name, body string) string {
+		p := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(p, []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	cases := []struct {
+		name, config, url, want, fix string
+	}{
+		{"unknown host key", strings.Replace(string(cfg), "UserKnownHostsFile", "UserKnownHostsFile /dev/null #", 1), srv.URL(), "Host key verification failed", "known_hosts"},
+		{"refused key", strings.Replace(string(cfg), "IdentityFile", "IdentityFile /nonexistent #", 1), srv.URL(), "Permission denied", "authorized_keys"},
+		{"nothing listening", string(cfg), "ssh://" + srv.User + "@127.0.0.1:1", "refused", "not reachable"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			spec, err := host.ParseSpec("box=" + c.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			h := host.New(spec, host.Options{ConfigFile: write("config", c.config), ControlDir: t.TempDir()})
+			defer h.Close()
+			start := time.Now()
+			err = h.Connect(ctx)
+			if err == nil || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), c.fix) {
+				t.Fatalf("Connect: %v, want ssh's %q and the fix naming %q", err, c.want, c.fix)
+			}
+			t.Logf("%s in %v: %v", c.name, time.Since(start).Round(time.Millisecond), err)
+		})
+	}
+}
+
+func TestMalformedHostSpecsAreRefusedWithTheFix(t *testing.T) {
+	for _, v := range []string{"build", "local=ssh://x", "Build=ssh://x", "b=http://x", "b=ssh://", "b=ssh://x/path", "b=ssh://u:pw@x", "b=ssh://x:0", "b=ssh://x:70000", "b=ssh://-oProxyCommand=x", "b=ssh://x?socket=a/b", "b=ssh://x?foo=1", "b=ssh://x y"} {
+		if s, err := host.ParseSpec(v); err == nil {
+			t.Errorf("%q parsed as %+v, want an error", v, s)
+		} else if !strings.Contains(err.Error(), v) {
+			t.Errorf("%q: the error does not quote the value: %v", v, err)
+		}
+	}
+	s, err := host.ParseSpec("db=ssh://ops@db.example.com:2222?socket=work")
+	if err != nil || s.Name != "db" || s.User != "ops" || s.Addr != "db.example.com" || s.Port != 2222 || s.Socket != "work" {
+		t.Fatalf("%+v %v", s, err)
+	}
+	var ss host.Specs
+	if err := ss.Add(s); err != nil {
+		t.Fatal(err)
+	}
+	if err := ss.Add(s); err == nil || !strings.Contains(err.Error(), "twice") {
+		t.Fatalf("a duplicate name: %v", err)
+	}
+}

@@ -1,0 +1,166 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io/fs"
+	"maps"
+	"path"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/shell"
+)
+
+// dirScript makes the private directory on the host and prints its path:
+// $XDG_STATE_HOME/tmuxmcp (default ~/.local/state/tmuxmcp), mode 0700,
+// with jobs/ for job scripts and shell/ for the integration.
+const dirScript = `umask 077
+d=${XDG_STATE_HOME:-$HOME/.local/state}/tmuxmcp
+mkdir -p "$d/jobs" "$d/shell" && chmod 700 "$d" && cd "$d" && pwd -P`
+
+// setUp runs once per remote shell (so once per connection): it finds the
+// private directory and installs the shell integration in it.
+func (s *SSH) setUp(ctx context.Context) error {
+	out, code, err := s.ch.run(ctx, dirScript)
+	if err != nil {
+		return fmt.Errorf("host %s: make the private directory: %w", s.spec.Name, err)
+	}
+	dir := strings.TrimSpace(string(out))
+	if code != 0 || !strings.HasPrefix(dir, "/") || strings.ContainsAny(dir, "\n") {
+		return fmt.Errorf("host %s: cannot make the private directory ${XDG_STATE_HOME:-$HOME/.local/state}/tmuxmcp: %s", s.spec.Name, strings.TrimSpace(string(out)))
+	}
+	files, err := shell.Files()
+	if err != nil {
+		return err
+	}
+	var b strings.Builder
+	b.WriteString("umask 077\nset -e\n")
+	for _, name := range slices.Sorted(maps.Keys(files)) {
+		writeScript(&b, path.Join(dir, "shell", name), files[name])
+	}
+	if out, code, err := s.ch.run(ctx, b.String()); err != nil || code != 0 {
+		return fmt.Errorf("host %s: install the shell integration in %s: %v %s", s.spec.Name, dir, err, strings.TrimSpace(string(out)))
+	}
+	s.mu.Lock()
+	s.dir = dir
+	s.mu.Unlock()
+	return nil
+}
+
+// writeScript appends to b the lines that write data to p atomically (a
+// temporary file renamed over it), its directory made first.
+func writeScript(b *strings.Builder, p string, data []byte) {
+	tmp := p + ".tmp"
+	fmt.Fprintf(b, "mkdir -p %s\nprintf '%%s' %s > %s\nmv -f %s %s\n", shell.Quote(path.Dir(p)), shell.Quote(string(data)), shell.Quote(tmp), shell.Quote(tmp), shell.Quote(p))
+}
+
+// Dir is the private directory on the host; it connects first when the
+// host's remote shell is not running.
+func (s *SSH) Dir(ctx context.Context) (string, error) {
+	s.mu.Lock()
+	d := s.dir
+	s.mu.Unlock()
+	if d != "" {
+		return d, nil
+	}
+	if _, _, err := s.Run(ctx, "true"); err != nil {
+		return "", err
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.dir, nil
+}
+
+// Integration is the shell integration installed on the host.
+func (s *SSH) Integration(ctx context.Context) (*shell.Integration, error) {
+	d, err := s.Dir(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return shell.At(path.Join(d, "shell")), nil
+}
+
+// probeTimeout bounds one remote probe, signal or file operation made
+// without a caller's context.
+const probeTimeout = 5 * time.Second
+
+// Probe inspects a pane's terminal on the host: one script prints what
+// the probe reads there, and the same logic as a local probe runs on it.
+func (s *SSH) Probe(pid int, tty string) (shell.Probe, error) {
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	return s.probe(ctx, pid, tty)
+}
+
+// Signal sends sig to pid (a group when negative) on the host.
+func (s *SSH) Signal(pid int, sig syscall.Signal) error {
+	if pid == 0 || pid == -1 {
+		return syscall.EINVAL // never "every process"
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
+	defer cancel()
+	out, code, err := s.Run(ctx, fmt.Sprintf("kill -s %d -- %d", int(sig), pid))
+	switch {
+	case err != nil:
+		return err
+	case code == 0:
+		return nil
+	case bytes.Contains(bytes.ToLower(out), []byte("no such process")):
+		return syscall.ESRCH
+	}
+	return fmt.Errorf("host %s: kill %d: %s", s.spec.Name, pid, strings.TrimSpace(string(out)))
+}
+
+// ScriptPath is the private directory's jobs/ID+suffix.
+func (s *SSH) ScriptPath(id, suffix string) string {
+	d, err := s.Dir(context.Background())
+	if err != nil {
+		d = "/nonexistent"
+	}
+	return path.Join(d, "jobs", id+suffix)
+}
+
+// WriteFile writes a private file on the host.
+func (s *SSH) WriteFile(ctx context.Context, p string, data []byte) error {
+	if bytes.IndexByte(data, 0) >= 0 {
+		return fmt.Errorf("host %s: %s: a NUL byte cannot go into a remote script", s.spec.Name, p)
+	}
+	var b strings.Builder
+	b.WriteString("umask 077\nset -e\n")
+	writeScript(&b, p, data)
+	out, code, err := s.Run(ctx, b.String())
+	if err != nil {
+		return err
+	}
+	if code != 0 {
+		return fmt.Errorf("host %s: write %s: %s", s.spec.Name, p, strings.TrimSpace(string(out)))
+	}
+	return nil
+}
+
+// ReadFile reads a file on the host.
+func (s *SSH) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	out, code, err := s.Run(ctx, "f="+shell.Quote(p)+"\n[ -e \"$f\" ] || exit 3\nexec cat -- \"$f\"")
+	switch {
+	case err != nil:
+		return nil, err
+	case code == 3:
+		return nil, fmt.Errorf("host %s: %s: %w", s.spec.Name, p, fs.ErrNotExist)
+	case code != 0:
+		return nil, fmt.Errorf("host %s: read %s: %s", s.spec.Name, p, strings.TrimSpace(string(out)))
+	}
+	return out, nil
+}
+
+// Remove deletes files on the host.
+func (s *SSH) Remove(ctx context.Context, paths ...string) {
+	q := make([]string, len(paths))
+	for i, p := range paths {
+		q[i] = shell.Quote(p)
+	}
+	_, _, _ = s.Run(ctx, "rm -f -- "+strings.Join(q, " "))
+}

@@ -1,0 +1,62 @@
+package runner
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"syscall"
+
+	"github.com/tmuxmcp/tmuxmcp/shell"
+)
+
+// Machine is the computer a tmux server's panes run on: this one, or a
+// host reached over SSH (package host). The runner asks it everything
+// that needs the panes' own processes and files: what a terminal's
+// processes are doing, signals to them, and the job scripts a shell
+// sources. Job records and outputs stay on tmuxmcp's machine.
+type Machine interface {
+	// Probe inspects the terminal tty of the pane whose first process is
+	// pid (shell.ProbePane, where the pane runs).
+	Probe(pid int, tty string) (shell.Probe, error)
+	// Signal sends sig to process pid, or to the process group -pid when
+	// pid is negative (syscall.Kill's convention). A process or group that
+	// no longer exists is syscall.ESRCH.
+	Signal(pid int, sig syscall.Signal) error
+	// ScriptPath is the path, on the machine, of job id's script file with
+	// suffix (".sh" the command, ".run" the script, ".rc" its status).
+	ScriptPath(id, suffix string) string
+	// WriteFile writes a private file on the machine.
+	WriteFile(ctx context.Context, path string, data []byte) error
+	// ReadFile reads a file on the machine (fs.ErrNotExist when missing).
+	ReadFile(ctx context.Context, path string) ([]byte, error)
+	// Remove deletes files on the machine, ignoring missing ones.
+	Remove(ctx context.Context, paths ...string)
+}
+
+// Local is the machine tmuxmcp runs on; its job scripts live in Dir (the
+// job store's directory).
+type Local struct{ Dir string }
+
+// Probe reads /proc and the terminal's mode.
+func (Local) Probe(pid int, tty string) (shell.Probe, error) { return shell.ProbePane(pid, tty) }
+
+// Signal is kill(2).
+func (Local) Signal(pid int, sig syscall.Signal) error { return syscall.Kill(pid, sig) }
+
+// ScriptPath is Dir/ID+suffix.
+func (l Local) ScriptPath(id, suffix string) string { return filepath.Join(l.Dir, id+suffix) }
+
+// WriteFile writes with mode 0600.
+func (Local) WriteFile(_ context.Context, path string, data []byte) error {
+	return os.WriteFile(path, data, 0o600)
+}
+
+// ReadFile is os.ReadFile.
+func (Local) ReadFile(_ context.Context, path string) ([]byte, error) { return os.ReadFile(path) }
+
+// Remove removes each path.
+func (Local) Remove(_ context.Context, paths ...string) {
+	for _, p := range paths {
+		_ = os.Remove(p)
+	}
+}
