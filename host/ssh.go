@@ -70,11 +70,12 @@ func New(spec Spec, opts Options) *SSH {
 }
 
 // controlPath is the master's socket: short (a Unix socket path has room
-// for about 100 bytes), unique per host and per state directory.
+// for 107 bytes, and ssh adds 17 while it makes it), unique per host and
+// per state directory.
 func controlPath(dir string, spec Spec) string {
 	sum := sha256.Sum256([]byte(dir + "\x00" + spec.Name + "\x00" + spec.URL()))
 	name := hex.EncodeToString(sum[:8])
-	if p := filepath.Join(dir, name); len(p) <= 100 {
+	if p := filepath.Join(dir, name); len(p) <= 88 {
 		return p
 	}
 	return filepath.Join(os.TempDir(), fmt.Sprintf("tmuxmcp-ssh-%d", os.Getuid()), name)
@@ -126,7 +127,7 @@ func (s *SSH) Connect(ctx context.Context) error {
 			return nil
 		}
 	}
-	if err := os.MkdirAll(filepath.Dir(s.sock), 0o700); err != nil {
+	if err := privateDir(filepath.Dir(s.sock)); err != nil {
 		return fmt.Errorf("host %s: control socket directory: %w", s.spec.Name, err)
 	}
 	_ = os.Remove(s.sock) // a stale socket of a dead master
@@ -178,6 +179,24 @@ func (s *SSH) Connect(ctx context.Context) error {
 		<-gone
 		return fmt.Errorf("host %s: ssh %s did not connect within %v (%s): check the address and that sshd runs there", s.spec.Name, s.spec.URL(), ConnectTimeout, strings.TrimSpace(stderr.String()))
 	}
+}
+
+// privateDir makes dir (mode 0700) or checks that it is ours and private:
+// whoever can write there could put their own socket in the master's
+// place.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	st, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	if !st.IsDir() || !ok || int(sys.Uid) != os.Getuid() || st.Mode().Perm()&0o077 != 0 {
+		return fmt.Errorf("%s must be a directory of yours that nobody else can open (mode 0700): fix it with chmod 700, or remove it", dir)
+	}
+	return nil
 }
 
 // sshError quotes what ssh said when it could not connect, with the fix.

@@ -58,6 +58,9 @@ type Job struct {
 	Reason      string  `json:"reason,omitempty"`
 	Description string  `json:"description,omitempty"`
 	PaneID      string  `json:"paneId"`
+	// Host is the host the pane is on: "" or "local" for this machine,
+	// else a --host name.
+	Host      string  `json:"host,omitempty"`
 	FreshPane   bool    `json:"freshPane,omitempty"`
 	Keep        bool    `json:"keep,omitempty"`
 	Mode        Mode    `json:"mode"`                // Integrated (typed as is) or Wrapper (a sourced script)

@@ -31,6 +31,15 @@ type Machine interface {
 	ReadFile(ctx context.Context, path string) ([]byte, error)
 	// Remove deletes files on the machine, ignoring missing ones.
 	Remove(ctx context.Context, paths ...string)
+	// Stat says whether path is a directory and executable there
+	// (fs.ErrNotExist when it does not exist).
+	Stat(ctx context.Context, path string) (FileInfo, error)
+}
+
+// FileInfo is what Machine.Stat says of a path.
+type FileInfo struct {
+	Dir  bool // a directory
+	Exec bool // some execute bit is set
 }
 
 // Local is the machine tmuxmcp runs on; its job scripts live in Dir (the
@@ -53,6 +62,15 @@ func (Local) WriteFile(_ context.Context, path string, data []byte) error {
 
 // ReadFile is os.ReadFile.
 func (Local) ReadFile(_ context.Context, path string) ([]byte, error) { return os.ReadFile(path) }
+
+// Stat is os.Stat.
+func (Local) Stat(_ context.Context, path string) (FileInfo, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return FileInfo{}, err
+	}
+	return FileInfo{Dir: st.IsDir(), Exec: st.Mode()&0o111 != 0}, nil
+}
 
 // Remove removes each path.
 func (Local) Remove(_ context.Context, paths ...string) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"os"
+	"path"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/host"
 	"github.com/tmuxmcp/tmuxmcp/runner"
 )
 
@@ -56,9 +58,6 @@ func (in *createPaneIn) check() error {
 	if in.CWD != nil {
 		if !filepath.IsAbs(*in.CWD) {
 			return errorf("cwd %q is not an absolute path: give a full path such as /home/me/project", *in.CWD)
-		}
-		if st, err := os.Stat(*in.CWD); err != nil || !st.IsDir() {
-			return errorf("cwd %q is not an existing directory: create it first or pick another", *in.CWD)
 		}
 	}
 	if in.Argv != nil && (len(in.Argv) == 0 || len(in.Argv) > maxArgv) {
@@ -139,6 +138,9 @@ func (h *Handlers) createPane(ctx context.Context, _ *mcp.CallToolRequest, in *c
 	if err := h.connected(); err != nil {
 		return nil, err
 	}
+	if err := h.dirExists(ctx, in.CWD, "create it first or pick another"); err != nil {
+		return nil, err
+	}
 	session := h.opts.Session
 	if in.Session != nil {
 		session = *in.Session
@@ -207,25 +209,44 @@ func (h *Handlers) notReady(np *runner.NewPane, err error) string {
 	return err.Error()
 }
 
+// dirExists checks that cwd is a directory where the panes run.
+func (h *Handlers) dirExists(ctx context.Context, cwd *string, fix string) error {
+	if cwd == nil {
+		return nil
+	}
+	if st, err := h.run.Machine().Stat(ctx, *cwd); err != nil || !st.Dir {
+		where := ""
+		if h.opts.Host != host.Local {
+			where = " on host " + h.opts.Host
+		}
+		return errorf("cwd %q is not an existing directory%s: %s", *cwd, where, fix)
+	}
+	return nil
+}
+
 // programExists checks that argv[0] can be run in a pane: an absolute or
 // relative path that exists, or a name on the PATH new panes get.
 func (h *Handlers) programExists(ctx context.Context, prog string) error {
+	m := h.run.Machine()
 	if strings.Contains(prog, "/") {
-		if st, err := os.Stat(prog); err != nil || st.IsDir() {
+		if st, err := m.Stat(ctx, prog); err != nil || st.Dir {
 			return errorf("argv[0] %q is not a program file: give a full path to an executable or a name on PATH; nothing was created", prog)
 		}
 		return nil
 	}
-	path := os.Getenv("PATH")
+	search := ""
+	if h.opts.Machine == nil {
+		search = os.Getenv("PATH")
+	}
 	if lines, err := h.fleet.Exec(ctx, "show-environment", "-g", "PATH"); err == nil && len(lines) == 1 {
 		if v, ok := strings.CutPrefix(lines[0], "PATH="); ok {
-			path = v
+			search = v
 		}
 	}
-	for _, dir := range filepath.SplitList(path) {
-		if st, err := os.Stat(filepath.Join(dir, prog)); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+	for _, dir := range filepath.SplitList(search) {
+		if st, err := m.Stat(ctx, path.Join(dir, prog)); err == nil && !st.Dir && st.Exec {
 			return nil
 		}
 	}
-	return errorf("argv[0] %q was not found on the PATH new panes get (%s): give its full path or install it; nothing was created", prog, truncate(path, 200))
+	return errorf("argv[0] %q was not found on the PATH new panes get (%s): give its full path or install it; nothing was created", prog, truncate(search, 200))
 }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/host"
 )
 
 // Catalog returns every tool's definition under opts, without connecting
@@ -29,6 +30,9 @@ func withDefaults(opts Options) Options {
 	}
 	if opts.Session == "" {
 		opts.Session = "agent"
+	}
+	if opts.Host == "" {
+		opts.Host = host.Local
 	}
 	if len(opts.ApprovalVia) == 0 {
 		opts.ApprovalVia = []string{"tmux", "elicitation"}

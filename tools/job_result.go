@@ -32,6 +32,7 @@ type jobOut struct {
 	Cursor             *string `json:"cursor"`
 	OutputCursor       string  `json:"outputCursor"`
 	PaneID             *string `json:"paneId"`
+	Host               string  `json:"host"`
 	DurationMs         int64   `json:"durationMs"`
 	LaunchOutcome      string  `json:"launchOutcome"`
 	LaunchError        *string `json:"launchError"`
@@ -45,6 +46,7 @@ type jobOut struct {
 func jobOutSchema() *jsonschema.Schema {
 	return outputObject(map[string]*jsonschema.Schema{
 		"jobId":              str("The job's id: pass it to await_command_result or cancel_command."),
+		"host":               str("The host the job runs on: local, or a --host name."),
 		"status":             terms("", jobs.Statuses(), statusMeans(), ""),
 		"decision":           terms("Whether it was allowed to run", approval.Reported(), decisionMeans(), ""),
 		"exitCode":           nullable(integer("The shell's exit status of the command ($?), or null while running or when unknown. Above 128 means killed by a signal (see signal).", 0, 255)),
@@ -150,7 +152,7 @@ func (h *Handlers) reportProgress(ctx context.Context, req *mcp.CallToolRequest,
 }
 
 func (h *Handlers) jobResult(j *jobs.Job) *jobOut {
-	out := &jobOut{JobID: j.ID, Status: string(j.Status), Decision: j.Decision, ExitCode: j.ExitCode, Signal: j.Signal,
+	out := &jobOut{JobID: j.ID, Host: h.opts.Host, Status: string(j.Status), Decision: j.Decision, ExitCode: j.ExitCode, Signal: j.Signal,
 		LaunchOutcome: "STARTED"}
 	if j.PaneID != "" {
 		out.PaneID = ptr(j.PaneID)

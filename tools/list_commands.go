@@ -21,6 +21,7 @@ type commandSummary struct {
 	Status     string `json:"status"`
 	Command    string `json:"command"`
 	PaneID     string `json:"paneId"`
+	Host       string `json:"host"`
 	ExitCode   *int   `json:"exitCode"`
 	Created    string `json:"created"`
 	DurationMs int64  `json:"durationMs"`
@@ -37,7 +38,8 @@ func (in *listCommandsIn) check() error {
 }
 
 type listCommandsOut struct {
-	Commands []commandSummary `json:"commands"`
+	Commands   []commandSummary `json:"commands"`
+	HostErrors []hostError      `json:"hostErrors"`
 }
 
 func (h *Handlers) listCommandsTool() Tool {
@@ -50,6 +52,7 @@ func (h *Handlers) listCommandsTool() Tool {
 		"status":     enum("The job's status.", names(jobs.Statuses())...),
 		"command":    str("The command (first 200 bytes)."),
 		"paneId":     paneID("Where it runs."),
+		"host":       str("The host of its pane: local, or a --host name."),
 		"exitCode":   nullable(integer("Exit status, or null.", 0, 255)),
 		"created":    str("When it was submitted (RFC 3339)."),
 		"durationMs": count("How long it ran (so far)."),
@@ -59,7 +62,7 @@ func (h *Handlers) listCommandsTool() Tool {
 		Title:        "List commands",
 		Description:  "List the jobs run with run_shell_command (also before a tmuxmcp restart), newest first, with status and exit code: to find a lost jobId for await_command_result.",
 		InputSchema:  in,
-		OutputSchema: outputObject(map[string]*jsonschema.Schema{"commands": {Type: "array", Items: item, Description: "Jobs, newest first."}}),
+		OutputSchema: outputObject(map[string]*jsonschema.Schema{"commands": {Type: "array", Items: item, Description: "Jobs, newest first (of every host unless host is given)."}, "hostErrors": hostErrorsSchema()}),
 		Annotations:  &mcp.ToolAnnotations{Title: "List commands", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}
 	return typed(h, tool, h.listCommands)
@@ -70,7 +73,7 @@ func (h *Handlers) listCommands(_ context.Context, _ *mcp.CallToolRequest, in *l
 	if in.Limit != nil {
 		limit = *in.Limit
 	}
-	out := &listCommandsOut{Commands: []commandSummary{}}
+	out := &listCommandsOut{Commands: []commandSummary{}, HostErrors: []hostError{}}
 	for _, j := range h.jobs.List() {
 		if in.Status != nil && string(j.Status) != *in.Status {
 			continue
@@ -80,7 +83,7 @@ func (h *Handlers) listCommands(_ context.Context, _ *mcp.CallToolRequest, in *l
 		}
 		r := h.jobResult(j)
 		out.Commands = append(out.Commands, commandSummary{JobID: j.ID, Status: string(j.Status), Command: truncate(j.Command, 200),
-			PaneID: j.PaneID, ExitCode: j.ExitCode, Created: j.Created.Format(time.RFC3339), DurationMs: r.DurationMs})
+			PaneID: j.PaneID, Host: h.opts.Host, ExitCode: j.ExitCode, Created: j.Created.Format(time.RFC3339), DurationMs: r.DurationMs})
 	}
 	return out, nil
 }

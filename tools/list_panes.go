@@ -16,6 +16,7 @@ type listPanesIn struct {
 
 type paneOut struct {
 	PaneID         string  `json:"paneId"`
+	Host           string  `json:"host"`
 	Session        string  `json:"session"`
 	SessionID      string  `json:"sessionId"`
 	WindowID       string  `json:"windowId"`
@@ -36,7 +37,8 @@ type paneOut struct {
 }
 
 type listPanesOut struct {
-	Panes []paneOut `json:"panes"`
+	Panes      []paneOut   `json:"panes"`
+	HostErrors []hostError `json:"hostErrors"`
 }
 
 func (h *Handlers) listPanesTool() Tool {
@@ -45,6 +47,7 @@ func (h *Handlers) listPanesTool() Tool {
 	})
 	pane := outputObject(map[string]*jsonschema.Schema{
 		"paneId":         paneID("Stable pane id: pass it to every other tool."),
+		"host":           str("The host the pane is on: local, or a --host name. Pass it as host with the paneId to every other tool."),
 		"session":        str("Session name."),
 		"sessionId":      str("Session id, e.g. $0."),
 		"windowId":       str("Window id, e.g. @1."),
@@ -64,7 +67,8 @@ func (h *Handlers) listPanesTool() Tool {
 		"cursor":         nullable(cursorSchema("The pane's current stream position (wait_for_text from it), or null if it is not being recorded.")),
 	})
 	out := outputObject(map[string]*jsonschema.Schema{
-		"panes": {Type: "array", Items: pane, Description: "Every pane, in session, window and pane order."},
+		"panes":      {Type: "array", Items: pane, Description: "Every pane, in session, window and pane order (host by host, local first)."},
+		"hostErrors": hostErrorsSchema(),
 	})
 	tool := &mcp.Tool{
 		Name:         "list_panes",
@@ -104,7 +108,7 @@ func (h *Handlers) listPanes(ctx context.Context, _ *mcp.CallToolRequest, in *li
 			}
 		}
 	}
-	out := &listPanesOut{Panes: []paneOut{}}
+	out := &listPanesOut{Panes: []paneOut{}, HostErrors: []hostError{}}
 	found := false
 	for _, p := range panes {
 		if in.Session != nil && p.SessionName != *in.Session {
@@ -112,7 +116,7 @@ func (h *Handlers) listPanes(ctx context.Context, _ *mcp.CallToolRequest, in *li
 		}
 		found = true
 		po := paneOut{
-			PaneID: paneName(p.ID), Session: p.SessionName, SessionID: p.SessionID, WindowID: p.WindowID, WindowIndex: p.WindowIndex,
+			PaneID: paneName(p.ID), Host: h.opts.Host, Session: p.SessionName, SessionID: p.SessionID, WindowID: p.WindowID, WindowIndex: p.WindowIndex,
 			Window: p.WindowName, Title: p.Title, CurrentCommand: programName(p.CurrentCommand, p.Program), PID: p.PID, CWD: p.CWD, Width: p.Width,
 			Height: p.Height, Active: p.Active, Dead: p.Dead, DeadStatus: p.DeadStatus, InCopyMode: p.InMode,
 			Attended: p.WindowActive && watched[p.SessionID+p.WindowID],

@@ -3,7 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"os"
 	"regexp"
 	"strings"
 	"time"
@@ -62,9 +61,6 @@ func (in *runIn) check() error {
 	if in.CWD != nil {
 		if !strings.HasPrefix(*in.CWD, "/") {
 			return errorf("cwd %q is not an absolute path: give a full path such as /home/me/project", *in.CWD)
-		}
-		if st, err := os.Stat(*in.CWD); err != nil || !st.IsDir() {
-			return errorf("cwd %q is not an existing directory: nothing was run. Create it first or pick another", *in.CWD)
 		}
 	}
 	if in.TimeoutMs != nil && (*in.TimeoutMs < 1 || *in.TimeoutMs > maxJobTimeoutMs) {
@@ -131,7 +127,7 @@ func (h *Handlers) runShellCommand(ctx context.Context, req *mcp.CallToolRequest
 	if in.Background {
 		wait = 0
 	}
-	j := &jobs.Job{Command: in.Command, Status: jobs.Running, OutputLimit: defaultOutputLimit, Keep: in.Keep}
+	j := &jobs.Job{Host: h.opts.Host, Command: in.Command, Status: jobs.Running, OutputLimit: defaultOutputLimit, Keep: in.Keep}
 	if in.OutputLimit != nil {
 		j.OutputLimit = *in.OutputLimit
 	}
@@ -173,6 +169,9 @@ func (h *Handlers) launch(ctx context.Context, req *mcp.CallToolRequest, in *run
 		if _, _, err := h.paneStream(ctx, "paneId", *in.PaneID); err != nil {
 			return nil, err
 		}
+	}
+	if err := h.dirExists(ctx, in.CWD, "nothing was run. Create it first or pick another"); err != nil {
+		return nil, err
 	}
 	if in.CWD != nil {
 		cwd = *in.CWD

@@ -81,6 +81,10 @@ type Options struct {
 	// creates; by default they are set so nothing opens a pager
 	// (shell.NoPagerEnv).
 	KeepPagers bool
+	// Host names the host this server's panes are on (host.Local when
+	// empty); Machine is that host (nil: this machine).
+	Host    string
+	Machine runner.Machine
 	// Trace, when set, is given the timeline of each wait_for_text that
 	// matched: the latency breakdown `make bench` prints
 	// ($TMUXMCP_LATENCY_TRACE).
@@ -126,6 +130,10 @@ type Handlers struct {
 	waitsAll int                   // open waits in all
 	server   *mcp.Server           // for resource-updated notifications
 
+	remotes   []*Remote                  // the other hosts, whose calls route through these
+	toolsOnce sync.Once                  // byName is built once
+	byName    map[string]mcp.ToolHandler // this host's own tool handlers
+
 	startMu   sync.Mutex    // one job launch at a time
 	closing   chan struct{} // closed by Close: resource watchers stop
 	closeOnce sync.Once
@@ -157,7 +165,7 @@ func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Option
 	if !opts.KeepPagers {
 		env = shell.NoPagerEnv()
 	}
-	h.run = runner.New(runner.Config{Hub: hub, Jobs: store, Shell: integ, Session: opts.Session, Log: log, Ended: h.jobEnded, Env: env})
+	h.run = runner.New(runner.Config{Hub: hub, Jobs: store, Shell: integ, Session: opts.Session, Log: log, Ended: h.jobEnded, Env: env, Machine: opts.Machine})
 	fleet, err := tmux.StartFleet(ctx, target, hubEvents{h}, log)
 	if err != nil {
 		return nil, err
@@ -191,6 +199,11 @@ func (h *Handlers) Draining(ctx context.Context) context.Context {
 			return
 		}
 		h.hub.Close()
+		for _, r := range h.Remotes() {
+			if rh := r.started(); rh != nil {
+				rh.hub.Close()
+			}
+		}
 		done := make(chan struct{})
 		go func() { h.calls.idle(); close(done) }()
 		select {
@@ -206,6 +219,11 @@ func (h *Handlers) Draining(ctx context.Context) context.Context {
 func (h *Handlers) Close() {
 	h.closeOnce.Do(func() {
 		close(h.closing)
+		for _, r := range h.Remotes() {
+			if rh := r.started(); rh != nil {
+				rh.Close()
+			}
+		}
 		h.run.Close()
 		h.wg.Wait()
 		h.fleet.Close()
@@ -248,7 +266,7 @@ func (h *Handlers) NewServer() *mcp.Server {
 			CompletionHandler:  h.complete,
 		})
 	for _, t := range h.Tools() {
-		s.AddTool(served(t.Tool), t.Handler)
+		s.AddTool(served(t.Tool), h.route(t.Tool.Name))
 	}
 	s.AddResourceTemplate(h.paneTemplate(), h.readPane)
 	h.server = s
@@ -262,8 +280,17 @@ type Tool struct {
 	Handler mcp.ToolHandler
 }
 
-// Tools returns every tool in a stable order.
+// Tools returns every tool in a stable order, each taking the host
+// argument (which route takes off before a host's handler sees the call).
 func (h *Handlers) Tools() []Tool {
+	ts := h.ownTools()
+	for i := range ts {
+		ts[i].Tool = withHost(ts[i].Tool)
+	}
+	return ts
+}
+
+func (h *Handlers) ownTools() []Tool {
 	return []Tool{
 		h.waitForTextTool(),
 		h.captureSinceTool(),

@@ -102,6 +102,9 @@ type config struct {
 	idle       time.Duration
 	logLevel   slog.Level
 	shellWait  time.Duration // doctor: how long the shell may take to start
+	hosts      hostFlags     // --host, and the --config file's hosts
+	sshConfig  string        // --ssh-config
+	configFile string        // --config
 }
 
 // usageError is a command line tmuxmcp cannot take: it exits 2, with a
@@ -148,6 +151,9 @@ func parseArgs(name string, args []string, usage io.Writer) (*config, error) {
 	fs.DurationVar(&c.idle, "session-timeout", 30*time.Minute, "close HTTP sessions that sent no request this long (0: never); a session that only listens for resource updates counts as idle")
 	fs.StringVar(&c.via, "approval-via", "tmux,elicitation", "how to ask a person, in order: tmux (a popup on attached clients), elicitation (the MCP client asks its user), exec:PROGRAM (a program of yours gets the request as JSON on stdin and prints approve or deny; it races the popups)")
 	fs.StringVar(&c.audit, "audit", "", "append a JSON line per approval decision and per command completion to this file (secrets redacted)")
+	fs.Var(&c.hosts, "host", "drive tmux on another machine too: `NAME=ssh://[user@]host[:port]` (repeatable; tools take host: NAME). tmuxmcp keeps one OpenSSH connection per host (your ~/.ssh/config, keys, agent and known_hosts; BatchMode, so set up key login first) and starts a private tmux server there (tmux -L tmuxmcp; ?socket=NAME picks another)")
+	fs.StringVar(&c.sshConfig, "ssh-config", "", "ssh client config file passed as ssh -F to every ssh tmuxmcp runs (default: ssh's own, ~/.ssh/config)")
+	fs.StringVar(&c.configFile, "config", "", "JSON config file with hosts: {\"hosts\": {\"build\": \"ssh://ci@build.example.com\"}}")
 	debugLog := fs.Bool("debug", false, "log debug messages to stderr")
 	fs.DurationVar(&c.shellWait, "shell-wait", 20*time.Second, "doctor: how long the shell tmuxmcp starts may take to show its first prompt")
 	showVersion := fs.Bool("version", false, "print the version and exit (also: tmuxmcp version)")
@@ -212,6 +218,17 @@ func parseArgs(name string, args []string, usage io.Writer) (*config, error) {
 	}
 	if c.httpAddr != "" && !loopback(c.httpAddr) && !c.remote {
 		return nil, fmt.Errorf("--http %s is not a loopback address: anyone who can reach it could drive your shells. Use 127.0.0.1:PORT, or add --allow-remote if you mean it", c.httpAddr)
+	}
+	if c.configFile != "" {
+		if err := loadConfig(c.configFile, &c.hosts.specs); err != nil {
+			return nil, err
+		}
+	}
+	if c.sshConfig != "" {
+		if _, err := os.Stat(c.sshConfig); err != nil {
+			return nil, fmt.Errorf("--ssh-config %s: %w", c.sshConfig, err)
+		}
+		c.sshConfig, _ = filepath.Abs(c.sshConfig)
 	}
 	var err error
 	if c.def, err = policy.ParseAction(c.approval); err != nil {
@@ -399,7 +416,24 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	if err != nil {
 		return err
 	}
+	remotes := remoteHosts(c, stateDir, opts, log)
+	defer func() {
+		for _, r := range remotes {
+			r.conn.Close() // after every host's tools have stopped
+		}
+	}()
 	defer h.Close()
+	for _, r := range remotes {
+		h.AddRemote(r.remote)
+		go func() {
+			// Connect now, so list_panes shows the host's panes at once; a
+			// host that cannot be reached is tried again by the next call
+			// that names it.
+			if _, err := r.remote.Handlers(ctx); err != nil {
+				log.Warn("host not reachable yet", "host", r.remote.Name, "err", err)
+			}
+		}()
+	}
 	watch := "tmux " + strings.Join(tmux.Target{SocketName: c.target.SocketName, SocketPath: c.target.SocketPath}.Args(), " ") + " attach -t " + c.session
 	server := h.NewServer()
 	if c.httpAddr != "" {
