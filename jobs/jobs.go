@@ -52,15 +52,15 @@ const (
 
 // Job is one command run in a pane.
 type Job struct {
-	ID          string  `json:"id"`
-	RequestID   string  `json:"requestId,omitempty"`
-	Command     string  `json:"command"`
-	Reason      string  `json:"reason,omitempty"`
-	Description string  `json:"description,omitempty"`
-	PaneID      string  `json:"paneId"`
+	ID          string `json:"id"`
+	RequestID   string `json:"requestId,omitempty"`
+	Command     string `json:"command"`
+	Reason      string `json:"reason,omitempty"`
+	Description string `json:"description,omitempty"`
+	PaneID      string `json:"paneId"`
 	// Host is the host the pane is on: "" or "local" for this machine,
 	// else a --host name.
-	Host      string  `json:"host,omitempty"`
+	Host        string  `json:"host,omitempty"`
 	FreshPane   bool    `json:"freshPane,omitempty"`
 	Keep        bool    `json:"keep,omitempty"`
 	Mode        Mode    `json:"mode"`                // Integrated (typed as is) or Wrapper (a sourced script)
