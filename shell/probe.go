@@ -4,14 +4,12 @@ import (
 	"bytes"
 	"fmt"
 	"os"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
 	"syscall"
 	"time"
-	"unsafe"
 )
 
 // Probe is what the kernel says about a pane's terminal: which process
@@ -49,6 +47,10 @@ type Probe struct {
 	// reading the terminal — a prompt ([y/N], Password:), a pager, a REPL,
 	// an editor — or is "" when none is (or the kernel does not say).
 	Reader string
+
+	// proc is where the probe was read; Running, RunsProgram and
+	// CatchesInterrupt read there again. nil is this machine's /proc.
+	proc Proc
 }
 
 // Secret reports whether the terminal reads a line without echoing it: a
@@ -107,42 +109,49 @@ func isShell(comm string) bool {
 	return ok
 }
 
+// source is where the probe reads: where it was made, or this machine's
+// /proc for a Probe built by hand.
+func (p Probe) source() Proc {
+	if p.proc == nil {
+		return localProc{}
+	}
+	return p.proc
+}
+
 // ProbePane inspects the terminal tty of the pane whose first process is pid.
 func ProbePane(pid int, tty string) (Probe, error) {
-	st, err := readStat(pid)
+	return ProbeWith(localProc{}, pid, tty)
+}
+
+// ProbeWith inspects the terminal tty of the pane whose first process is
+// pid as proc shows them: this machine's (ProbePane) or a snapshot of
+// another's (ParseSnapshot). The Probe keeps proc for its methods.
+func ProbeWith(proc Proc, pid int, tty string) (Probe, error) {
+	st, err := readStat(proc, pid)
 	if err != nil {
-		return Probe{}, fmt.Errorf("read pane process %d: %w", pid, err)
+		return Probe{proc: proc}, fmt.Errorf("read pane process %d: %w", pid, err)
 	}
-	p := Probe{ForegroundPgrp: st.tpgid, Age: age(st.start), First: comm(pid), FirstArgs: cmdline(pid)}
+	p := Probe{ForegroundPgrp: st.tpgid, Age: age(proc, st.start), First: comm(proc, pid), FirstArgs: cmdline(proc, pid), proc: proc}
 	if p.ForegroundPgrp <= 0 {
 		return p, fmt.Errorf("pane process %d has no terminal", pid)
 	}
-	p.Leader = comm(p.ForegroundPgrp)
+	p.Leader = comm(proc, p.ForegroundPgrp)
 	p.ShellGroup = st.pgrp == p.ForegroundPgrp
-	for _, n := range candidates(pid) {
+	for _, n := range candidates(proc, pid) {
 		if n == p.ForegroundPgrp {
 			continue
 		}
-		if s, err := readStat(n); err == nil && s.pgrp == p.ForegroundPgrp {
-			p.Others = append(p.Others, comm(n))
+		if s, err := readStat(proc, n); err == nil && s.pgrp == p.ForegroundPgrp {
+			p.Others = append(p.Others, comm(proc, n))
 			p.OtherPIDs = append(p.OtherPIDs, n)
 		}
 	}
-	fd, err := syscall.Open(tty, syscall.O_RDONLY|syscall.O_NOCTTY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return p, fmt.Errorf("open terminal %s: %w", tty, err)
+	if p.Canonical, p.Echo, p.Signals, err = proc.Termios(tty); err != nil {
+		return p, err
 	}
-	defer syscall.Close(fd)
-	var t syscall.Termios
-	if _, _, e := syscall.Syscall(syscall.SYS_IOCTL, uintptr(fd), syscall.TCGETS, uintptr(unsafe.Pointer(&t))); e != 0 {
-		return p, fmt.Errorf("read terminal mode of %s: %w", tty, e)
-	}
-	p.Canonical = t.Lflag&syscall.ICANON != 0
-	p.Echo = t.Lflag&syscall.ECHO != 0
-	p.Signals = t.Lflag&syscall.ISIG != 0
 	for _, pid := range append([]int{p.ForegroundPgrp}, p.OtherPIDs...) {
-		if readsTerminal(pid, tty, p.Canonical) {
-			p.Reader = comm(pid)
+		if readsTerminal(proc, pid, tty, p.Canonical) {
+			p.Reader = comm(proc, pid)
 			break
 		}
 	}
@@ -155,32 +164,32 @@ func ProbePane(pid int, tty string) (Probe, error) {
 // it — poll/select with the terminal as its standard input. Where
 // /proc/PID/syscall cannot be read, the kernel function it sleeps in
 // (wchan) must be the terminal's read and its standard input the terminal.
-func readsTerminal(pid int, tty string, canonical bool) bool {
-	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+func readsTerminal(proc Proc, pid int, tty string, canonical bool) bool {
+	st, err := proc.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if i := bytes.LastIndexByte(st, ')'); err != nil || i < 0 || i+2 >= len(st) || st[i+2] != 'S' {
 		return false // not asleep (running, stopped, gone)
 	}
-	if b, err := os.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid)); err == nil {
+	if b, err := proc.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid)); err == nil {
 		if f := strings.Fields(string(b)); len(f) >= 2 {
 			nr, err := strconv.Atoi(f[0]) // "running" while it runs
 			if err != nil {
 				return false
 			}
-			switch syscallKind(nr) {
+			switch syscallKind(proc.Arch(), nr) {
 			case readCall:
 				fd, err := strconv.ParseInt(strings.TrimPrefix(f[1], "0x"), 16, 32)
-				return err == nil && isTerminal(pid, int(fd), tty)
+				return err == nil && isTerminal(proc, pid, int(fd), tty)
 			case pollCall:
-				return !canonical && isTerminal(pid, 0, tty)
+				return !canonical && isTerminal(proc, pid, 0, tty)
 			case otherCall:
 				return false
 			}
 		}
 	}
-	w, _ := os.ReadFile(fmt.Sprintf("/proc/%d/wchan", pid))
+	w, _ := proc.ReadFile(fmt.Sprintf("/proc/%d/wchan", pid))
 	switch strings.TrimSpace(string(w)) {
 	case "n_tty_read", "wait_woken":
-		return isTerminal(pid, 0, tty)
+		return isTerminal(proc, pid, 0, tty)
 	}
 	return false
 }
@@ -194,10 +203,10 @@ const (
 	otherCall
 )
 
-// syscallKind sorts a system call number of this architecture.
-func syscallKind(nr int) callKind {
+// syscallKind sorts a system call number of architecture arch (a GOARCH).
+func syscallKind(arch string, nr int) callKind {
 	var reads, polls []int
-	switch runtime.GOARCH {
+	switch arch {
 	case "amd64":
 		reads, polls = []int{0, 17, 19}, []int{7, 23, 232, 270, 271, 281, 441} // read pread64 readv; poll select epoll_wait pselect6 ppoll epoll_pwait epoll_pwait2
 	case "arm64", "riscv64", "loong64":
@@ -215,8 +224,8 @@ func syscallKind(nr int) callKind {
 }
 
 // isTerminal says descriptor fd of process pid is the terminal tty.
-func isTerminal(pid, fd int, tty string) bool {
-	link, err := os.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, fd))
+func isTerminal(proc Proc, pid, fd int, tty string) bool {
+	link, err := proc.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, fd))
 	return err == nil && (link == tty || link == "/dev/tty")
 }
 
@@ -224,21 +233,21 @@ func isTerminal(pid, fd int, tty string) bool {
 // every descendant of its first process (the session leader), found
 // through /proc/PID/task/TID/children; where the kernel has no such file,
 // every process.
-func candidates(pid int) []int {
+func candidates(proc Proc, pid int) []int {
 	var out []int
 	queue := []int{pid}
 	for len(queue) > 0 && len(out) < 10000 {
 		n := queue[0]
 		queue = queue[1:]
-		tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", n))
+		tasks, err := proc.ReadDir(fmt.Sprintf("/proc/%d/task", n))
 		if err != nil {
 			continue
 		}
 		for _, t := range tasks {
-			b, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", n, t.Name()))
+			b, err := proc.ReadFile(fmt.Sprintf("/proc/%d/task/%s/children", n, t))
 			if err != nil {
 				if n == pid {
-					return allProcesses()
+					return allProcesses(proc)
 				}
 				continue
 			}
@@ -253,14 +262,14 @@ func candidates(pid int) []int {
 	return out
 }
 
-func allProcesses() []int {
-	dirs, err := os.ReadDir("/proc")
+func allProcesses(proc Proc) []int {
+	names, err := proc.ReadDir("/proc")
 	if err != nil {
 		return nil
 	}
 	var out []int
-	for _, d := range dirs {
-		if n, err := strconv.Atoi(d.Name()); err == nil {
+	for _, d := range names {
+		if n, err := strconv.Atoi(d); err == nil {
 			out = append(out, n)
 		}
 	}
@@ -272,8 +281,8 @@ type procStat struct {
 	start       int64 // clock ticks after boot
 }
 
-func readStat(pid int) (procStat, error) {
-	stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+func readStat(proc Proc, pid int) (procStat, error) {
+	stat, err := proc.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if err != nil {
 		return procStat{}, err
 	}
@@ -301,7 +310,7 @@ func readStat(pid int) (procStat, error) {
 // terminal.
 func (p Probe) Running() bool {
 	for _, pid := range append([]int{p.ForegroundPgrp}, p.OtherPIDs...) {
-		if alive(pid) {
+		if alive(p.source(), pid) {
 			return true
 		}
 	}
@@ -310,11 +319,11 @@ func (p Probe) Running() bool {
 
 // alive reports whether process pid exists and has not exited (is not a
 // zombie).
-func alive(pid int) bool {
+func alive(proc Proc, pid int) bool {
 	if pid <= 1 {
 		return false
 	}
-	st, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
+	st, err := proc.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	i := bytes.LastIndexByte(st, ')')
 	return err == nil && i >= 0 && i+2 < len(st) && st[i+2] != 'Z' && st[i+2] != 'X'
 }
@@ -323,11 +332,12 @@ func alive(pid int) bool {
 // is not a shell (a shell running its builtins, or between its programs,
 // has none).
 func (p Probe) RunsProgram() bool {
-	if !isShell(p.Leader) && alive(p.ForegroundPgrp) {
+	proc := p.source()
+	if !isShell(p.Leader) && alive(proc, p.ForegroundPgrp) {
 		return true
 	}
 	for i, pid := range p.OtherPIDs {
-		if i < len(p.Others) && !isShell(p.Others[i]) && alive(pid) {
+		if i < len(p.Others) && !isShell(p.Others[i]) && alive(proc, pid) {
 			return true
 		}
 	}
@@ -341,7 +351,7 @@ func (p Probe) RunsProgram() bool {
 // already exiting.
 func (p Probe) CatchesInterrupt() bool {
 	for _, pid := range append([]int{p.ForegroundPgrp}, p.OtherPIDs...) {
-		if pid > 1 && catches(pid, syscall.SIGINT) {
+		if pid > 1 && catches(p.source(), pid, syscall.SIGINT) {
 			return true
 		}
 	}
@@ -350,8 +360,8 @@ func (p Probe) CatchesInterrupt() bool {
 
 // catches reports whether process pid has a handler for sig (SigCgt in
 // /proc/PID/status).
-func catches(pid int, sig syscall.Signal) bool {
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
+func catches(proc Proc, pid int, sig syscall.Signal) bool {
+	b, err := proc.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
 		return false
 	}
@@ -364,29 +374,41 @@ func catches(pid int, sig syscall.Signal) bool {
 	return false
 }
 
-func cmdline(pid int) []string {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+func cmdline(proc Proc, pid int) []string {
+	b, _ := proc.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	return strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
 }
 
-func comm(pid int) string {
-	b, _ := os.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
+func comm(proc Proc, pid int) string {
+	b, _ := proc.ReadFile(fmt.Sprintf("/proc/%d/comm", pid))
 	return strings.TrimSpace(string(b))
 }
 
 // age turns a process start time (clock ticks after boot, USER_HZ = 100 on
 // Linux) into how long ago that was.
-func age(start int64) time.Duration {
-	boot := bootTime()
+func age(proc Proc, start int64) time.Duration {
+	boot := bootTime(proc)
 	if boot.IsZero() || start <= 0 {
 		return 0
 	}
 	return max(0, time.Since(boot.Add(time.Duration(start)*10*time.Millisecond)))
 }
 
-// bootTime is when the machine booted (btime in /proc/stat, to the second).
-var bootTime = sync.OnceValue(func() time.Time {
-	b, err := os.ReadFile("/proc/stat")
+// bootTime is when the machine proc shows booted (btime in /proc/stat, to
+// the second); this machine's is read once.
+func bootTime(proc Proc) time.Time {
+	if _, ok := proc.(localProc); ok {
+		return localBootTime()
+	}
+	return parseBootTime(proc.ReadFile("/proc/stat"))
+}
+
+// localBootTime is when this machine booted.
+var localBootTime = sync.OnceValue(func() time.Time { return parseBootTime(os.ReadFile("/proc/stat")) })
+
+// parseBootTime reads the btime line of /proc/stat; the zero time when
+// there is none.
+func parseBootTime(b []byte, err error) time.Time {
 	if err != nil {
 		return time.Time{}
 	}
@@ -398,4 +420,4 @@ var bootTime = sync.OnceValue(func() time.Time {
 		}
 	}
 	return time.Time{}
-})
+}
