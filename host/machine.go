@@ -94,7 +94,15 @@ const probeTimeout = 5 * time.Second
 func (s *SSH) Probe(pid int, tty string) (shell.Probe, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), probeTimeout)
 	defer cancel()
-	return s.probe(ctx, pid, tty)
+	out, _, err := s.Run(ctx, shell.SnapshotScript(pid, tty))
+	if err != nil {
+		return shell.Probe{}, err
+	}
+	proc, err := shell.ParseSnapshot(out)
+	if err != nil {
+		return shell.Probe{}, fmt.Errorf("host %s: probe of pane process %d: %w", s.spec.Name, pid, err)
+	}
+	return shell.ProbeWith(proc, pid, tty)
 }
 
 // Signal sends sig to pid (a group when negative) on the host.

@@ -172,7 +172,10 @@ type Started struct {
 func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) (*Started, error) {
 	id := paneName(sh.Pane)
 	s := sh.Stream
-	direct := sh.Live && sh.Tag != "" && !j.FreshPane && cwd == "" && !sh.ErrExit && !sh.Wrap && sh.Kind.TypedDirectly(ctx, j.Command)
+	// On a remote host every command goes through a job script: its
+	// status file there is how a job that ends while the link is down is
+	// still known (typed as is, only the stream would say).
+	direct := sh.Live && sh.Tag != "" && !j.FreshPane && cwd == "" && !sh.ErrExit && !sh.Wrap && !r.cfg.Remote && sh.Kind.TypedDirectly(ctx, j.Command)
 	typed, mode := j.Command, jobs.Integrated
 	if !direct {
 		mode = jobs.Wrapper

@@ -6,8 +6,17 @@ import (
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
+
+// Watching reports whether job id has a watcher now.
+func (r *Runner) Watching(id string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	_, ok := r.runs[id]
+	return ok
+}
 
 // Resume picks up the jobs an earlier tmuxmcp left running: each is watched
 // again on its pane's new recording (its output from before is in its
@@ -15,13 +24,21 @@ import (
 // whose pane is gone are pane_died. Jobs waiting for a person's answer
 // (decision pending) are the caller's.
 func (r *Runner) Resume(ctx context.Context) {
+	r.resumeMu.Lock() // one at a time: a job gets one watcher
+	defer r.resumeMu.Unlock()
 	for _, j := range r.jobs.List() {
-		if j.Done() || j.Decision == "pending" {
+		if j.Done() || j.Decision == "pending" || r.Watching(j.ID) {
 			continue
 		}
 		pane, err := parsePane(j.PaneID)
+		var p tmux.PaneInfo
 		if err == nil && j.PaneID != "" {
-			_, err = r.fleet.Pane(ctx, pane)
+			p, err = r.fleet.Pane(ctx, pane)
+		}
+		if err == nil && j.ShellTag != "" && p.ShellTag != "" && shell.MarkTag(p.ShellTag) != j.ShellTag {
+			// A pane of a new tmux server with the old one's number: the
+			// job's pane is gone.
+			err = tmux.ErrNoPane
 		}
 		if j.PaneID == "" || errors.Is(err, tmux.ErrNoPane) {
 			// The pane is gone, and the command with it: its script may

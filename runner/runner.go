@@ -45,6 +45,10 @@ type Config struct {
 	// Machine is where the panes run; nil is this machine, with job
 	// scripts in the job store's directory.
 	Machine Machine
+	// Remote says the tmux server is reached over a link that can drop
+	// while the server and its commands go on: a lost connection leaves
+	// running jobs running (Resume watches them again once it is back).
+	Remote bool
 }
 
 // Runner runs commands in panes. Its methods are safe for concurrent use.
@@ -55,6 +59,8 @@ type Runner struct {
 	jobs  *jobs.Store
 	log   *slog.Logger
 	host  Machine
+
+	resumeMu sync.Mutex // Resume, one at a time
 
 	mu      sync.Mutex
 	runs    map[string]*Run       // jobs being watched (or waiting to start)

@@ -381,9 +381,11 @@ func (r *Runner) Watch(run *Run, st *Started) {
 				return
 			}
 			if _, died, f := s.Ended(); !died {
-				if f == stream.HubClosed {
-					// tmuxmcp is shutting down, not the command: the record
-					// stays running and is watched again at the next start.
+				if f == stream.HubClosed || f == stream.ConnectionLost && r.cfg.Remote {
+					// tmuxmcp is shutting down, or the link to a remote
+					// host dropped, not the command: the record stays
+					// running and is watched again at the next start or
+					// once the host is back (Resume).
 					return
 				}
 				// The tmux server is gone, and the pane with it: the

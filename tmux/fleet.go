@@ -571,14 +571,25 @@ func (f *Fleet) dropConn(c *Conn) {
 		f.RefreshPanes()
 		return
 	}
-	// Was that the whole server, or just our sessions?
-	ctx, cancel := context.WithTimeout(f.ctx, 5*time.Second)
-	defer cancel()
-	if err := f.syncSessions(ctx); err == nil {
-		_ = f.listPanes(ctx)
-		return
-	}
 	reason := c.ExitReason()
+	if f.target.Via != nil && reason == "" {
+		// Every connection to another machine ended at once: the link
+		// dropped. Whatever the panes printed meanwhile is lost, so the
+		// recordings end (connection_lost) and start again on reconnect,
+		// while the server and its commands go on over there.
+		reason = "the connection to " + f.target.Via.String() + " dropped"
+	} else {
+		// Was that the whole server, or just our sessions?
+		ctx, cancel := context.WithTimeout(f.ctx, 5*time.Second)
+		err := f.syncSessions(ctx)
+		if err == nil {
+			_ = f.listPanes(ctx)
+		}
+		cancel()
+		if err == nil {
+			return
+		}
+	}
 	if reason == "" {
 		reason = "the server or every session was killed"
 	}

@@ -96,6 +96,13 @@ func (h *Handlers) awaitJob(ctx context.Context, req *mcp.CallToolRequest, id st
 			go h.reportProgress(ctx, req, token, id, wait, stop)
 		}
 	}
+	if j, _ := h.jobs.Get(id); h.opts.Machine != nil && !j.Done() && j.Decision != "pending" && !h.run.Watching(id) {
+		// A job of a remote host nobody watches: the link dropped. Once it
+		// is back the job is watched again, or its status collected.
+		if h.connected() == nil {
+			h.run.Resume(ctx)
+		}
+	}
 	j, _ := h.run.Await(ctx, id, wait)
 	h.lineAfterJob(j) // before the caller's next call, whenever the job's own end was noted
 	out := h.jobResult(j)

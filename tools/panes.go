@@ -20,7 +20,12 @@ func (e hubEvents) PaneOutput(pane int, data []byte) { e.h.hub.Output(pane, data
 func (e hubEvents) PaneRestarted(pane int)           { e.h.hub.Restart(pane, stream.TopologyChanged) }
 func (e hubEvents) PaneOutputDropped(pane int)       { e.h.hub.Dropped(pane) }
 func (e hubEvents) Disconnected(error)               { e.h.hub.Lost() }
-func (e hubEvents) Reconnected()                     { e.h.hub.Reconnected() }
+func (e hubEvents) Reconnected() {
+	e.h.hub.Reconnected()
+	if e.h.opts.Machine != nil {
+		e.h.resumeNext.Store(true) // once the new recordings are listed
+	}
+}
 
 func (e hubEvents) PanesListed(panes []tmux.PaneInfo, listedAt time.Time) {
 	states := make([]stream.PaneState, len(panes))
@@ -34,6 +39,18 @@ func (e hubEvents) PanesListed(panes []tmux.PaneInfo, listedAt time.Time) {
 	e.h.mu.Unlock()
 	e.h.hub.Sync(states, listedAt)
 	e.h.run.Track(panes)
+	if e.h.resumeNext.CompareAndSwap(true, false) {
+		// A remote host is back: its jobs that ran on while the link was
+		// down are watched again, and those that ended meanwhile get the
+		// status their job script recorded there.
+		e.h.wg.Add(1)
+		go func() {
+			defer e.h.wg.Done()
+			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+			defer cancel()
+			e.h.run.Resume(ctx)
+		}()
+	}
 	e.h.panesListed(panes)
 }
 
@@ -50,6 +67,19 @@ func (h *Handlers) connected() error {
 	if err == nil {
 		return nil
 	}
+	if h.opts.Machine != nil {
+		// A remote host: the link may be back with the server and its
+		// commands still running there.
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		rerr := h.fleet.Reconnect(ctx)
+		if rerr == nil {
+			h.run.Resume(ctx)
+		}
+		cancel()
+		if rerr == nil {
+			return nil
+		}
+	}
 	if h.opts.RestartServer != nil {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
@@ -58,6 +88,9 @@ func (h *Handlers) connected() error {
 				return nil
 			}
 		}
+	}
+	if h.opts.Machine != nil {
+		return errorf("host %s is not reachable: %v. Nothing was done. Its tmux server and the commands in it go on over there; tmuxmcp reconnects by itself (with backoff) and every call on the host tries again: retry in a few seconds", h.opts.Host, err)
 	}
 	return errorf("tmux is not reachable: %v. Nothing was done. The panes of that server are gone; tmuxmcp reconnects by itself when the server is back (call list_panes to see the new panes)", err)
 }

@@ -19,6 +19,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -130,9 +131,10 @@ type Handlers struct {
 	waitsAll int                   // open waits in all
 	server   *mcp.Server           // for resource-updated notifications
 
-	remotes   []*Remote                  // the other hosts, whose calls route through these
-	toolsOnce sync.Once                  // byName is built once
-	byName    map[string]mcp.ToolHandler // this host's own tool handlers
+	remotes    []*Remote                  // the other hosts, whose calls route through these
+	resumeNext atomic.Bool                // a remote host came back: Resume after the next listing
+	toolsOnce  sync.Once                  // byName is built once
+	byName     map[string]mcp.ToolHandler // this host's own tool handlers
 
 	startMu   sync.Mutex    // one job launch at a time
 	closing   chan struct{} // closed by Close: resource watchers stop
@@ -165,7 +167,7 @@ func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Option
 	if !opts.KeepPagers {
 		env = shell.NoPagerEnv()
 	}
-	h.run = runner.New(runner.Config{Hub: hub, Jobs: store, Shell: integ, Session: opts.Session, Log: log, Ended: h.jobEnded, Env: env, Machine: opts.Machine})
+	h.run = runner.New(runner.Config{Hub: hub, Jobs: store, Shell: integ, Session: opts.Session, Log: log, Ended: h.jobEnded, Env: env, Machine: opts.Machine, Remote: opts.Machine != nil})
 	fleet, err := tmux.StartFleet(ctx, target, hubEvents{h}, log)
 	if err != nil {
 		return nil, err

@@ -16,6 +16,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -40,7 +41,9 @@ type Server struct {
 	// Dir holds the server's files.
 	Dir string
 
-	cmd *exec.Cmd
+	cmd  *exec.Cmd
+	conf string // the sshd_config
+	t    testing.TB
 }
 
 // Start starts sshd and registers its end with t.Cleanup. It skips the
@@ -105,9 +108,10 @@ func Start(t testing.TB) *Server {
 	}
 	session := write("session.sh", "#!/bin/sh\n# The environment of every session: hermetic, like a test's tmux server.\nunset XDG_STATE_HOME XDG_CONFIG_HOME XDG_DATA_HOME XDG_RUNTIME_DIR ENV BASH_ENV ZDOTDIR\n"+env.String()+"cd \"$HOME\" || exit 1\nexec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"\n", 0o755)
 
+	s.t = t
 	for attempt := 0; ; attempt++ {
 		s.Port = freePort(t)
-		conf := write("sshd_config", fmt.Sprintf(`Port %d
+		s.conf = write("sshd_config", fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1
 HostKey %s
 AuthorizedKeysFile %s
@@ -123,29 +127,10 @@ MaxSessions 200
 MaxStartups 100:30:200
 LogLevel VERBOSE
 `, s.Port, filepath.Join(dir, "host_key"), filepath.Join(dir, "authorized_keys"), filepath.Join(dir, "sshd.pid"), s.User, session), 0o600)
-		// -D: stays in the foreground as our child; -e: log to stderr.
-		cmd := exec.Command(sshd, "-D", "-e", "-f", conf)
-		var log bytes.Buffer
-		cmd.Stdout, cmd.Stderr = &log, &log
-		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
-		if err := cmd.Start(); err != nil {
-			t.Fatalf("start sshd: %v", err)
-		}
-		if listening(s.Port, 10*time.Second) {
-			s.cmd = cmd
-			t.Cleanup(func() {
-				_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-				_ = cmd.Wait()
-				if t.Failed() {
-					t.Logf("sshd log:\n%s", tail(log.String(), 4000))
-				}
-			})
+		if err := s.listen(); err == nil {
 			break
-		}
-		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-		_ = cmd.Wait()
-		if attempt == 3 {
-			t.Fatalf("sshd did not listen on 127.0.0.1:%d: %s", s.Port, log.String())
+		} else if attempt == 3 {
+			t.Fatal(err)
 		}
 	}
 	write("known_hosts", fmt.Sprintf("[127.0.0.1]:%d %s\n", s.Port, pub("host_key")), 0o600)
@@ -163,6 +148,40 @@ LogLevel VERBOSE
   LogLevel ERROR
 `, s.Port, s.User, filepath.Join(dir, "user_key"), filepath.Join(dir, "known_hosts")), 0o600)
 	return s
+}
+
+// listen starts sshd on s.Port; it stops with the test.
+func (s *Server) listen() error {
+	// -D: stays in the foreground as our child; -e: log to stderr.
+	cmd := exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", s.conf)
+	log := &syncBuffer{}
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		return fmt.Errorf("start sshd: %w", err)
+	}
+	if !listening(s.Port, 10*time.Second) {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		return fmt.Errorf("sshd did not listen on 127.0.0.1:%d: %s", s.Port, log.String())
+	}
+	s.cmd = cmd
+	s.t.Cleanup(func() {
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		_ = cmd.Wait()
+		if s.t.Failed() {
+			s.t.Logf("sshd log:\n%s", tail(log.String(), 4000))
+		}
+	})
+	return nil
+}
+
+// Restart starts sshd again on the same port after Stop.
+func (s *Server) Restart() {
+	s.t.Helper()
+	if err := s.listen(); err != nil {
+		s.t.Fatal(err)
+	}
 }
 
 // URL is the host spec's URL for this server: ssh://USER@127.0.0.1:PORT.
@@ -188,10 +207,12 @@ func (s *Server) DropConnections() {
 	}
 }
 
-// Stop ends sshd and every connection (the host becomes unreachable).
+// Stop ends sshd and every connection (the host becomes unreachable
+// until Restart).
 func (s *Server) Stop() {
 	s.DropConnections()
-	_ = s.cmd.Process.Kill()
+	_ = syscall.Kill(-s.cmd.Process.Pid, syscall.SIGKILL)
+	_ = s.cmd.Wait()
 }
 
 func currentUser(t testing.TB) string {
@@ -221,6 +242,25 @@ func listening(port int, within time.Duration) bool {
 		}
 	}
 	return false
+}
+
+// syncBuffer is a bytes.Buffer written by sshd's output goroutine and read
+// by the test.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }

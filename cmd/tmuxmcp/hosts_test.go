@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
+	"github.com/tmuxmcp/tmuxmcp/internal/sshtest"
+	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
+)
+
+// remoteWorld is tmuxmcp serving a local private tmux server and a host
+// "box" reached through a private sshd, whose own private tmux server it
+// starts there.
+type remoteWorld struct {
+	srv      *sshtest.Server
+	cs       *mcp.ClientSession
+	cmd      *exec.Cmd
+	stderr   *bytes.Buffer
+	boxPane  string
+	stateDir string
+	progress chan any // progress tokens, as their first notification arrives
+}
+
+func startRemoteWorld(t *testing.T, bin string, extra ...string) *remoteWorld {
+	t.Helper()
+	local := tmuxtest.Server(t, "agent", 120, 40)
+	srv := sshtest.Start(t)
+	b := make([]byte, 6)
+	_, _ = rand.Read(b)
+	sock := "tmuxmcp-test-" + hex.EncodeToString(b)
+	t.Cleanup(func() { srv.KillTmux(sock) })
+	w := &remoteWorld{srv: srv, stderr: &bytes.Buffer{}, stateDir: t.TempDir(), progress: make(chan any, 100)}
+	args := append([]string{"-L", local.SocketName, "--session", "agent", "--state-dir", w.stateDir,
+		"--ssh-config", srv.ConfigFile, "--host", "box=" + srv.URL() + "?socket=" + sock}, extra...)
+	w.cmd = exec.Command(bin, args...)
+	w.cmd.Env = tmuxtest.Env(t.TempDir())
+	w.cmd.Stderr = w.stderr
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	var seen sync.Map
+	client := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, &mcp.ClientOptions{
+		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
+			if _, dup := seen.LoadOrStore(r.Params.ProgressToken, true); !dup {
+				w.progress <- r.Params.ProgressToken
+			}
+		},
+	})
+	cs, err := client.Connect(ctx, &mcp.CommandTransport{Command: w.cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w.cs = cs
+	t.Cleanup(func() {
+		_ = cs.Close()
+		_ = w.cmd.Wait()
+		if t.Failed() {
+			t.Logf("tmuxmcp stderr:\n%s", w.stderr.String())
+		}
+	})
+	// The host's pane, once it is connected.
+	for deadline := time.Now().Add(60 * time.Second); w.boxPane == ""; {
+		res := mcptest.OK(ctx, t, cs, "list_panes", map[string]any{"host": "box"})
+		for _, p := range res.M["panes"].([]any) {
+			if pm := p.(map[string]any); pm["host"] == "box" {
+				w.boxPane = pm["paneId"].(string)
+			}
+		}
+		if w.boxPane == "" && time.Now().After(deadline) {
+			t.Fatalf("no pane on host box: %v", res)
+		}
+	}
+	return w
+}
+
+func TestARemoteHostRunsCommandsWaitsAndCapturesLikeLocal(t *testing.T) {
+	bin := buildBinary(t)
+	w := startRemoteWorld(t, bin)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cs := w.cs
+
+	// list_panes without host lists both hosts' panes.
+	all := mcptest.OK(ctx, t, cs, "list_panes", map[string]any{})
+	hosts := map[string]bool{}
+	for _, p := range all.M["panes"].([]any) {
+		hosts[p.(map[string]any)["host"].(string)] = true
+	}
+	if !hosts["local"] || !hosts["box"] || len(all.M["hostErrors"].([]any)) != 0 {
+		t.Fatalf("list_panes of every host: %v", all)
+	}
+
+	// A command on the host: its output, its exit status, its host.
+	run := mcptest.OK(ctx, t, cs, "run_shell_command", map[string]any{"host": "box", "paneId": w.boxPane, "command": "echo remote-$((6*7)); echo $HOME; sh -c 'exit 3'"})
+	if run.Str("status") != "completed" || run.Num("exitCode") != 3 || !strings.Contains(run.Str("output"), "remote-42") || !strings.Contains(run.Str("output"), w.srv.Home) || run.Str("host") != "box" {
+		t.Fatalf("run on box: %v", run)
+	}
+	// The shell's state persists between commands, as locally.
+	mcptest.OK(ctx, t, cs, "run_shell_command", map[string]any{"host": "box", "paneId": w.boxPane, "command": "cd /tmp && export TMUXMCP_T=kept"})
+	again := mcptest.OK(ctx, t, cs, "run_shell_command", map[string]any{"host": "box", "paneId": w.boxPane, "command": "echo $TMUXMCP_T $PWD"})
+	if !strings.Contains(again.Str("output"), "kept /tmp") {
+		t.Fatalf("state between commands on box: %v", again)
+	}
+	// The job record is found by its id alone.
+	got := mcptest.OK(ctx, t, cs, "await_command_result", map[string]any{"jobId": run.Str("jobId")})
+	if got.Str("host") != "box" || got.Num("exitCode") != 3 {
+		t.Fatalf("await_command_result of a box job without host: %v", got)
+	}
+	if res := mcptest.Call(ctx, t, cs, "await_command_result", map[string]any{"jobId": run.Str("jobId"), "host": "local"}); !res.IsError || !strings.Contains(res.Text, "host box") {
+		t.Fatalf("a box job asked for on local: %v", res)
+	}
+
+	// wait_for_text from a cursor sees what a command typed later prints.
+	cur := mcptest.OK(ctx, t, cs, "capture_pane", map[string]any{"host": "box", "paneId": w.boxPane}).Str("cursor")
+	mcptest.OK(ctx, t, cs, "type_text", map[string]any{"host": "box", "paneId": w.boxPane, "text": "echo typed-$((2+2))", "submit": true})
+	wait := mcptest.OK(ctx, t, cs, "wait_for_text", map[string]any{"host": "box", "paneId": w.boxPane, "cursor": cur, "patterns": []string{"typed-4"}, "timeoutMs": 30000})
+	if wait.Str("outcome") != "matched" {
+		t.Fatalf("wait on box: %v", wait)
+	}
+	since := mcptest.OK(ctx, t, cs, "capture_since", map[string]any{"host": "box", "paneId": w.boxPane, "cursor": cur})
+	if !strings.Contains(since.Str("output"), "typed-4") {
+		t.Fatalf("capture_since on box: %v", since)
+	}
+
+	// A cursor of box is refused on a local pane, never read there.
+	localPane := ""
+	for _, p := range all.M["panes"].([]any) {
+		if pm := p.(map[string]any); pm["host"] == "local" {
+			localPane = pm["paneId"].(string)
+		}
+	}
+	for _, tool := range []string{"capture_since", "wait_for_text"} {
+		res := mcptest.Call(ctx, t, cs, tool, map[string]any{"paneId": localPane, "cursor": cur, "timeoutMs": 100})
+		if tool == "capture_since" {
+			res = mcptest.Call(ctx, t, cs, tool, map[string]any{"paneId": localPane, "cursor": cur})
+		}
+		if !res.IsError || !strings.Contains(res.Text, "host box") || !strings.Contains(res.Text, `pass host "box"`) {
+			t.Fatalf("%s with a cursor of box on local: %v", tool, res)
+		}
+	}
+	// An unknown host is a tool error listing the configured ones.
+	if res := mcptest.Call(ctx, t, cs, "capture_pane", map[string]any{"host": "nope", "paneId": w.boxPane}); !res.IsError || !strings.Contains(res.Text, "local, box") {
+		t.Fatalf("unknown host: %v", res)
+	}
+	// list_commands without host lists jobs of every host, with their host.
+	cmds := mcptest.OK(ctx, t, cs, "list_commands", map[string]any{})
+	if n := len(cmds.M["commands"].([]any)); n < 3 || cmds.M["commands"].([]any)[0].(map[string]any)["host"] != "box" {
+		t.Fatalf("list_commands: %v", cmds)
+	}
+}
+
+func TestADroppedLinkEndsWaitsAndTheJobGetsItsStatusAfterReconnect(t *testing.T) {
+	bin := buildBinary(t)
+	w := startRemoteWorld(t, bin)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cs := w.cs
+	// A job that outlives the link, then ends with its own status.
+	job := mcptest.OK(ctx, t, cs, "run_shell_command", map[string]any{"host": "box", "paneId": w.boxPane, "command": "sleep 6; sh -c 'exit 5'", "waitMs": 500})
+	if job.Str("status") != "running" {
+		t.Fatalf("the job: %v", job)
+	}
+	cur := job.Str("cursor")
+	waited := make(chan mcptest.Result, 1)
+	go func() {
+		p := &mcp.CallToolParams{Name: "wait_for_text", Arguments: map[string]any{"host": "box", "paneId": w.boxPane, "patterns": []string{"never-printed"}, "timeoutMs": 60000}}
+		p.SetProgressToken("drop")
+		waited <- mcptest.CallParams(ctx, t, cs, p)
+	}()
+	<-w.progress // the wait is open
+	dropped := time.Now()
+	w.srv.Stop()
+	wait := <-waited
+	took := time.Since(dropped)
+	if wait.Str("outcome") != "stream_lost" || wait.Str("streamFailure") != "connection_lost" || took > 3*time.Second {
+		t.Fatalf("an open wait when the link dropped, after %v: %v", took, wait)
+	}
+	t.Logf("open wait ended %v after the link dropped", took.Round(time.Millisecond))
+	// While the host is down: its calls say why, the local host answers.
+	if res := mcptest.Call(ctx, t, cs, "capture_pane", map[string]any{"host": "box", "paneId": w.boxPane}); !res.IsError {
+		t.Fatalf("capture_pane on a host that is down: %v", res)
+	}
+	all := mcptest.OK(ctx, t, cs, "list_panes", map[string]any{})
+	if errs := all.M["hostErrors"].([]any); len(errs) != 1 || errs[0].(map[string]any)["host"] != "box" {
+		t.Fatalf("list_panes while box is down: %v", all)
+	}
+	// The job ends on the host while the link is down: its script records
+	// the status there.
+	rc := filepath.Join(w.srv.Home, ".local/state/tmuxmcp/jobs", job.Str("jobId")+".rc")
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if _, err := os.Stat(rc); err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			out, _ := exec.Command("sh", "-c", "ls -la "+filepath.Dir(rc)+"; for s in "+w.srv.TmuxDir+"/tmux-*/*; do tmux -S $s list-panes -a; tmux -S $s capture-pane -p -t "+w.boxPane+"; done").CombinedOutput()
+			t.Fatalf("the job's status file %s did not appear:\n%s", rc, out)
+		}
+	}
+	w.srv.Restart()
+	got := mcptest.OK(ctx, t, cs, "await_command_result", map[string]any{"jobId": job.Str("jobId"), "waitMs": 60000})
+	if got.Str("status") != "completed" || got.Num("exitCode") != 5 || got.Str("host") != "box" {
+		t.Fatalf("the job after the link came back: %v", got)
+	}
+	// Cursors from before the drop are expired, as after a local restart.
+	since := mcptest.Call(ctx, t, cs, "capture_since", map[string]any{"host": "box", "paneId": w.boxPane, "cursor": cur})
+	if !since.IsError && since.Str("streamFailure") != "expired" {
+		t.Fatalf("a cursor from before the drop: %v", since)
+	}
+	t.Logf("a cursor from before the drop: %v", since)
+	// And the host runs commands again.
+	again := mcptest.OK(ctx, t, cs, "run_shell_command", map[string]any{"host": "box", "paneId": w.boxPane, "command": "echo back"})
+	if again.Str("status") != "completed" || !strings.Contains(again.Str("output"), "back") {
+		t.Fatalf("after reconnect: %v", again)
+	}
+}
