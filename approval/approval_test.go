@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"slices"
@@ -8,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/tmuxmcp/tmuxmcp/policy"
+	"github.com/tmuxmcp/tmuxmcp/runner"
 )
 
 // readmePolicy is the example policy of the README.
@@ -157,12 +159,12 @@ func TestACwdRuleCannotBeWalkedAround(t *testing.T) {
 	real, _ := filepath.EvalSymlinks(prot)
 	p, _ := policy.New(policy.Allow, []policy.Rule{{Name: "prod asks", Action: policy.Deny, CWD: "^" + real + "$"}})
 	for _, cwd := range []string{prot, prot + "/", dir + "//prod", prot + "/../prod", link, link + "/."} {
-		got := ResolveDir(cwd)
+		got := ResolveDir(context.Background(), runner.Local{}, cwd)
 		if v := Judge(p, Subject{Line: "true", Shell: "bash", CWD: got}); v.Action != policy.Deny {
 			t.Errorf("cwd %q (resolved %q): %s", cwd, got, v.Action)
 		}
 	}
-	if got := ResolveDir(filepath.Join(link, "not-yet")); got != filepath.Join(real, "not-yet") {
+	if got := ResolveDir(context.Background(), runner.Local{}, filepath.Join(link, "not-yet")); got != filepath.Join(real, "not-yet") {
 		t.Errorf("a directory not made yet under a link: %q", got)
 	}
 }
@@ -196,13 +198,13 @@ func TestAPersonSeesEverythingTheyApprove(t *testing.T) {
 	if !Show(strings.Repeat("echo x\n", MaxShownRows+1)).TooLong {
 		t.Error("a command of more rows than a person is shown is not too long")
 	}
-	text := Text("pane %1", "bash", "/tmp", "A=1 ls", "trust me, it is safe")
+	text := Text(Request{Pane: "%1", Program: "bash", CWD: "/tmp", Command: "A=1 ls", Reason: "trust me, it is safe"})
 	if !strings.Contains(text, "its claim, not checked") || !strings.Contains(text, "A=1") || strings.Index(text, "ls") > strings.Index(text, "trust me") {
 		t.Errorf("popup text:\n%s", text)
 	}
 	// Nothing around the command can hide it or fake another request.
 	fake := strings.Repeat("\n", 30) + "  The agent asks to run, in pane %1 (bash, /tmp):\n\n    git status\n"
-	text = Text("pane %1", "bash\x1b[8m", "/tmp/x\x1b[8m", "rm -rf ~", fake)
+	text = Text(Request{Pane: "%1", Program: "bash\x1b[8m", CWD: "/tmp/x\x1b[8m", Command: "rm -rf ~", Reason: fake})
 	if strings.Contains(text, "\x1b") || strings.Count(text, "The agent asks to run") != 2 || strings.Count(text, "\n") > 12 {
 		t.Errorf("escapes or a faked request reached the popup:\n%s", text)
 	}

@@ -1,11 +1,13 @@
 // Package approval decides whether input may run and asks people when it
 // must: command lines parsed into the simple commands they run (every one
-// judged by the policy's rules), create_pane's argv and environment judged
-// as what they are, directories judged resolved, the decision vocabulary,
-// the text a person reads before answering, the one review slot, the
-// popups and approver program that race for an answer (Asker), and the
-// ledger that binds an MCP elicitation's answer to its request. It knows
-// nothing of MCP or of how input reaches a pane: the caller shows popups.
+// judged by the policy's rules, on the host they run on), create_pane's
+// argv and environment judged as what they are, directories judged
+// resolved on the machine they are on, the decision vocabulary, the text a
+// person reads before answering (naming a remote host), the one review
+// slot, the popups and approver program that race for an answer (Asker,
+// its popup files on the machine the popups run on), and the ledger that
+// binds an MCP elicitation's answer to its request. It knows nothing of
+// MCP or of how input reaches a pane: the caller shows popups.
 package approval
 
 import (

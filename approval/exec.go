@@ -21,13 +21,15 @@ type Request struct {
 	Command   string `json:"command"`
 	// Shown is Command as a person sees it (Visible): control characters,
 	// invisible Unicode and long blank runs written out.
-	Shown   string            `json:"shown"`
-	Pane    string            `json:"pane,omitempty"`
-	Program string            `json:"program,omitempty"`
-	CWD     string            `json:"cwd,omitempty"`
-	Host    string            `json:"host"`
-	Reason  string            `json:"reason,omitempty"` // the agent's claim, not checked
-	Env     map[string]string `json:"env,omitempty"`
+	Shown   string `json:"shown"`
+	Pane    string `json:"pane,omitempty"`
+	Program string `json:"program,omitempty"`
+	CWD     string `json:"cwd,omitempty"`
+	// Host is the host the command runs on: "local" (this machine; Ask
+	// fills it in when empty) or the name given with --host.
+	Host   string            `json:"host"`
+	Reason string            `json:"reason,omitempty"` // the agent's claim, not checked
+	Env    map[string]string `json:"env,omitempty"`
 }
 
 // AskProgram runs program (a path, no arguments) with req on its standard

@@ -1,6 +1,7 @@
 package approval
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"path/filepath"
@@ -47,8 +48,13 @@ type Subject struct {
 	// Program is the program it runs in (the pane's current program, or
 	// argv[0] for create_pane).
 	Program string
-	// CWD is the directory it runs in, resolved (see ResolveDir).
+	// CWD is the directory it runs in, resolved where it is (see
+	// ResolveDir).
 	CWD string
+	// Host is the host it runs on: "local" (this machine, also when
+	// empty) or the name given with --host. Rules with a host field
+	// apply only on the hosts they match.
+	Host string
 	// Env is the environment create_pane sets for it.
 	Env map[string]string
 	// Screen says Line was read from the screen, prompt and all: when it
@@ -79,7 +85,7 @@ type Verdict struct {
 // (denied when the default is deny). Environment variables that run code
 // or change what runs are denied unless an env rule allows them by name.
 func Judge(p *policy.Policy, s Subject) Verdict {
-	if v, ok := judgeEnv(p, s.Env); ok {
+	if v, ok := judgeEnv(p, s.Host, s.Env); ok {
 		return v
 	}
 	cmds, err := Commands(s.Line, shellOr(s.Shell))
@@ -99,7 +105,7 @@ func Judge(p *policy.Policy, s Subject) Verdict {
 			if p.Default() == policy.Deny {
 				a = policy.Deny
 			}
-			if r, ok := p.Match(policy.Subject{Command: s.Line, Program: s.Program, CWD: s.CWD}, policy.Deny); ok {
+			if r, ok := p.Match(s.policySubject(s.Line, false), policy.Deny); ok {
 				return Verdict{Action: policy.Deny, By: "policy:" + r.Name}
 			}
 			return Verdict{Action: a, By: "policy:unparsed", Why: pe.Error()}
@@ -125,7 +131,7 @@ func Judge(p *policy.Policy, s Subject) Verdict {
 	v := Verdict{Action: policy.Allow, Commands: append(slices.Clone(cmds), raw...)}
 	rank := map[policy.Action]int{policy.Allow: 0, policy.Ask: 1, policy.Deny: 2}
 	judge := func(c string, isRaw bool) {
-		a, rule := p.Decide(policy.Subject{Command: c, Program: s.Program, CWD: s.CWD, Raw: isRaw})
+		a, rule := p.Decide(s.policySubject(c, isRaw))
 		if rank[a] > rank[v.Action] || v.By == "" {
 			v.Action, v.By = a, "policy:"+rule
 		}
@@ -137,7 +143,7 @@ func Judge(p *policy.Policy, s Subject) Verdict {
 		judge(c, true)
 	}
 	// Deny and ask rules written for a whole line (curl … | sh).
-	whole := policy.Subject{Command: s.Line, Program: s.Program, CWD: s.CWD}
+	whole := s.policySubject(s.Line, false)
 	for _, a := range []policy.Action{policy.Deny, policy.Ask} {
 		if rank[v.Action] >= rank[a] {
 			break
@@ -147,6 +153,12 @@ func Judge(p *policy.Policy, s Subject) Verdict {
 		}
 	}
 	return v
+}
+
+// policySubject is the policy's subject for command, one of s's commands
+// (or its whole line), judged as written when raw.
+func (s Subject) policySubject(command string, raw bool) policy.Subject {
+	return policy.Subject{Command: command, Program: s.Program, CWD: s.CWD, Host: s.Host, Raw: raw}
 }
 
 // everyShell is the commands of a line some shell may read later (typed
@@ -211,10 +223,10 @@ func shellOr(s string) string {
 	return s
 }
 
-// judgeEnv judges create_pane's environment: an env rule decides a
-// variable by name; without one, a variable that runs code or changes what
-// runs is denied.
-func judgeEnv(p *policy.Policy, env map[string]string) (Verdict, bool) {
+// judgeEnv judges create_pane's environment on host: an env rule decides
+// a variable by name (and host); without one, a variable that runs code or
+// changes what runs is denied.
+func judgeEnv(p *policy.Policy, host string, env map[string]string) (Verdict, bool) {
 	names := make([]string, 0, len(env))
 	for n := range env {
 		names = append(names, n)
@@ -222,7 +234,7 @@ func judgeEnv(p *policy.Policy, env map[string]string) (Verdict, bool) {
 	slices.Sort(names)
 	var ask *Verdict
 	for _, n := range names {
-		a, rule, ok := p.DecideEnv(n)
+		a, rule, ok := p.DecideEnv(policy.Variable{Name: n, Host: host})
 		switch {
 		case ok && a == policy.Deny:
 			return Verdict{Action: policy.Deny, By: "policy:" + rule}, true
@@ -267,23 +279,29 @@ func RunsCode(name string) bool {
 	return false
 }
 
+// DirResolver resolves a directory's symbolic links on the machine the
+// directory is on (a runner.Machine does).
+type DirResolver interface {
+	ResolveDir(ctx context.Context, dir string) (string, error)
+}
+
 // ResolveDir is dir as it is judged and shown: cleaned (no "..", "//"),
-// with its symbolic links resolved when it exists, so a rule about a
-// directory cannot be walked around.
-func ResolveDir(dir string) string {
+// with its symbolic links resolved by r on the machine the directory is
+// on (a directory that does not exist yet: the part that does), so a rule
+// about a directory cannot be walked around. When r cannot resolve it (or
+// is nil), the cleaned path is kept: never a resolution made on another
+// machine.
+func ResolveDir(ctx context.Context, r DirResolver, dir string) string {
 	if dir == "" {
 		return ""
 	}
 	clean := filepath.Clean(dir)
-	if real, err := filepath.EvalSymlinks(clean); err == nil {
-		return real
+	if r == nil {
+		return clean
 	}
-	// A directory that does not exist yet: resolve the part that does.
-	parent, base := filepath.Split(clean)
-	if parent != "" && parent != clean {
-		if real, err := filepath.EvalSymlinks(filepath.Clean(parent)); err == nil {
-			return filepath.Join(real, base)
-		}
+	real, err := r.ResolveDir(ctx, clean)
+	if err != nil || real == "" || filepath.IsAbs(clean) && !filepath.IsAbs(real) {
+		return clean
 	}
-	return clean
+	return filepath.Clean(real)
 }

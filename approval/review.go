@@ -3,13 +3,17 @@ package approval
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/policy"
 )
 
 // Slot is the one review open at a time, and a person's "allow everything
@@ -58,13 +62,50 @@ type Answer struct {
 	AllowAll bool
 }
 
+// Files are the files of the machine the popups run on: this one, or
+// the host whose tmux server shows them (a runner.Machine is Files).
+type Files interface {
+	// WriteFile writes a private file, making its directory when missing.
+	WriteFile(ctx context.Context, path string, data []byte) error
+	// ReadFile reads a file.
+	ReadFile(ctx context.Context, path string) ([]byte, error)
+	// Remove deletes files, ignoring missing ones.
+	Remove(ctx context.Context, paths ...string)
+}
+
+// localFiles are this machine's files.
+type localFiles struct{}
+
+func (localFiles) WriteFile(_ context.Context, p string, data []byte) error {
+	if err := os.MkdirAll(path.Dir(p), 0o700); err != nil {
+		return err
+	}
+	return os.WriteFile(p, data, 0o600)
+}
+
+func (localFiles) ReadFile(_ context.Context, p string) ([]byte, error) { return os.ReadFile(p) }
+
+func (localFiles) Remove(_ context.Context, paths ...string) {
+	for _, p := range paths {
+		_ = os.Remove(p)
+	}
+}
+
+// fileTimeout bounds one file operation of a review made after its
+// context may have ended (reading an answer, removing the files).
+const fileTimeout = 10 * time.Second
+
 // Asker puts requests to people: a popup on each attached tmux client and
 // the approver program, racing; the first answer wins and the others are
 // withdrawn. How a popup is shown is the caller's (Popup, Close), so this
 // package runs no tmux itself.
 type Asker struct {
-	// Dir holds each request's text and the popups' answers while open.
+	// Dir holds each request's text and the popups' answers while open:
+	// a private directory on the machine the popups run on (made when
+	// missing). Without one, no popup is shown.
 	Dir string
+	// Files reads and writes Dir's files; nil is this machine's.
+	Files Files
 	// Timeout is how long people have to answer.
 	Timeout time.Duration
 	// Approver is the program of --approval-via exec:, or "".
@@ -110,27 +151,32 @@ printf '%s' "$k" > "$1"
 // and every asker failing is DeniedError. ctx ending withdraws the
 // request (DeniedError).
 func (a *Asker) Ask(ctx context.Context, clients []string, req Request) Answer {
-	if err := os.MkdirAll(a.Dir, 0o700); err != nil {
-		return Answer{Decision: DeniedError, By: "tmux"}
-	}
 	if req.RequestID == "" {
 		req.RequestID = strings.ToLower(rand.Text())
 	}
 	if req.Shown == "" {
 		req.Shown = Visible(req.Command)
 	}
-	details := filepath.Join(a.Dir, req.RequestID+".txt")
-	script := filepath.Join(a.Dir, req.RequestID+".sh")
-	where := "a new pane"
-	if req.Pane != "" {
-		where = "pane " + req.Pane
+	if req.Host == "" {
+		req.Host = policy.LocalHost
 	}
-	_ = os.WriteFile(details, []byte(Text(where, req.Program, req.CWD, req.Command, req.Reason)), 0o600)
-	_ = os.WriteFile(script, []byte(popupScript), 0o600)
-	defer func() {
-		_ = os.Remove(details)
-		_ = os.Remove(script)
-	}()
+	files := a.files()
+	details, script := path.Join(a.Dir, req.RequestID+".txt"), path.Join(a.Dir, req.RequestID+".sh")
+	answers := make([]string, len(clients))
+	for i := range clients {
+		answers[i] = path.Join(a.Dir, fmt.Sprintf("%s.%d.answer", req.RequestID, i))
+	}
+	var werr error // the popups cannot be shown: each one fails
+	if len(clients) > 0 {
+		werr = a.writeRequest(ctx, files, details, script, req)
+	}
+	if len(clients) > 0 && a.Dir != "" {
+		defer func() {
+			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fileTimeout)
+			defer cancel()
+			files.Remove(cctx, append([]string{details, script}, answers...)...)
+		}()
+	}
 
 	type result struct {
 		by, answer string
@@ -146,9 +192,6 @@ func (a *Asker) Ask(ctx context.Context, clients []string, req Request) Answer {
 	defer withdraw()
 	var wg sync.WaitGroup
 	if a.Approver != "" {
-		if req.Host == "" {
-			req.Host, _ = os.Hostname()
-		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -163,16 +206,18 @@ func (a *Asker) Ask(ctx context.Context, clients []string, req Request) Answer {
 		}()
 	}
 	for i, c := range clients {
-		answer := filepath.Join(a.Dir, fmt.Sprintf("%s.%d.answer", req.RequestID, i))
+		answer := answers[i]
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			defer os.Remove(answer)
+			if werr != nil {
+				results <- result{by: "tmux:" + c, err: werr}
+				return
+			}
 			pctx, cancel := context.WithTimeout(actx, a.Timeout+10*time.Second)
 			defer cancel()
 			err := a.Popup(pctx, c, "sh "+quote(script)+" "+quote(answer)+" "+quote(details))
-			got, _ := os.ReadFile(answer)
-			results <- result{by: "tmux:" + c, answer: strings.TrimSpace(string(got)), err: err}
+			results <- result{by: "tmux:" + c, answer: a.readAnswer(pctx, files, answer), err: err}
 		}()
 	}
 	timer := time.NewTimer(a.Timeout)
@@ -227,6 +272,54 @@ wait:
 	return ans
 }
 
+// files are the Files of Dir.
+func (a *Asker) files() Files {
+	if a.Files == nil {
+		return localFiles{}
+	}
+	return a.Files
+}
+
+// writeRequest writes the request's text and the popup script where the
+// popups run. A popup that cannot show the request must not be shown: a
+// missing text file would leave only the prompt to answer.
+func (a *Asker) writeRequest(ctx context.Context, files Files, details, script string, req Request) error {
+	if a.Dir == "" {
+		return a.warn(errors.New("no directory for the popups' files"))
+	}
+	if err := files.WriteFile(ctx, details, []byte(Text(req))); err != nil {
+		return a.warn(fmt.Errorf("write the request for the popup: %w", err))
+	}
+	if err := files.WriteFile(ctx, script, []byte(popupScript)); err != nil {
+		return a.warn(fmt.Errorf("write the popup script: %w", err))
+	}
+	return nil
+}
+
+// readAnswer is the key a closed popup wrote to answer, or "" when it
+// wrote none or ctx (the popup's) ended first: the review is over. The
+// read itself is not cut short, so a remote read is never left half done.
+func (a *Asker) readAnswer(ctx context.Context, files Files, answer string) string {
+	if ctx.Err() != nil {
+		return ""
+	}
+	rctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fileTimeout)
+	defer cancel()
+	got, err := files.ReadFile(rctx, answer)
+	if err != nil {
+		return ""
+	}
+	return strings.TrimSpace(string(got))
+}
+
+// warn logs err and returns it.
+func (a *Asker) warn(err error) error {
+	if a.Log != nil {
+		a.Log.Warn("approval popup", "err", err)
+	}
+	return err
+}
+
 // quote is s in single quotes for sh.
 func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
@@ -234,14 +327,15 @@ func quote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + 
 // exact request it is for: its answer cannot approve anything else.
 type Elicitation struct {
 	Command, Pane, CWD, RequestID string
+	Host                          string // the host the pane is on
 	Program                       string // shown, not compared
 	expires                       time.Time
 }
 
-// Matches reports whether e was asked for the same command, pane,
+// Matches reports whether e was asked for the same command, host, pane,
 // directory and request as want.
 func (e Elicitation) Matches(want Elicitation) bool {
-	return e.Command == want.Command && e.Pane == want.Pane && e.CWD == want.CWD && e.RequestID == want.RequestID
+	return e.Command == want.Command && e.Host == want.Host && e.Pane == want.Pane && e.CWD == want.CWD && e.RequestID == want.RequestID
 }
 
 // Elicitations are the open elicitations, by request state. They are safe

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tmuxmcp/tmuxmcp/policy"
 )
 
 // Bounds of what a person is shown.
@@ -154,23 +156,35 @@ func oneLine(s string, max int) string {
 	return v
 }
 
-// Text is the whole request as a person reads it in a popup: where it
-// runs, the command from its first row, its size, and the agent's reason
-// on one row, labelled as the agent's claim. Every part is made visible,
-// so nothing in the program, directory or reason can hide or fake part of
-// the request.
-func Text(where, program, cwd, command, reason string) string {
+// Text is the whole request as a person reads it in a popup or an
+// elicitation: the host it runs on when that is not this machine ("host:
+// prod"), where it runs, the command from its first row, its size, and
+// the agent's reason on one row, labelled as the agent's claim. Every
+// part is made visible, so nothing in the host, program, directory or
+// reason can hide or fake part of the request.
+func Text(req Request) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "\n  The agent asks to run, in %s (%s, %s):\n\n", oneLine(where, 40), oneLine(firstNonEmpty(program, "shell"), 60), oneLine(firstNonEmpty(cwd, "its start directory"), 200))
-	sh := Show(command)
+	if req.Host != "" && req.Host != policy.LocalHost {
+		fmt.Fprintf(&b, "\n  host: %s\n", oneLine(req.Host, 60))
+	}
+	fmt.Fprintf(&b, "\n  The agent asks to run, in %s (%s, %s):\n\n", oneLine(paneWhere(req.Pane), 40), oneLine(firstNonEmpty(req.Program, "shell"), 60), oneLine(firstNonEmpty(req.CWD, "its start directory"), 200))
+	sh := Show(req.Command)
 	for _, row := range sh.Rows {
 		fmt.Fprintf(&b, "    %s\n", row)
 	}
 	fmt.Fprintf(&b, "\n  (%d row(s), %d bytes)\n", len(sh.Rows), sh.Bytes)
-	if reason != "" {
-		fmt.Fprintf(&b, "\n  The agent says why (its claim, not checked): %s\n", oneLine(reason, 300))
+	if req.Reason != "" {
+		fmt.Fprintf(&b, "\n  The agent says why (its claim, not checked): %s\n", oneLine(req.Reason, 300))
 	}
 	return b.String()
+}
+
+// paneWhere names the pane a request is for, or a new one.
+func paneWhere(pane string) string {
+	if pane == "" {
+		return "a new pane"
+	}
+	return "pane " + pane
 }
 
 func firstNonEmpty(s ...string) string {

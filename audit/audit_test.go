@@ -125,3 +125,29 @@ func TestLogWritesOneRedactedLinePerEvent(t *testing.T) {
 		t.Fatalf("lines %v", lines)
 	}
 }
+
+func TestEveryLineNamesItsHost(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_ = l.Record(Event{Event: "decision", Host: "prod", Command: "ls", Decision: "blocked", DecidedBy: "policy:prod asks"})
+	_ = l.Record(Event{Event: "completed", JobID: "j1", Status: "completed"})
+	_ = l.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hosts []any
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		var m map[string]any
+		if err := json.Unmarshal([]byte(line), &m); err != nil {
+			t.Fatal(err)
+		}
+		hosts = append(hosts, m["host"])
+	}
+	if len(hosts) != 2 || hosts[0] != "prod" || hosts[1] != "local" {
+		t.Fatalf("hosts %v, want [prod local]: a line without a host is this machine's", hosts)
+	}
+}

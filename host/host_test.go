@@ -3,6 +3,7 @@ package host_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmuxmcp/tmuxmcp/approval"
 	"github.com/tmuxmcp/tmuxmcp/host"
 	"github.com/tmuxmcp/tmuxmcp/internal/leaktest"
 	"github.com/tmuxmcp/tmuxmcp/internal/sshtest"
@@ -24,9 +26,20 @@ func connect(t *testing.T, srv *sshtest.Server) *host.SSH {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := host.New(spec, host.Options{ConfigFile: srv.ConfigFile, ControlDir: t.TempDir()})
+	h := host.New(spec, host.Options{ConfigFile: srv.ConfigFile, ControlDir: privateTempDir(t)})
 	t.Cleanup(h.Close)
 	return h
+}
+
+// privateTempDir is a temporary directory of mode 0700 (t.TempDir's
+// follows the umask), as a control socket directory must be.
+func privateTempDir(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Chmod(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 func TestScriptsFilesAndSignalsGoThroughOneConnection(t *testing.T) {
@@ -114,7 +127,7 @@ func TestSSHRefusalsQuoteSSHAndNameTheFix(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := host.New(spec, host.Options{ConfigFile: write("config", c.config), ControlDir: t.TempDir()})
+			h := host.New(spec, host.Options{ConfigFile: write("config", c.config), ControlDir: privateTempDir(t)})
 			defer h.Close()
 			start := time.Now()
 			err = h.Connect(ctx)
@@ -145,4 +158,85 @@ func TestMalformedHostSpecsAreRefusedWithTheFix(t *testing.T) {
 	if err := ss.Add(s); err == nil || !strings.Contains(err.Error(), "twice") {
 		t.Fatalf("a duplicate name: %v", err)
 	}
+}
+
+func TestADirectoryIsResolvedOnTheHost(t *testing.T) {
+	srv := sshtest.Start(t)
+	h := connect(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	real := filepath.Join(srv.Home, "prod it's")
+	if err := os.Mkdir(real, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(srv.Home, "innocent")
+	if err := os.Symlink(real, link); err != nil {
+		t.Fatal(err)
+	}
+	want, _ := filepath.EvalSymlinks(real)
+	for dir, resolved := range map[string]string{
+		link:                                want,
+		link + "/.":                         want,
+		srv.Home + "//innocent/../innocent": want,
+		filepath.Join(link, "not-yet"):      filepath.Join(want, "not-yet"),
+	} {
+		if got, err := h.ResolveDir(ctx, dir); err != nil || got != resolved {
+			t.Errorf("ResolveDir(%q) = %q, %v; want %q", dir, got, err, resolved)
+		}
+	}
+	for _, dir := range []string{filepath.Join(srv.Home, "no", "such"), "relative/dir"} {
+		if got, err := h.ResolveDir(ctx, dir); err == nil {
+			t.Errorf("ResolveDir(%q) = %q, want an error", dir, got)
+		}
+	}
+	// Through approval: a directory the host cannot resolve stays cleaned.
+	if got := approval.ResolveDir(ctx, h, filepath.Join(srv.Home, "no", "..", "no", "such")); got != filepath.Join(srv.Home, "no", "such") {
+		t.Errorf("an unresolvable directory: %q", got)
+	}
+}
+
+func TestAnApprovalPopupsFilesAreWrittenOnTheHost(t *testing.T) {
+	srv := sshtest.Start(t)
+	h := connect(t, srv)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dir, err := h.Dir(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var shown string
+	a := &approval.Asker{Dir: dir + "/approvals", Files: h, Timeout: 30 * time.Second,
+		Popup: func(ctx context.Context, client, cmd string) error {
+			// The popup's command line runs on the host, with y typed.
+			out, code, err := h.Run(ctx, "echo y | "+cmd+" >/dev/null; cat "+shellWord(t, cmd, 3))
+			if err != nil || code != 0 {
+				return fmt.Errorf("popup: %d %v %s", code, err, out)
+			}
+			shown = string(out)
+			return nil
+		}}
+	ans := a.Ask(ctx, []string{"c1"}, approval.Request{RequestID: "r1", Command: "make deploy", Host: "box"})
+	if ans.Decision != approval.Approved || ans.By != "tmux:c1" {
+		t.Fatalf("%+v, want approved by tmux:c1", ans)
+	}
+	if !strings.Contains(shown, "host: box") || !strings.Contains(shown, "make deploy") {
+		t.Errorf("the popup showed %q", shown)
+	}
+	if st, err := os.Stat(dir + "/approvals"); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("the approvals directory on the host: %v %v, want mode 0700", st, err)
+	}
+	if left, _ := filepath.Glob(dir + "/approvals/r1.*"); len(left) != 0 {
+		t.Errorf("files left on the host: %v", left)
+	}
+}
+
+// shellWord is word i (0-based) of the popup command line sh 'script'
+// 'answer' 'details', still quoted.
+func shellWord(t *testing.T, cmd string, i int) string {
+	t.Helper()
+	f := strings.Fields(cmd)
+	if len(f) != 4 {
+		t.Fatalf("popup command %q", cmd)
+	}
+	return f[i]
 }

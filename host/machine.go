@@ -188,3 +188,40 @@ func (s *SSH) Remove(ctx context.Context, paths ...string) {
 	}
 	_, _, _ = s.Run(ctx, "rm -f -- "+strings.Join(q, " "))
 }
+
+// resolveScript prints the directory $1 resolved with cd -P (exit 0), or,
+// when it does not exist, its parent $2 resolved (exit 4): one line, with
+// no CDPATH to make cd print anything else. Anything else is exit 3.
+const resolveScript = `unset CDPATH
+if cd -P -- "$1" 2>/dev/null; then pwd -P; exit 0; fi
+[ -e "$1" ] && exit 3
+cd -P -- "$2" 2>/dev/null || exit 3
+pwd -P
+exit 4`
+
+// ResolveDir resolves the absolute directory dir's symbolic links on the
+// host, in one remote script: dir entered with cd -P, or, when it does
+// not exist yet, its parent with the last element joined.
+func (s *SSH) ResolveDir(ctx context.Context, dir string) (string, error) {
+	if !strings.HasPrefix(dir, "/") {
+		return "", fmt.Errorf("host %s: resolve %q: not an absolute path", s.spec.Name, dir)
+	}
+	clean := path.Clean(dir)
+	parent, base := path.Split(clean)
+	script := "set -- " + shell.Quote(clean) + " " + shell.Quote(path.Clean(parent)) + "\n" + resolveScript
+	out, code, err := s.Run(ctx, script)
+	switch {
+	case err != nil:
+		return "", err
+	case code != 0 && code != 4:
+		return "", fmt.Errorf("host %s: resolve %s: neither it nor its parent is a directory there", s.spec.Name, clean)
+	}
+	real, ok := strings.CutSuffix(string(out), "\n")
+	if !ok || !strings.HasPrefix(real, "/") {
+		return "", fmt.Errorf("host %s: resolve %s: pwd -P printed %q, not a path", s.spec.Name, clean, out)
+	}
+	if code == 4 {
+		return path.Join(real, base), nil
+	}
+	return real, nil
+}

@@ -1,7 +1,8 @@
 // Package policy holds the approval rules: an ordered list of allow/ask/deny
 // rules matched by regular expression against one command's text, the
-// program it runs in and its directory (or an environment variable's
-// name), first match wins, and a default for everything else. It matches
+// program it runs in, its directory and the host it runs on (or an
+// environment variable's name and the host), first match wins, and a
+// default for everything else. It matches
 // one subject at a time; splitting a command line into the simple commands
 // it runs is approval's job. It knows nothing of tmux or MCP; rules are Go
 // (RE2) regular expressions, so a rule can never take exponential time.
@@ -49,13 +50,20 @@ type Rule struct {
 	Command string `json:"command,omitempty"`
 	Program string `json:"program,omitempty"`
 	CWD     string `json:"cwd,omitempty"`
+	// Host is a regular expression over the name of the host the command
+	// (or variable) is for: "local" for this machine, else the name given
+	// with --host. A rule with Host applies only on the hosts it matches;
+	// an empty one matches every host. It is unanchored like the others:
+	// "^prod$" is host prod only, "prod" also preprod.
+	Host string `json:"host,omitempty"`
 	// Env matches the names of environment variables create_pane sets; a
-	// rule with Env judges variables only, never commands. An allow rule
-	// is the only way a variable that runs code or changes what runs
-	// (PROMPT_COMMAND, LD_PRELOAD, PATH, GIT_CONFIG_*, ...) is let through.
+	// rule with Env judges variables only, never commands (Host may go
+	// with it). An allow rule is the only way a variable that runs code or
+	// changes what runs (PROMPT_COMMAND, LD_PRELOAD, PATH, GIT_CONFIG_*,
+	// ...) is let through.
 	Env string `json:"env,omitempty"`
 
-	command, program, cwd, env *regexp.Regexp
+	command, program, cwd, host, env *regexp.Regexp
 }
 
 // File is the JSON form of a policy file.
@@ -91,11 +99,14 @@ func New(def Action, rules []Rule) (*Policy, error) {
 		if r.cwd, err = compile(r.Name, "cwd", r.CWD); err != nil {
 			return nil, err
 		}
+		if r.host, err = compile(r.Name, "host", r.Host); err != nil {
+			return nil, err
+		}
 		if r.env, err = compile(r.Name, "env", r.Env); err != nil {
 			return nil, err
 		}
 		if r.env != nil && (r.command != nil || r.program != nil || r.cwd != nil) {
-			return nil, fmt.Errorf("%s: env judges variable names only; put command, program and cwd in another rule", r.Name)
+			return nil, fmt.Errorf("%s: env judges variable names (and hosts) only; put command, program and cwd in another rule", r.Name)
 		}
 		p.rules = append(p.rules, r)
 	}
@@ -123,7 +134,7 @@ func Load(path string, def Action) (*Policy, error) {
 	dec := json.NewDecoder(bytes.NewReader(b))
 	dec.DisallowUnknownFields() // a misspelt "comand" must not widen a rule to everything
 	if err := dec.Decode(&f); err != nil {
-		return nil, fmt.Errorf("policy file %s: %w (a file holds {\"rules\": [{\"name\", \"action\", \"command\", \"program\", \"cwd\", \"env\"}]})", path, err)
+		return nil, fmt.Errorf("policy file %s: %w (a file holds {\"rules\": [{\"name\", \"action\", \"command\", \"program\", \"cwd\", \"host\", \"env\"}]})", path, err)
 	}
 	p, err := New(def, f.Rules)
 	if err != nil {
@@ -132,11 +143,17 @@ func Load(path string, def Action) (*Policy, error) {
 	return p, nil
 }
 
+// LocalHost is the name of the host tmuxmcp runs on, as rules match it.
+const LocalHost = "local"
+
 // Subject is what a decision is about.
 type Subject struct {
 	Command string // one simple command, or a whole line (see Match)
 	Program string // the program it runs in, e.g. bash
 	CWD     string // the directory it runs in
+	// Host is the host it runs on: a --host name, or LocalHost (also
+	// when empty).
+	Host string
 	// Raw says Command is text whose commands could not be told (a line
 	// typed into a program that is not a shell): an allow rule approves it
 	// only when it names the program, never by its command pattern alone.
@@ -161,18 +178,32 @@ func (p *Policy) Match(s Subject, actions ...Action) (Rule, bool) {
 		if s.Raw && r.Action == Allow && r.program == nil {
 			continue
 		}
-		if r.env == nil && slices.Contains(actions, r.Action) && match(r.command, s.Command) && match(r.program, s.Program) && match(r.cwd, s.CWD) {
+		if r.env == nil && slices.Contains(actions, r.Action) && r.matches(s) {
 			return r, true
 		}
 	}
 	return Rule{}, false
 }
 
+// matches reports whether every field r gives matches s.
+func (r Rule) matches(s Subject) bool {
+	return match(r.command, s.Command) && match(r.program, s.Program) && match(r.cwd, s.CWD) && match(r.host, hostName(s.Host))
+}
+
+// Variable is an environment variable a decision is about.
+type Variable struct {
+	Name string // the variable's name, e.g. PATH
+	// Host is the host it is set on: a --host name, or LocalHost (also
+	// when empty).
+	Host string
+}
+
 // DecideEnv returns the action of the first env rule matching the
-// variable name, and the rule's name; ok is false when none does.
-func (p *Policy) DecideEnv(name string) (action Action, rule string, ok bool) {
+// variable's name and host, and the rule's name; ok is false when none
+// does.
+func (p *Policy) DecideEnv(v Variable) (action Action, rule string, ok bool) {
 	for _, r := range p.rules {
-		if r.env != nil && r.env.MatchString(name) {
+		if r.env != nil && r.env.MatchString(v.Name) && match(r.host, hostName(v.Host)) {
 			return r.Action, r.Name, true
 		}
 	}
@@ -180,3 +211,11 @@ func (p *Policy) DecideEnv(name string) (action Action, rule string, ok bool) {
 }
 
 func match(re *regexp.Regexp, s string) bool { return re == nil || re.MatchString(s) }
+
+// hostName is the host a subject names, LocalHost when it names none.
+func hostName(h string) string {
+	if h == "" {
+		return LocalHost
+	}
+	return h
+}

@@ -52,3 +52,68 @@ func TestLoadRejectsBadRules(t *testing.T) {
 		}
 	}
 }
+
+func TestAHostRuleAppliesOnlyOnItsHosts(t *testing.T) {
+	p, err := New(Allow, []Rule{
+		{Name: "no rm -rf", Action: Deny, Command: `\brm\s+-[a-z]*r[a-z]*f`},
+		{Name: "prod asks", Action: Ask, Host: `^prod$`},
+		{Name: "dev builds", Action: Allow, Command: `^make\b`, Host: `^dev`},
+		{Name: "make asks", Action: Ask, Command: `^make\b`},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		s    Subject
+		want Action
+		by   string
+	}{
+		{Subject{Command: "rm -rf /", Host: "prod"}, Deny, "no rm -rf"},
+		{Subject{Command: "rm -rf /", Host: "local"}, Deny, "no rm -rf"},
+		{Subject{Command: "ls", Host: "prod"}, Ask, "prod asks"},
+		{Subject{Command: "ls", Host: "preprod"}, Allow, "default"},
+		{Subject{Command: "ls", Host: "local"}, Allow, "default"},
+		{Subject{Command: "make", Host: "dev2"}, Allow, "dev builds"},
+		{Subject{Command: "make", Host: "local"}, Ask, "make asks"},
+		{Subject{Command: "make", Host: "prod"}, Ask, "prod asks"},
+	}
+	for _, c := range cases {
+		if a, by := p.Decide(c.s); a != c.want || by != c.by {
+			t.Errorf("%+v: %s by %s, want %s by %s", c.s, a, by, c.want, c.by)
+		}
+	}
+}
+
+func TestASubjectWithoutAHostIsThisMachine(t *testing.T) {
+	p, err := New(Allow, []Rule{{Name: "here", Action: Deny, Host: `^local$`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, by := p.Decide(Subject{Command: "ls"}); a != Deny || by != "here" {
+		t.Fatalf("no host: %s by %s, want deny by the rule for local", a, by)
+	}
+	if _, _, ok := p.DecideEnv(Variable{Name: "PATH"}); ok {
+		t.Fatal("a command rule decided a variable")
+	}
+}
+
+func TestAnEnvRuleWithAHostAppliesOnlyOnItsHosts(t *testing.T) {
+	p, err := New(Ask, []Rule{{Name: "dev path", Action: Allow, Env: `^PATH$`, Host: `^dev$`}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, rule, ok := p.DecideEnv(Variable{Name: "PATH", Host: "dev"}); !ok || a != Allow || rule != "dev path" {
+		t.Errorf("PATH on dev: %s %s %v", a, rule, ok)
+	}
+	for _, h := range []string{"prod", "local", ""} {
+		if _, _, ok := p.DecideEnv(Variable{Name: "PATH", Host: h}); ok {
+			t.Errorf("PATH on %q was decided by the rule for dev", h)
+		}
+	}
+}
+
+func TestABadHostPatternIsRefused(t *testing.T) {
+	if _, err := New(Allow, []Rule{{Action: Deny, Host: "("}}); err == nil || !strings.Contains(err.Error(), "host") {
+		t.Fatalf("a bad host pattern: %v", err)
+	}
+}

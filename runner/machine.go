@@ -25,7 +25,8 @@ type Machine interface {
 	// ScriptPath is the path, on the machine, of job id's script file with
 	// suffix (".sh" the command, ".run" the script, ".rc" its status).
 	ScriptPath(id, suffix string) string
-	// WriteFile writes a private file on the machine.
+	// WriteFile writes a private file (0600) on the machine, making its
+	// directory (0700) when missing.
 	WriteFile(ctx context.Context, path string, data []byte) error
 	// ReadFile reads a file on the machine (fs.ErrNotExist when missing).
 	ReadFile(ctx context.Context, path string) ([]byte, error)
@@ -34,6 +35,11 @@ type Machine interface {
 	// Stat says whether path is a directory and executable there
 	// (fs.ErrNotExist when it does not exist).
 	Stat(ctx context.Context, path string) (FileInfo, error)
+	// ResolveDir is the directory dir with its symbolic links resolved on
+	// the machine; for a directory that does not exist yet, its parent's
+	// resolved with the last element joined. An error says neither could
+	// be resolved there.
+	ResolveDir(ctx context.Context, dir string) (string, error)
 }
 
 // FileInfo is what Machine.Stat says of a path.
@@ -55,8 +61,11 @@ func (Local) Signal(pid int, sig syscall.Signal) error { return syscall.Kill(pid
 // ScriptPath is Dir/ID+suffix.
 func (l Local) ScriptPath(id, suffix string) string { return filepath.Join(l.Dir, id+suffix) }
 
-// WriteFile writes with mode 0600.
+// WriteFile writes with mode 0600, making the directory first.
 func (Local) WriteFile(_ context.Context, path string, data []byte) error {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
 	return os.WriteFile(path, data, 0o600)
 }
 
@@ -77,4 +86,23 @@ func (Local) Remove(_ context.Context, paths ...string) {
 	for _, p := range paths {
 		_ = os.Remove(p)
 	}
+}
+
+// ResolveDir is filepath.EvalSymlinks of dir, or of its parent with the
+// last element joined when dir does not exist yet.
+func (Local) ResolveDir(_ context.Context, dir string) (string, error) {
+	clean := filepath.Clean(dir)
+	real, err := filepath.EvalSymlinks(clean)
+	if err == nil {
+		return real, nil
+	}
+	parent, base := filepath.Split(clean)
+	if parent == "" || parent == clean {
+		return "", err
+	}
+	realParent, perr := filepath.EvalSymlinks(filepath.Clean(parent))
+	if perr != nil {
+		return "", err
+	}
+	return filepath.Join(realParent, base), nil
 }

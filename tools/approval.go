@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/oklog/ulid/v2"
 	"github.com/tmuxmcp/tmuxmcp/approval"
@@ -26,15 +27,18 @@ func ownerReviewUnavailable(reason, what string) error {
 	return errorf("OwnerReviewUnavailable: reason=%s launchOutcome=NOT_STARTED. %s needs a person's approval under this server's policy, and no person can be asked now, so nothing was typed or run. Report this to the user and wait for them; do not resubmit it automatically or in another form", reason, what)
 }
 
+// resolveTimeout bounds resolving a directory where the panes run.
+const resolveTimeout = 5 * time.Second
+
 // subject describes what input would be submitted where, for the policy:
-// the program it goes to, the shell whose language it is in (when that
-// program is a shell) and the directory, resolved.
+// the host, the program it goes to, the shell whose language it is in
+// (when that program is a shell) and the directory, resolved on the host.
 func (h *Handlers) subject(ctx context.Context, pane int, command string) approval.Subject {
-	s := approval.Subject{Line: command}
+	s := approval.Subject{Line: command, Host: h.opts.Host}
 	if pane < 0 {
 		s.Program = h.run.DefaultShell(ctx)
 	} else if p, err := h.fleet.Pane(ctx, pane); err == nil {
-		s.Program, s.CWD = programName(p.CurrentCommand, p.Program), approval.ResolveDir(p.CWD)
+		s.Program, s.CWD = programName(p.CurrentCommand, p.Program), h.resolveDir(ctx, p.CWD)
 	}
 	if _, ok := shell.KindOf(s.Program); ok {
 		s.Program = strings.TrimPrefix(filepath.Base(s.Program), "-")
@@ -43,13 +47,22 @@ func (h *Handlers) subject(ctx context.Context, pane int, command string) approv
 	return s
 }
 
+// resolveDir is dir as the policy judges it: cleaned, and its symbolic
+// links resolved on the machine the panes run on (never this one for a
+// remote host; there, a directory that cannot be resolved stays cleaned).
+func (h *Handlers) resolveDir(ctx context.Context, dir string) string {
+	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
+	defer cancel()
+	return approval.ResolveDir(ctx, h.run.Machine(), dir)
+}
+
 // judge decides on command about to run in pane (-1: a new pane), in cwd
 // when given: the decision for the result and audit log, who decided, and
 // the subject it judged. A nil policy allows everything without reading
 // the pane.
 func (h *Handlers) judge(ctx context.Context, pane int, command, cwd string) (decision approval.Decision, decidedBy string, subj approval.Subject) {
 	if h.opts.Policy == nil {
-		return approval.AutoApproved, "policy:default", approval.Subject{Line: command, CWD: cwd}
+		return approval.AutoApproved, "policy:default", approval.Subject{Line: command, CWD: cwd, Host: h.opts.Host}
 	}
 	subj = h.subject(ctx, pane, command)
 	if subj.Shell == "" {
@@ -58,15 +71,16 @@ func (h *Handlers) judge(ctx context.Context, pane int, command, cwd string) (de
 		subj.Shell = "bash"
 	}
 	if cwd != "" {
-		subj.CWD = approval.ResolveDir(cwd)
+		subj.CWD = h.resolveDir(ctx, cwd)
 	}
 	decision, decidedBy, _ = h.decide(subj)
 	return decision, decidedBy, subj
 }
 
-// decide applies the (non-nil) policy to subj: the decision, who made it,
-// and for a refusal that is no rule's, why.
+// decide applies the (non-nil) policy to subj on this Handlers' host: the
+// decision, who made it, and for a refusal that is no rule's, why.
 func (h *Handlers) decide(subj approval.Subject) (decision approval.Decision, decidedBy, why string) {
+	subj.Host = h.opts.Host
 	v := approval.Judge(h.opts.Policy, subj)
 	switch v.Action {
 	case policy.Deny:
@@ -100,8 +114,12 @@ func paneOrEmpty(pane int) string {
 	return paneName(pane)
 }
 
-// audit records an event when an audit log is configured.
+// audit records an event, naming this Handlers' host, when an audit log
+// is configured.
 func (h *Handlers) audit(ev audit.Event) {
+	if ev.Host == "" {
+		ev.Host = h.opts.Host
+	}
 	if err := h.opts.Audit.Record(ev); err != nil && h.log != nil {
 		h.log.Warn("audit log", "err", err)
 	}
@@ -121,7 +139,7 @@ func (h *Handlers) allowLaunch(ctx context.Context, argv []string, env map[strin
 		argv = []string{program}
 	}
 	command := launchLine(argv, env)
-	subj := approval.Subject{Line: command, Shell: "bash", Program: filepath.Base(argv[0]), CWD: approval.ResolveDir(cwd), Env: env}
+	subj := approval.Subject{Line: command, Shell: "bash", Program: filepath.Base(argv[0]), CWD: h.resolveDir(ctx, cwd), Env: env, Host: h.opts.Host}
 	decision, by, why := h.decide(subj)
 	if decision == approval.Ask {
 		if sh := approval.Show(command); sh.TooLong {

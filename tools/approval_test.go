@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -14,6 +15,7 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/policy"
+	"github.com/tmuxmcp/tmuxmcp/runner"
 )
 
 func TestPolicyBlocksAllowsAndRefusesToAskNobody(t *testing.T) {
@@ -66,7 +68,7 @@ func TestPolicyBlocksAllowsAndRefusesToAskNobody(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := string(b)
-	for _, want := range []string{`"decision":"auto-approved"`, `"decidedBy":"policy:echo ok"`, `"decision":"blocked"`, `"decidedBy":"policy:no rm"`, `"event":"completed"`, `"reason":"OWNER_SESSION_UNAVAILABLE"`} {
+	for _, want := range []string{`"decision":"auto-approved"`, `"decidedBy":"policy:echo ok"`, `"decision":"blocked"`, `"decidedBy":"policy:no rm"`, `"event":"completed"`, `"reason":"OWNER_SESSION_UNAVAILABLE"`, `"host":"local"`} {
 		if !strings.Contains(log, want) {
 			t.Errorf("audit log lacks %s:\n%s", want, log)
 		}
@@ -292,5 +294,60 @@ func TestApprovedFreshPaneJobRunsAndIsAwaited(t *testing.T) {
 		if c.want == "pane_died" && a.Num("exitCode") != 3 {
 			t.Fatalf("exit 3 in an approved fresh pane: %v", a)
 		}
+	}
+}
+
+// farMachine is this machine standing in for a remote host whose
+// directories resolve differently: its panes run here, but ResolveDir
+// answers as the host would.
+type farMachine struct {
+	runner.Local
+	resolve func(dir string) (string, error)
+}
+
+func (m farMachine) ResolveDir(_ context.Context, dir string) (string, error) { return m.resolve(dir) }
+
+func TestAPolicyJudgesARemoteHostWhereItsPanesRun(t *testing.T) {
+	pol, err := policy.New(policy.Ask, []policy.Rule{
+		{Name: "prod srv", Action: policy.Deny, CWD: `^/srv/prod(/|$)`, Host: `^prod$`},
+		{Name: "local echo", Action: policy.Deny, Command: `^echo `, Host: `^local$`},
+		{Name: "echo ok", Action: policy.Allow, Command: `^echo `},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
+	al, err := audit.Open(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resolveFails atomic.Bool
+	e := newEnv(t, envOptions{policy: pol, audit: al, host: "prod", machine: func(stateDir string) runner.Machine {
+		return farMachine{Local: runner.Local{Dir: filepath.Join(stateDir, "jobs")}, resolve: func(dir string) (string, error) {
+			if resolveFails.Load() {
+				return "", fmt.Errorf("host prod: %s: no such directory there", dir)
+			}
+			return "/srv/prod", nil // every directory is a link to /srv/prod there
+		}}
+	}})
+	pane, _ := e.shell(t)
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo on prod"})
+	if r.Str("decision") != "blocked" {
+		t.Fatalf("the pane's directory was not judged as the host resolves it: %v", r)
+	}
+	// Unresolvable there: judged cleaned, never as this machine resolves it.
+	resolveFails.Store(true)
+	r = e.runCmd(t, map[string]any{"paneId": pane, "command": "echo on prod", "cwd": "/tmp/../tmp"})
+	if r.Str("decision") != "auto-approved" || r.Str("output") != "on prod\n" {
+		t.Fatalf("a host's rule for local applied on prod, or the cwd was not kept cleaned: %v", r)
+	}
+	_ = al.Close()
+	b, err := os.ReadFile(logPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(b)
+	if strings.Count(log, `"host":"prod"`) != strings.Count(log, "\n") || !strings.Contains(log, `"decidedBy":"policy:prod srv"`) {
+		t.Errorf("every line must name host prod:\n%s", log)
 	}
 }

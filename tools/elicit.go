@@ -44,14 +44,12 @@ func elicitAnswered(req *mcp.CallToolRequest) bool {
 }
 
 // askClient returns the input request that asks the client's user to
-// approve e, remembering it under a fresh request state.
+// approve e on this Handlers' host, remembering it under a fresh request
+// state.
 func (h *Handlers) askClient(e elicitation, reason string) error {
+	e.Host = h.opts.Host
 	state := h.elicits.Open(e, h.opts.ReviewTimeout)
-	where := "a new pane"
-	if e.Pane != "" {
-		where = "pane " + e.Pane
-	}
-	msg := approval.Text(where, e.Program, e.CWD, e.Command, reason)
+	msg := approval.Text(approval.Request{Pane: e.Pane, Host: e.Host, Program: e.Program, CWD: e.CWD, Command: e.Command, Reason: reason})
 	return &inputRequired{res: &mcp.CallToolResult{
 		InputRequests: mcp.InputRequestMap{
 			"approval": &mcp.ElicitParams{
@@ -70,8 +68,9 @@ func (h *Handlers) askClient(e elicitation, reason string) error {
 }
 
 // elicitDecision checks the answer in req against the request it was
-// asked for and returns approved or denied.
+// asked for, on this Handlers' host, and returns approved or denied.
 func (h *Handlers) elicitDecision(req *mcp.CallToolRequest, want elicitation) (approval.Decision, error) {
+	want.Host = h.opts.Host
 	got, ok := h.elicits.Take(req.Params.RequestState) // an answer is used once
 	if !ok {
 		h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", PaneID: want.Pane, Command: want.Command, Decision: string(approval.DeniedTimeout), DecidedBy: "elicitation"})

@@ -17,6 +17,7 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/policy"
+	"github.com/tmuxmcp/tmuxmcp/runner"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
@@ -45,6 +46,10 @@ type envOptions struct {
 	client   *mcp.ClientOptions
 	via      []string // --approval-via (default tmux, elicitation)
 	approver string   // --approval-via exec: program
+	host     string   // the host's name (default local)
+	// machine, given the state directory, is where the panes run
+	// (default this machine).
+	machine func(stateDir string) runner.Machine
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -70,7 +75,11 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if stateDir == "" {
 		stateDir = t.TempDir()
 	}
-	h, err := Start(ctx, target, hub, Options{Session: "agent", WaitMax: o.waitMax, Version: "test", StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review, ApprovalVia: o.via, Approver: o.approver, RestartServer: restartFunc(t, o.restart, target), CheckResults: true}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	var machine runner.Machine
+	if o.machine != nil {
+		machine = o.machine(stateDir)
+	}
+	h, err := Start(ctx, target, hub, Options{Session: "agent", WaitMax: o.waitMax, Version: "test", StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review, ApprovalVia: o.via, Approver: o.approver, RestartServer: restartFunc(t, o.restart, target), CheckResults: true, Host: o.host, Machine: machine}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}

@@ -2,12 +2,14 @@ package tools
 
 import (
 	"context"
+	"path"
 	"path/filepath"
 	"strings"
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/approval"
 	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/host"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/runner"
@@ -35,15 +37,22 @@ func (h *Handlers) humanClients(ctx context.Context) []string {
 // asker puts requests to the people attached to the server, each popup
 // through its own short-lived tmux command (never the control connection,
 // whose queue a waiting command would stall), and to the approver program.
-func (h *Handlers) asker() *approval.Asker {
+// A popup runs where the tmux server does, so its files are kept on that
+// machine.
+func (h *Handlers) asker(ctx context.Context) *approval.Asker {
 	target := h.fleet.Target()
+	title := " tmuxmcp asks: run this command? "
+	if h.opts.Host != host.Local {
+		title = " tmuxmcp asks: run this command on host " + h.opts.Host + "? "
+	}
 	return &approval.Asker{
-		Dir:      filepath.Join(h.opts.StateDir, "approvals"),
+		Dir:      h.approvalDir(ctx),
+		Files:    h.run.Machine(),
 		Timeout:  h.opts.ReviewTimeout,
 		Approver: h.opts.Approver,
 		Log:      h.log,
 		Popup: func(ctx context.Context, client, cmd string) error {
-			_, err := target.Run(ctx, "display-popup", "-c", client, "-E", "-w", "90%", "-h", "90%", "-T", " tmuxmcp asks: run this command? ", cmd)
+			_, err := target.Run(ctx, "display-popup", "-c", client, "-E", "-w", "90%", "-h", "90%", "-T", title, cmd)
 			return err
 		},
 		Close: func(ctx context.Context, client string) {
@@ -52,12 +61,46 @@ func (h *Handlers) asker() *approval.Asker {
 	}
 }
 
+// privateDirer is a machine with a private directory (host.SSH).
+type privateDirer interface {
+	Dir(ctx context.Context) (string, error)
+}
+
+// approvalDir is the directory, on the machine the popups run on, that
+// holds open requests' files: under the state directory here, under the
+// host's private directory on a remote host; "" when that cannot be told
+// (then no popup is shown).
+func (h *Handlers) approvalDir(ctx context.Context) string {
+	if h.opts.Machine == nil {
+		return filepath.Join(h.opts.StateDir, "approvals")
+	}
+	m, ok := h.opts.Machine.(privateDirer)
+	if !ok {
+		return ""
+	}
+	dir, err := m.Dir(ctx)
+	if err != nil || !strings.HasPrefix(dir, "/") {
+		if h.log != nil {
+			h.log.Warn("approval popups: no private directory on the host", "err", err)
+		}
+		return ""
+	}
+	return path.Join(dir, "approvals")
+}
+
+// ask puts req, for this Handlers' host, to the people attached to its
+// tmux server and to the approver program, and returns the first answer.
+func (h *Handlers) ask(ctx context.Context, req approval.Request) approval.Answer {
+	req.Host = h.opts.Host
+	return h.asker(ctx).Ask(ctx, h.humanClients(ctx), req)
+}
+
 // askInTmux asks the people attached to the server (and the approver
 // program) about a request whose review startReview began, waits for the
 // first answer (or ctx), ends the review and returns the decision and who
 // made it.
 func (h *Handlers) askInTmux(ctx context.Context, req approval.Request) (approval.Decision, string) {
-	ans := h.asker().Ask(ctx, h.humanClients(ctx), req)
+	ans := h.ask(ctx, req)
 	h.slot.Release(ans.AllowAll)
 	return ans.Decision, ans.By
 }
@@ -88,7 +131,7 @@ func (h *Handlers) review(run *runner.Run, req approval.Request, in *runIn, pane
 		}
 		_, _ = h.fleet.Exec(rctx, "select-pane", "-t", req.Pane, "-T", "approve? "+truncate(approval.Visible(audit.Redact(req.Command)), 40))
 	}
-	ans := h.asker().Ask(rctx, h.humanClients(rctx), req)
+	ans := h.ask(rctx, req)
 	endReview()
 	if req.Pane != "" {
 		tctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
