@@ -46,6 +46,7 @@ fuzz:
 	$(GO) test -run '^$$' -fuzz '^FuzzUnescape$$' -fuzztime $(FUZZTIME) ./tmux/
 	$(GO) test -run '^$$' -fuzz '^FuzzMarkScanner$$' -fuzztime $(FUZZTIME) ./shell/
 	$(GO) test -run '^$$' -fuzz '^FuzzInputRegions$$' -fuzztime $(FUZZTIME) ./shell/
+	$(GO) test -run '^$$' -fuzz '^FuzzParseSnapshot$$' -fuzztime $(FUZZTIME) ./shell/
 	$(GO) test -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME) ./input/
 	$(GO) test -run '^$$' -fuzz '^FuzzCommands$$' -fuzztime $(FUZZTIME) ./approval/
 	$(GO) test -run '^$$' -fuzz '^FuzzJudge$$' -fuzztime $(FUZZTIME) ./stdio/

@@ -73,7 +73,7 @@ func (h *Handlers) listPanesTool() Tool {
 	tool := &mcp.Tool{
 		Name:         "list_panes",
 		Title:        "List panes",
-		Description:  "List every tmux pane on the server: paneId, session, window, program, directory, size, dead, attended (a person is watching), and a cursor to wait from. Call it first to find a paneId.",
+		Description:  "List every tmux pane, on this machine and on each --host (host tells where; pass it with the paneId to the other tools): paneId, session, window, program, directory, size, dead, attended (a person is watching), and a cursor to wait from. Call it first to find a paneId.",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "List panes", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/host"
 	"github.com/tmuxmcp/tmuxmcp/runner"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
@@ -60,8 +61,11 @@ func doctor(ctx context.Context, c *config, out io.Writer) error {
 	report(good, "token", detail)
 	good, detail = checkPort(c.httpAddr)
 	report(good, "port", detail)
-	good, detail = checkShell(ctx, c)
+	good, detail = checkShell(ctx, c, nil)
 	report(good, "shell", detail)
+	for _, spec := range c.hosts.specs {
+		checkHost(ctx, c, spec, stateDir, report)
+	}
 	if !ok {
 		return errors.New("doctor found problems")
 	}
@@ -72,22 +76,48 @@ func doctor(ctx context.Context, c *config, out io.Writer) error {
 // a throwaway private tmux server (with the user's environment and tmux
 // configuration), runs `true` in it through the same tools an agent uses,
 // and says how that went, or what went wrong and where.
-func checkShell(ctx context.Context, c *config) (bool, string) {
+//
+// With conn it does the same on that host, in a throwaway tmux server
+// there.
+func checkShell(ctx context.Context, c *config, conn *host.SSH) (bool, string) {
 	tmp, err := os.MkdirTemp("", "tmuxmcp-doctor")
 	if err != nil {
 		return false, err.Error()
 	}
 	defer os.RemoveAll(tmp)
-	integ, err := shell.Install(filepath.Join(tmp, "shell"))
-	if err != nil {
-		return false, err.Error()
-	}
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	target := tmux.Target{SocketName: "tmuxmcp-doctor-" + hex.EncodeToString(b), ConfigFile: c.target.ConfigFile, Binary: c.target.Binary}
-	argv, env, options := runner.SessionLaunch(integ)
 	trace := filepath.Join(tmp, "trace")
+	opts := tools.Options{Session: "doctor", StateDir: tmp, Version: versionString()}
+	var integ *shell.Integration
+	remoteTrace := ""
+	if conn != nil {
+		target = tmux.Target{SocketName: target.SocketName, Via: conn}
+		if integ, err = conn.Integration(ctx); err != nil {
+			return false, err.Error()
+		}
+		dir, _ := conn.Dir(ctx)
+		remoteTrace = dir + "/doctor-trace-" + hex.EncodeToString(b)
+		defer conn.Remove(context.WithoutCancel(ctx), remoteTrace)
+		opts.Host, opts.Machine = conn.Spec().Name, conn
+	} else if integ, err = shell.Install(filepath.Join(tmp, "shell")); err != nil {
+		return false, err.Error()
+	}
+	opts.Shell = integ
+	argv, env, options := runner.SessionLaunch(integ)
 	env[shell.TraceVar] = trace
+	if remoteTrace != "" {
+		env[shell.TraceVar] = remoteTrace
+	}
+	// fetchTrace brings the remote trace file here, for the same reading.
+	fetchTrace := func() {
+		if remoteTrace != "" {
+			if b, err := conn.ReadFile(ctx, remoteTrace); err == nil {
+				_ = os.WriteFile(trace, b, 0o600)
+			}
+		}
+	}
 	if _, err := target.EnsureSession(ctx, tmux.SessionSpec{Name: "doctor", Width: 160, Height: 50, Command: argv, Env: env, PaneOptions: options}); err != nil {
 		return false, fmt.Sprintf("could not start a throwaway tmux server: %v", err)
 	}
@@ -97,14 +127,14 @@ func checkShell(ctx context.Context, c *config) (bool, string) {
 		defer cancel()
 		_, _ = target.Run(kctx, "kill-server")
 		// tmux 3.3a leaves its socket file behind.
-		if strings.HasSuffix(socket, "/"+target.SocketName) {
+		if conn == nil && strings.HasSuffix(socket, "/"+target.SocketName) {
 			_ = os.Remove(socket)
 		}
 	}()
 	shellPath, _ := target.Run(ctx, "show-options", "-gv", "default-shell")
 	hub := stream.NewHub(0)
 	log := slog.New(slog.DiscardHandler)
-	h, err := tools.Start(ctx, target, hub, tools.Options{Session: "doctor", StateDir: tmp, Shell: integ, Version: versionString()}, log)
+	h, err := tools.Start(ctx, target, hub, opts, log)
 	if err != nil {
 		return false, fmt.Sprintf("could not attach to the throwaway tmux server: %v", err)
 	}
@@ -144,6 +174,7 @@ func checkShell(ctx context.Context, c *config) (bool, string) {
 	started := time.Now()
 	r, err := call("run_shell_command", map[string]any{"paneId": first, "command": "true", "waitMs": c.shellWait.Milliseconds()})
 	took := time.Since(started)
+	fetchTrace()
 	what := shellPath
 	if err != nil {
 		detail := fmt.Sprintf("%s with tmuxmcp's integration did not take a command: %v", what, err)
@@ -182,6 +213,7 @@ func checkShell(ctx context.Context, c *config) (bool, string) {
 	case kind == "sh":
 		detail += "; a POSIX shell: commands run through job scripts (bash, zsh and fish get the integration)"
 	}
+	fetchTrace()
 	if errs := startupErrors(call, first, trace); errs != "" {
 		good = false
 		detail += "\n              it printed: " + errs
@@ -260,4 +292,27 @@ func truncate(s string, n int) string {
 		return s[:n] + "…"
 	}
 	return s
+}
+
+// checkHost checks one --host: ssh reaches it without a prompt, its tmux
+// is new enough, and its user's shell takes a command with the
+// integration.
+func checkHost(ctx context.Context, c *config, spec host.Spec, stateDir string, report func(bool, string, string)) {
+	conn := host.New(spec, host.Options{ConfigFile: c.sshConfig, ControlDir: filepath.Join(stateDir, "ssh")})
+	defer conn.Close()
+	start := time.Now()
+	if err := conn.Connect(ctx); err != nil {
+		report(false, spec.Name+":ssh", err.Error())
+		return
+	}
+	report(true, spec.Name+":ssh", fmt.Sprintf("%s reachable without a prompt (%d ms)", spec.URL(), time.Since(start).Milliseconds()))
+	v, err := tmux.Target{Via: conn}.Version(ctx)
+	if err != nil {
+		report(false, spec.Name+":tmux", fmt.Sprintf("%v: install tmux 3.2 or newer on %s", err, spec.Name))
+		return
+	}
+	good, detail := checkTmuxVersion(v)
+	report(good, spec.Name+":tmux", detail)
+	good, detail = checkShell(ctx, c, conn)
+	report(good, spec.Name+":shell", detail)
 }

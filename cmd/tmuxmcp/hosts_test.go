@@ -5,11 +5,14 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"errors"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -62,8 +65,21 @@ func startRemoteWorld(t *testing.T, bin string, extra ...string) *remoteWorld {
 	}
 	w.cs = cs
 	t.Cleanup(func() {
+		closed := time.Now()
 		_ = cs.Close()
-		_ = w.cmd.Wait()
+		exited := make(chan struct{})
+		go func() { _ = w.cmd.Wait(); close(exited) }()
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			_ = w.cmd.Process.Signal(syscall.SIGQUIT) // its goroutines, on stderr
+			<-exited
+			t.Errorf("tmuxmcp did not exit within 30 s of its stdin's end")
+		}
+		t.Logf("tmuxmcp exited %v after its stdin closed", time.Since(closed).Round(time.Millisecond))
+		if time.Since(closed) > 10*time.Second {
+			t.Errorf("tmuxmcp took %v to exit; its stderr:\n%s", time.Since(closed), w.stderr.String())
+		}
 		if t.Failed() {
 			t.Logf("tmuxmcp stderr:\n%s", w.stderr.String())
 		}
@@ -206,8 +222,11 @@ func TestADroppedLinkEndsWaitsAndTheJobGetsItsStatusAfterReconnect(t *testing.T)
 			t.Fatalf("the job's status file %s did not appear:\n%s", rc, out)
 		}
 	}
+	t.Logf("the job ended on the host %v after the link dropped", time.Since(dropped).Round(time.Millisecond))
 	w.srv.Restart()
+	back := time.Now()
 	got := mcptest.OK(ctx, t, cs, "await_command_result", map[string]any{"jobId": job.Str("jobId"), "waitMs": 60000})
+	t.Logf("its status collected %v after sshd was back", time.Since(back).Round(time.Millisecond))
 	if got.Str("status") != "completed" || got.Num("exitCode") != 5 || got.Str("host") != "box" {
 		t.Fatalf("the job after the link came back: %v", got)
 	}
@@ -218,8 +237,55 @@ func TestADroppedLinkEndsWaitsAndTheJobGetsItsStatusAfterReconnect(t *testing.T)
 	}
 	t.Logf("a cursor from before the drop: %v", since)
 	// And the host runs commands again.
+	againAt := time.Now()
+	defer func() { t.Logf("the next command took %v", time.Since(againAt).Round(time.Millisecond)) }()
 	again := mcptest.OK(ctx, t, cs, "run_shell_command", map[string]any{"host": "box", "paneId": w.boxPane, "command": "echo back"})
 	if again.Str("status") != "completed" || !strings.Contains(again.Str("output"), "back") {
 		t.Fatalf("after reconnect: %v", again)
+	}
+}
+
+func TestDoctorChecksEachHost(t *testing.T) {
+	srv := sshtest.Start(t)
+	var out, errb bytes.Buffer
+	target := tmuxtest.Server(t, "agent", 80, 24)
+	err := run(context.Background(), []string{"doctor", "-L", target.SocketName, "--state-dir", t.TempDir(), "--ssh-config", srv.ConfigFile,
+		"--host", "box=" + srv.URL(), "--host", "gone=ssh://" + srv.User + "@127.0.0.1:1"}, nil, &out, &errb)
+	if err == nil {
+		t.Fatalf("doctor with an unreachable host succeeded:\n%s", out.String())
+	}
+	for _, want := range []string{"ok   box:ssh", "ok   box:tmux", "ok   box:shell", "FAIL gone:ssh", "Connection refused"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("doctor output lacks %q:\n%s", want, out.String())
+		}
+	}
+	t.Logf("doctor:\n%s", out.String())
+}
+
+func TestABadHostFlagStopsStartUpNamingTheFlagAndTheFix(t *testing.T) {
+	cfg := filepath.Join(t.TempDir(), "config.json")
+	if err := os.WriteFile(cfg, []byte(`{"hosts": {"build": "ssh://b.example"}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--host", "build"}, "NAME=ssh://"},
+		{[]string{"--host", "local=ssh://x.example"}, "cannot be redefined"},
+		{[]string{"--host", "b=ssh://x.example", "--host", "b=ssh://y.example"}, "defined twice"},
+		{[]string{"--host", "b=http://x.example"}, "not ssh"},
+		{[]string{"--config", cfg, "--host", "build=ssh://c.example"}, "defined twice"},
+		{[]string{"--ssh-config", "/nonexistent/ssh_config"}, "--ssh-config"},
+	} {
+		_, err := parseFlags("tmuxmcp", c.args, io.Discard)
+		var bad usageError
+		if !errors.As(err, &bad) || !strings.Contains(err.Error(), c.want) || !strings.Contains(err.Error(), "-") {
+			t.Errorf("%v: %v, want a usage error naming %q", c.args, err, c.want)
+		}
+	}
+	c, err := parseFlags("tmuxmcp", []string{"--config", cfg, "--host", "db=ssh://ops@db.example:2222"}, io.Discard)
+	if err != nil || len(c.hosts.specs) != 2 {
+		t.Fatalf("--config and --host together: %v %+v", err, c)
 	}
 }

@@ -8,7 +8,6 @@
 package sshtest
 
 import (
-	"bytes"
 	"fmt"
 	"net"
 	"os"
@@ -16,7 +15,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -154,7 +152,14 @@ LogLevel VERBOSE
 func (s *Server) listen() error {
 	// -D: stays in the foreground as our child; -e: log to stderr.
 	cmd := exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", s.conf)
-	log := &syncBuffer{}
+	// A file, not a pipe: what a session starts (a tmux server that
+	// daemonizes) may keep sshd's stderr open, and Wait would wait for it.
+	logPath := filepath.Join(s.Dir, "sshd.log")
+	log, err := os.OpenFile(logPath, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return err
+	}
+	defer log.Close()
 	cmd.Stdout, cmd.Stderr = log, log
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
 	if err := cmd.Start(); err != nil {
@@ -163,14 +168,16 @@ func (s *Server) listen() error {
 	if !listening(s.Port, 10*time.Second) {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
-		return fmt.Errorf("sshd did not listen on 127.0.0.1:%d: %s", s.Port, log.String())
+		b, _ := os.ReadFile(logPath)
+		return fmt.Errorf("sshd did not listen on 127.0.0.1:%d: %s", s.Port, b)
 	}
 	s.cmd = cmd
 	s.t.Cleanup(func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
 		if s.t.Failed() {
-			s.t.Logf("sshd log:\n%s", tail(log.String(), 4000))
+			b, _ := os.ReadFile(logPath)
+			s.t.Logf("sshd log:\n%s", tail(string(b), 4000))
 		}
 	})
 	return nil
@@ -242,25 +249,6 @@ func listening(port int, within time.Duration) bool {
 		}
 	}
 	return false
-}
-
-// syncBuffer is a bytes.Buffer written by sshd's output goroutine and read
-// by the test.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.String()
 }
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
