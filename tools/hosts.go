@@ -179,8 +179,9 @@ func takeHost(raw json.RawMessage) (json.RawMessage, string, error) {
 // against the host its jobId or cursor belongs to.
 func (h *Handlers) pickHost(ctx context.Context, name string, args json.RawMessage) (*Handlers, error) {
 	var ids struct {
-		JobID  *string `json:"jobId"`
-		Cursor *string `json:"cursor"`
+		JobID     *string `json:"jobId"`
+		Cursor    *string `json:"cursor"`
+		RequestID *string `json:"requestId"`
 	}
 	_ = json.Unmarshal(args, &ids)
 	if ids.JobID != nil && *ids.JobID != "" {
@@ -193,6 +194,11 @@ func (h *Handlers) pickHost(ctx context.Context, name string, args json.RawMessa
 	}
 	if name == "" {
 		name = host.Local
+	}
+	if ids.RequestID != nil && *ids.RequestID != "" {
+		if owner, job := h.requestHost(*ids.RequestID); owner != "" && owner != name {
+			return nil, errorf("requestId %s already names job %s on host %s: a requestId is only for retrying the same call. Pass host %q to retry it, or use a new requestId for a new command", *ids.RequestID, job, owner, owner)
+		}
 	}
 	if ids.Cursor != nil {
 		if c, err := cursor.Parse(*ids.Cursor); err == nil {
@@ -234,6 +240,22 @@ func (h *Handlers) jobHost(id string) string {
 		}
 	}
 	return ""
+}
+
+// requestHost is the host whose records hold a job with requestId, and
+// that job's id ("" when none does).
+func (h *Handlers) requestHost(requestID string) (string, string) {
+	if j, ok := h.jobs.ByRequest(requestID); ok {
+		return host.Local, j.ID
+	}
+	for _, r := range h.Remotes() {
+		if rh := r.started(); rh != nil {
+			if j, ok := rh.jobs.ByRequest(requestID); ok {
+				return r.Name, j.ID
+			}
+		}
+	}
+	return "", ""
 }
 
 // cursorHost is the host whose recording id is, or "".

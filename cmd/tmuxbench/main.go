@@ -59,6 +59,7 @@ var sections = []section{
 	{"memory", sectionMemory},
 	{"hot", sectionHot},
 	{"scale", sectionScale},
+	{"ssh", sectionSSH},
 }
 
 func main() {
@@ -83,7 +84,7 @@ func main() {
 	flag.IntVar(&cfg.panes, "panes", 100, "panes for the memory section and the top of the scale curve")
 	flag.StringVar(&cfg.out, "out", "docs", "directory for bench.md and bench.svg (empty: write nothing)")
 	flag.StringVar(&cfg.pprof, "pprof", "", "write a CPU profile of every tmuxmcp process the suite starts into this directory (<section>-<n>.prof)")
-	flag.StringVar(&only, "only", "", "comma-separated sections to run (default all): latency,run,ingest,idle,memory,hot,scale")
+	flag.StringVar(&only, "only", "", "comma-separated sections to run (default all): latency,run,ingest,idle,memory,hot,scale,ssh")
 	flag.Parse()
 	if err := run(cfg, only); err != nil {
 		fmt.Fprintln(os.Stderr, "tmuxbench:", err)

@@ -6,6 +6,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -92,7 +93,13 @@ func (w *world) serverPID(ctx context.Context) (int, error) {
 type client struct {
 	cs  *mcp.ClientSession
 	cmd *exec.Cmd
+	// host, when set, is passed as every call's host (a view of the same
+	// process's panes on that host: see onHost).
+	host string
 }
+
+// onHost is c calling the tools on host's panes.
+func (c *client) onHost(host string) *client { return &client{cs: c.cs, cmd: c.cmd, host: host} }
 
 // startMCP runs the tmuxmcp binary on this world's server.
 func (w *world) startMCP(ctx context.Context, env []string, args ...string) (*client, error) {
@@ -122,6 +129,10 @@ func (c *client) pid() int { return c.cmd.Process.Pid }
 // call runs one tool and returns its structured result; a tool error is an
 // error here.
 func (c *client) call(ctx context.Context, name string, args map[string]any) (map[string]any, error) {
+	if c.host != "" {
+		args = maps.Clone(args)
+		args["host"] = c.host
+	}
 	res, err := c.cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)

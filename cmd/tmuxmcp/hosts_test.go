@@ -223,7 +223,9 @@ func TestADroppedLinkEndsWaitsAndTheJobGetsItsStatusAfterReconnect(t *testing.T)
 		}
 	}
 	t.Logf("the job ended on the host %v after the link dropped", time.Since(dropped).Round(time.Millisecond))
-	w.srv.Restart()
+	if err := w.srv.Restart(); err != nil {
+		t.Fatal(err)
+	}
 	back := time.Now()
 	got := mcptest.OK(ctx, t, cs, "await_command_result", map[string]any{"jobId": job.Str("jobId"), "waitMs": 60000})
 	t.Logf("its status collected %v after sshd was back", time.Since(back).Round(time.Millisecond))
@@ -287,5 +289,51 @@ func TestABadHostFlagStopsStartUpNamingTheFlagAndTheFix(t *testing.T) {
 	c, err := parseFlags("tmuxmcp", []string{"--config", cfg, "--host", "db=ssh://ops@db.example:2222"}, io.Discard)
 	if err != nil || len(c.hosts.specs) != 2 {
 		t.Fatalf("--config and --host together: %v %+v", err, c)
+	}
+}
+
+func TestARemoteJobIsCancelledAndApprovalAndAuditNameTheHost(t *testing.T) {
+	bin := buildBinary(t)
+	dir := t.TempDir()
+	pol := filepath.Join(dir, "policy.json")
+	if err := os.WriteFile(pol, []byte(`{"rules": [{"action": "deny", "host": "^box$", "command": "^rm( |$)"}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	auditLog := filepath.Join(dir, "audit.jsonl")
+	w := startRemoteWorld(t, bin, "--policy", pol, "--audit", auditLog)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	cs := w.cs
+	// The host rule denies on box what runs anywhere else.
+	denied := mcptest.OK(ctx, t, cs, "run_shell_command", map[string]any{"host": "box", "paneId": w.boxPane, "command": "rm -f /tmp/tmuxmcp-never-made"})
+	if denied.Str("decision") != "blocked" || denied.Str("status") == "completed" {
+		t.Fatalf("rm on box under a deny rule for box: %v", denied)
+	}
+	// A job on box that ignores nothing is stopped by cancel_command, where it runs.
+	job := mcptest.OK(ctx, t, cs, "run_shell_command", map[string]any{"host": "box", "paneId": w.boxPane, "command": "sleep 300", "waitMs": 500, "requestId": "0123456789abcdef0123456789abcdef"})
+	if job.Str("status") != "running" {
+		t.Fatalf("sleep 300 on box: %v", job)
+	}
+	// The requestId is box's: a retry on another host is refused, not run twice.
+	if res := mcptest.Call(ctx, t, cs, "run_shell_command", map[string]any{"command": "sleep 300", "requestId": "0123456789abcdef0123456789abcdef"}); !res.IsError || !strings.Contains(res.Text, "host box") {
+		t.Fatalf("box's requestId retried on local: %v", res)
+	}
+	start := time.Now()
+	stopped := mcptest.OK(ctx, t, cs, "cancel_command", map[string]any{"jobId": job.Str("jobId")})
+	if stopped.Str("status") != "interrupted" || stopped.Str("host") != "box" {
+		t.Fatalf("cancel_command on box: %v", stopped)
+	}
+	t.Logf("a remote sleep was interrupted in %v", time.Since(start).Round(time.Millisecond))
+	// The shell there takes the next command at once.
+	after := mcptest.OK(ctx, t, cs, "run_shell_command", map[string]any{"host": "box", "paneId": w.boxPane, "command": "echo after-cancel"})
+	if after.Str("status") != "completed" || !strings.Contains(after.Str("output"), "after-cancel") {
+		t.Fatalf("after the cancel: %v", after)
+	}
+	b, err := os.ReadFile(auditLog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"host":"box"`) || !strings.Contains(string(b), "rm -f") {
+		t.Fatalf("the audit log does not name host box:\n%s", b)
 	}
 }

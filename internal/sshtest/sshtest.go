@@ -39,9 +39,11 @@ type Server struct {
 	// Dir holds the server's files.
 	Dir string
 
-	cmd  *exec.Cmd
-	conf string // the sshd_config
-	t    testing.TB
+	cmd      *exec.Cmd
+	conf     string // the sshd_config
+	cleanups []func()
+	failed   func() bool // the test failed: Close logs sshd's log
+	logf     func(string, ...any)
 }
 
 // Start starts sshd and registers its end with t.Cleanup. It skips the
@@ -49,52 +51,85 @@ type Server struct {
 // (CI sets it: there a missing sshd is a failure).
 func Start(t testing.TB) *Server {
 	t.Helper()
-	sshd := "/usr/sbin/sshd"
 	if _, err := os.Stat(sshd); err != nil {
 		if os.Getenv("TMUXMCP_REQUIRE_SSHD") != "" {
 			t.Fatalf("sshd is not installed (%v): apt-get install openssh-server", err)
 		}
 		t.Skip("sshd is not installed (apt-get install openssh-server)")
 	}
+	s, err := New()
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.failed = t.Failed
+	s.logf = t.Logf
+	t.Cleanup(s.Close)
+	return s
+}
+
+// sshd is the OpenSSH server binary.
+const sshd = "/usr/sbin/sshd"
+
+// New starts sshd; Close ends it (for callers without a testing.TB, such
+// as the benchmark suite).
+func New() (*Server, error) {
 	if os.Geteuid() == 0 {
 		// sshd run as root wants its privilege-separation directory.
 		if err := os.MkdirAll("/run/sshd", 0o755); err != nil {
-			t.Fatalf("sshd: %v", err)
+			return nil, fmt.Errorf("sshd: %w", err)
 		}
 	}
 	dir, err := os.MkdirTemp("", "tmuxmcp-sshd-")
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
-	t.Cleanup(func() { _ = os.RemoveAll(dir) })
-	s := &Server{Dir: dir, Home: filepath.Join(dir, "home"), TmuxDir: filepath.Join(dir, "tmux"), User: currentUser(t)}
+	s := &Server{Dir: dir, Home: filepath.Join(dir, "home"), TmuxDir: filepath.Join(dir, "tmux")}
+	s.cleanups = append(s.cleanups, func() { _ = os.RemoveAll(dir) })
+	if err := s.setUp(); err != nil {
+		s.Close()
+		return nil, err
+	}
+	return s, nil
+}
+
+// Close ends sshd and removes its files.
+func (s *Server) Close() {
+	for i := len(s.cleanups) - 1; i >= 0; i-- {
+		s.cleanups[i]()
+	}
+	s.cleanups = nil
+}
+
+func (s *Server) setUp() error {
+	dir := s.Dir
+	out, err := exec.Command("id", "-un").Output()
+	if err != nil {
+		return fmt.Errorf("id -un: %w", err)
+	}
+	s.User = strings.TrimSpace(string(out))
 	for _, d := range []string{s.Home, s.TmuxDir} {
 		if err := os.MkdirAll(d, 0o700); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
 	if err := tmuxtest.DefaultRC(s.Home); err != nil {
-		t.Fatal(err)
+		return err
 	}
-	keygen := func(name string) {
+	for _, name := range []string{"host_key", "user_key"} {
 		out, err := exec.Command("ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "tmuxmcp-test", "-f", filepath.Join(dir, name)).CombinedOutput()
 		if err != nil {
-			t.Fatalf("ssh-keygen: %v: %s", err, out)
+			return fmt.Errorf("ssh-keygen: %v: %s", err, out)
 		}
 	}
-	keygen("host_key")
-	keygen("user_key")
 	pub := func(name string) string {
-		b, err := os.ReadFile(filepath.Join(dir, name+".pub"))
-		if err != nil {
-			t.Fatal(err)
-		}
+		b, _ := os.ReadFile(filepath.Join(dir, name+".pub"))
 		return strings.TrimSpace(string(b))
 	}
+	var werr error
 	write := func(name, body string, mode os.FileMode) string {
 		p := filepath.Join(dir, name)
-		if err := os.WriteFile(p, []byte(body), mode); err != nil {
-			t.Fatal(err)
+		if err := os.WriteFile(p, []byte(body), mode); err != nil && werr == nil {
+			werr = err
 		}
 		return p
 	}
@@ -105,10 +140,12 @@ func Start(t testing.TB) *Server {
 		fmt.Fprintf(&env, "export %s=%s\n", k, shellQuote(v))
 	}
 	session := write("session.sh", "#!/bin/sh\n# The environment of every session: hermetic, like a test's tmux server.\nunset XDG_STATE_HOME XDG_CONFIG_HOME XDG_DATA_HOME XDG_RUNTIME_DIR ENV BASH_ENV ZDOTDIR\n"+env.String()+"cd \"$HOME\" || exit 1\nexec /bin/sh -c \"$SSH_ORIGINAL_COMMAND\"\n", 0o755)
-
-	s.t = t
 	for attempt := 0; ; attempt++ {
-		s.Port = freePort(t)
+		port, err := freePort()
+		if err != nil {
+			return err
+		}
+		s.Port = port
 		s.conf = write("sshd_config", fmt.Sprintf(`Port %d
 ListenAddress 127.0.0.1
 HostKey %s
@@ -125,10 +162,15 @@ MaxSessions 200
 MaxStartups 100:30:200
 LogLevel VERBOSE
 `, s.Port, filepath.Join(dir, "host_key"), filepath.Join(dir, "authorized_keys"), filepath.Join(dir, "sshd.pid"), s.User, session), 0o600)
-		if err := s.listen(); err == nil {
+		if werr != nil {
+			return werr
+		}
+		err = s.listen()
+		if err == nil {
 			break
-		} else if attempt == 3 {
-			t.Fatal(err)
+		}
+		if attempt == 3 {
+			return err
 		}
 	}
 	write("known_hosts", fmt.Sprintf("[127.0.0.1]:%d %s\n", s.Port, pub("host_key")), 0o600)
@@ -145,13 +187,13 @@ LogLevel VERBOSE
   UpdateHostKeys no
   LogLevel ERROR
 `, s.Port, s.User, filepath.Join(dir, "user_key"), filepath.Join(dir, "known_hosts")), 0o600)
-	return s
+	return werr
 }
 
-// listen starts sshd on s.Port; it stops with the test.
+// listen starts sshd on s.Port; it stops with Close.
 func (s *Server) listen() error {
 	// -D: stays in the foreground as our child; -e: log to stderr.
-	cmd := exec.Command("/usr/sbin/sshd", "-D", "-e", "-f", s.conf)
+	cmd := exec.Command(sshd, "-D", "-e", "-f", s.conf)
 	// A file, not a pipe: what a session starts (a tmux server that
 	// daemonizes) may keep sshd's stderr open, and Wait would wait for it.
 	logPath := filepath.Join(s.Dir, "sshd.log")
@@ -172,24 +214,19 @@ func (s *Server) listen() error {
 		return fmt.Errorf("sshd did not listen on 127.0.0.1:%d: %s", s.Port, b)
 	}
 	s.cmd = cmd
-	s.t.Cleanup(func() {
+	s.cleanups = append(s.cleanups, func() {
 		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 		_ = cmd.Wait()
-		if s.t.Failed() {
+		if s.failed != nil && s.failed() {
 			b, _ := os.ReadFile(logPath)
-			s.t.Logf("sshd log:\n%s", tail(string(b), 4000))
+			s.logf("sshd log:\n%s", tail(string(b), 4000))
 		}
 	})
 	return nil
 }
 
 // Restart starts sshd again on the same port after Stop.
-func (s *Server) Restart() {
-	s.t.Helper()
-	if err := s.listen(); err != nil {
-		s.t.Fatal(err)
-	}
-}
+func (s *Server) Restart() error { return s.listen() }
 
 // URL is the host spec's URL for this server: ssh://USER@127.0.0.1:PORT.
 func (s *Server) URL() string {
@@ -222,21 +259,13 @@ func (s *Server) Stop() {
 	_ = s.cmd.Wait()
 }
 
-func currentUser(t testing.TB) string {
-	out, err := exec.Command("id", "-un").Output()
-	if err != nil {
-		t.Fatalf("id -un: %v", err)
-	}
-	return strings.TrimSpace(string(out))
-}
-
-func freePort(t testing.TB) int {
+func freePort() (int, error) {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		t.Fatal(err)
+		return 0, err
 	}
 	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port
+	return l.Addr().(*net.TCPAddr).Port, nil
 }
 
 // listening waits (a connect attempt every 20 ms: sshd says nothing when
