@@ -181,7 +181,12 @@ func (r *Runner) Watch(run *Run, st *Started) {
 		if !out.cut() && out.err == nil {
 			out.remove()
 		}
-		r.removeScripts(context.Background(), run.ID)
+		// Off the result's path: on a remote host it is a round trip.
+		r.wg.Add(1) // this watcher holds the group open, so Add is safe here
+		go func() {
+			defer r.wg.Done()
+			r.removeScripts(context.Background(), run.ID)
+		}()
 		if final != nil && r.cfg.Ended != nil {
 			r.cfg.Ended(final)
 		}
