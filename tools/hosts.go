@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -99,7 +100,7 @@ func (h *Handlers) remote(name string) *Remote {
 
 // hostSchema is the host argument every tool takes.
 func hostSchema() *jsonschema.Schema {
-	return &jsonschema.Schema{Type: "string", MinLength: ptr(1), Description: "The host the pane is on: local (this machine, the default) or a name given with --host; list_panes shows each pane's host. A paneId, jobId or cursor belongs to its host."}
+	return &jsonschema.Schema{Type: "string", MinLength: ptr(1), Description: "Host of the pane: local (default) or a --host name, as list_panes shows it."}
 }
 
 // withHost is tool with the host argument added to its input schema.
@@ -113,6 +114,21 @@ func withHost(tool *mcp.Tool) *mcp.Tool {
 	props["host"] = hostSchema()
 	in.Properties = props
 	c.InputSchema = &in
+	return &c
+}
+
+// withoutHost is tool as served when no other host is configured: the
+// host argument (still accepted) is not advertised.
+func withoutHost(tool *mcp.Tool) *mcp.Tool {
+	in, ok := tool.InputSchema.(*jsonschema.Schema)
+	if !ok || in.Properties["host"] == nil {
+		return tool
+	}
+	c := *tool
+	cp := *in
+	cp.Properties = maps.Clone(in.Properties)
+	delete(cp.Properties, "host")
+	c.InputSchema = &cp
 	return &c
 }
 

@@ -267,8 +267,9 @@ func (h *Handlers) NewServer() *mcp.Server {
 			UnsubscribeHandler: h.unsubscribe,
 			CompletionHandler:  h.complete,
 		})
+	remote := len(h.Remotes()) > 0
 	for _, t := range h.Tools() {
-		s.AddTool(served(t.Tool), h.route(t.Tool.Name))
+		s.AddTool(servedOn(t.Tool, remote), h.route(t.Tool.Name))
 	}
 	s.AddResourceTemplate(h.paneTemplate(), h.readPane)
 	h.server = s
@@ -492,6 +493,15 @@ func parsePaneID(field, s string) (int, error) {
 func paneName(n int) string { return "%" + strconv.Itoa(n) }
 
 func ptr[T any](v T) *T { return &v }
+
+// servedOn is a tool as tools/list sends it, with the host argument
+// advertised when other hosts are configured (remote).
+func servedOn(t *mcp.Tool, remote bool) *mcp.Tool {
+	if remote {
+		return served(t)
+	}
+	return served(withoutHost(t))
+}
 
 // served is a tool as tools/list sends it: its output schema keeps its
 // structure (types, enums, nullability, required fields) but not the
