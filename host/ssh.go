@@ -134,7 +134,7 @@ func (s *SSH) Connect(ctx context.Context) error {
 	const ready = "tmuxmcp-ssh-master-ready"
 	cmd := exec.Command(s.binary(), s.args("-M", "-N", "-T",
 		"-o", "ControlMaster=yes", "-o", "ControlPersist=no",
-		"-o", "ServerAliveInterval=1", "-o", "ServerAliveCountMax=2",
+		"-o", "ServerAliveInterval=1", "-o", "ServerAliveCountMax=1",
 		"-o", "PermitLocalCommand=yes", "-o", "LocalCommand=echo "+ready,
 		"--", s.spec.Addr)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}

@@ -168,6 +168,23 @@ func TestARemoteHostRunsCommandsWaitsAndCapturesLikeLocal(t *testing.T) {
 	if res := mcptest.Call(ctx, t, cs, "capture_pane", map[string]any{"host": "nope", "paneId": w.boxPane}); !res.IsError || !strings.Contains(res.Text, "local, box") {
 		t.Fatalf("unknown host: %v", res)
 	}
+	// A new pane on the host: its shell is integrated and ready, a fresh
+	// pane's command runs there, and the pane can be killed there.
+	cp := mcptest.OK(ctx, t, cs, "create_pane", map[string]any{"host": "box", "waitMs": 30000})
+	if cp.M["ready"] != true || cp.M["integrated"] != true {
+		t.Fatalf("create_pane on box: %v", cp)
+	}
+	in := mcptest.OK(ctx, t, cs, "run_shell_command", map[string]any{"host": "box", "paneId": cp.Str("paneId"), "command": "echo new-pane-$((1+1))"})
+	if in.Str("status") != "completed" || !strings.Contains(in.Str("output"), "new-pane-2") {
+		t.Fatalf("a command in a new pane on box: %v", in)
+	}
+	fresh := mcptest.OK(ctx, t, cs, "run_shell_command", map[string]any{"host": "box", "command": "echo fresh-pane; sh -c 'exit 4'"})
+	if fresh.Str("status") != "completed" || fresh.Num("exitCode") != 4 || !strings.Contains(fresh.Str("output"), "fresh-pane") {
+		t.Fatalf("a fresh-pane command on box: %v", fresh)
+	}
+	if k := mcptest.OK(ctx, t, cs, "kill_pane", map[string]any{"host": "box", "paneId": cp.Str("paneId")}); k.M == nil {
+		t.Fatalf("kill_pane on box: %v", k)
+	}
 	// list_commands without host lists jobs of every host, with their host.
 	cmds := mcptest.OK(ctx, t, cs, "list_commands", map[string]any{})
 	if n := len(cmds.M["commands"].([]any)); n < 3 || cmds.M["commands"].([]any)[0].(map[string]any)["host"] != "box" {
@@ -335,5 +352,33 @@ func TestARemoteJobIsCancelledAndApprovalAndAuditNameTheHost(t *testing.T) {
 	}
 	if !strings.Contains(string(b), `"host":"box"`) || !strings.Contains(string(b), "rm -f") {
 		t.Fatalf("the audit log does not name host box:\n%s", b)
+	}
+}
+
+func TestASilentLinkEndsOpenWaitsWithinThreeSeconds(t *testing.T) {
+	bin := buildBinary(t)
+	w := startRemoteWorld(t, bin)
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
+	defer cancel()
+	waited := make(chan mcptest.Result, 1)
+	go func() {
+		p := &mcp.CallToolParams{Name: "wait_for_text", Arguments: map[string]any{"host": "box", "paneId": w.boxPane, "patterns": []string{"never-printed"}, "timeoutMs": 60000}}
+		p.SetProgressToken("silent")
+		waited <- mcptest.CallParams(ctx, t, w.cs, p)
+	}()
+	<-w.progress // the wait is open
+	// No reset, no answer: only ssh's keepalives can tell.
+	frozen := time.Now()
+	w.srv.Freeze()
+	defer w.srv.Thaw()
+	wait := <-waited
+	took := time.Since(frozen)
+	t.Logf("an open wait ended %v after the link went silent: %s %s", took.Round(time.Millisecond), wait.Str("outcome"), wait.Str("streamFailure"))
+	if wait.Str("outcome") != "stream_lost" || wait.Str("streamFailure") != "connection_lost" || took > 3*time.Second {
+		t.Fatalf("an open wait on a silent link, after %v: %v", took, wait)
+	}
+	// The local host is untouched.
+	if res := mcptest.OK(ctx, t, w.cs, "list_panes", map[string]any{"host": "local"}); len(res.M["panes"].([]any)) == 0 {
+		t.Fatalf("local panes while box is silent: %v", res)
 	}
 }

@@ -242,11 +242,21 @@ func (s *Server) KillTmux(name string) {
 
 // DropConnections kills every connection sshd serves (its per-connection
 // children), as a dropped link would end them; the listener stays up.
-func (s *Server) DropConnections() {
+func (s *Server) DropConnections() { s.signalConnections(syscall.SIGKILL) }
+
+// Freeze stops (SIGSTOP) every connection sshd serves: the link goes
+// silent, as a cable pulled or a laptop closed leaves it, with no reset
+// to tell either end. Thaw undoes it.
+func (s *Server) Freeze() { s.signalConnections(syscall.SIGSTOP) }
+
+// Thaw lets frozen connections run again.
+func (s *Server) Thaw() { s.signalConnections(syscall.SIGCONT) }
+
+func (s *Server) signalConnections(sig syscall.Signal) {
 	out, _ := exec.Command("pgrep", "-P", strconv.Itoa(s.cmd.Process.Pid)).Output()
 	for _, f := range strings.Fields(string(out)) {
 		if pid, err := strconv.Atoi(f); err == nil {
-			_ = syscall.Kill(pid, syscall.SIGKILL)
+			_ = syscall.Kill(pid, sig)
 		}
 	}
 }
