@@ -228,6 +228,24 @@ func sectionLatency(ctx context.Context, cfg config, rep *report) error {
 	return nil
 }
 
+// runs times n run_shell_command calls with args, each of which must
+// complete.
+func (c *client) runs(ctx context.Context, name string, n int, args map[string]any) (sample, error) {
+	s := sample{name: name}
+	for i := 0; i < n; i++ {
+		start := time.Now()
+		r, err := c.call(ctx, "run_shell_command", args)
+		if err != nil {
+			return s, err
+		}
+		if r["status"] != "completed" {
+			return s, fmt.Errorf("%s: status %v", name, r["status"])
+		}
+		s.d = append(s.d, time.Since(start))
+	}
+	return s, nil
+}
+
 // sectionRun is section 2: run_shell_command round trips against
 // spawning `bash -c true` directly.
 func sectionRun(ctx context.Context, cfg config, rep *report) error {
@@ -253,21 +271,7 @@ func sectionRun(ctx context.Context, cfg config, rep *report) error {
 	if err != nil {
 		return err
 	}
-	runs := func(name string, n int, args map[string]any) (sample, error) {
-		s := sample{name: name}
-		for i := 0; i < n; i++ {
-			start := time.Now()
-			r, err := c.call(ctx, "run_shell_command", args)
-			if err != nil {
-				return s, err
-			}
-			if r["status"] != "completed" {
-				return s, fmt.Errorf("%s: status %v", name, r["status"])
-			}
-			s.d = append(s.d, time.Since(start))
-		}
-		return s, nil
-	}
+	runs := func(name string, n int, args map[string]any) (sample, error) { return c.runs(ctx, name, n, args) }
 	existing, err := runs("run_shell_command true, existing pane (bash)", cfg.n, map[string]any{"paneId": pane, "command": "true"})
 	if err != nil {
 		return err

@@ -112,26 +112,11 @@ func sectionSSH(ctx context.Context, cfg config, rep *report) error {
 	if err != nil {
 		return err
 	}
-	runs := func(c *client, name, pane string) (sample, error) {
-		s := sample{name: name}
-		for i := 0; i < cfg.n; i++ {
-			start := time.Now()
-			r, err := c.call(ctx, "run_shell_command", map[string]any{"paneId": pane, "command": "true"})
-			if err != nil {
-				return s, err
-			}
-			if r["status"] != "completed" {
-				return s, fmt.Errorf("%s: status %v", name, r["status"])
-			}
-			s.d = append(s.d, time.Since(start))
-		}
-		return s, nil
-	}
-	rl, err := runs(c, "run_shell_command true, local pane (bash)", lp)
+	rl, err := c.runs(ctx, "run_shell_command true, local pane (bash)", cfg.n, map[string]any{"paneId": lp, "command": "true"})
 	if err != nil {
 		return err
 	}
-	rr, err := runs(rc, "run_shell_command true, pane on an SSH host (bash)", remotePane)
+	rr, err := rc.runs(ctx, "run_shell_command true, pane on an SSH host (bash)", cfg.n, map[string]any{"paneId": remotePane, "command": "true"})
 	if err != nil {
 		return err
 	}

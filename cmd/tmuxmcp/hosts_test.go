@@ -99,6 +99,20 @@ func startRemoteWorld(t *testing.T, bin string, extra ...string) *remoteWorld {
 	return w
 }
 
+// openWait opens a wait on box's pane that nothing matches (a minute to
+// go) and returns once tmuxmcp has it open; its result arrives on the
+// channel.
+func (w *remoteWorld) openWait(ctx context.Context, t *testing.T, token string) <-chan mcptest.Result {
+	waited := make(chan mcptest.Result, 1)
+	go func() {
+		p := &mcp.CallToolParams{Name: "wait_for_text", Arguments: map[string]any{"host": "box", "paneId": w.boxPane, "patterns": []string{"never-printed"}, "timeoutMs": 60000}}
+		p.SetProgressToken(token)
+		waited <- mcptest.CallParams(ctx, t, w.cs, p)
+	}()
+	<-w.progress // its first progress notification: the wait is open
+	return waited
+}
+
 func TestARemoteHostRunsCommandsWaitsAndCapturesLikeLocal(t *testing.T) {
 	bin := buildBinary(t)
 	w := startRemoteWorld(t, bin)
@@ -204,13 +218,7 @@ func TestADroppedLinkEndsWaitsAndTheJobGetsItsStatusAfterReconnect(t *testing.T)
 		t.Fatalf("the job: %v", job)
 	}
 	cur := job.Str("cursor")
-	waited := make(chan mcptest.Result, 1)
-	go func() {
-		p := &mcp.CallToolParams{Name: "wait_for_text", Arguments: map[string]any{"host": "box", "paneId": w.boxPane, "patterns": []string{"never-printed"}, "timeoutMs": 60000}}
-		p.SetProgressToken("drop")
-		waited <- mcptest.CallParams(ctx, t, cs, p)
-	}()
-	<-w.progress // the wait is open
+	waited := w.openWait(ctx, t, "drop")
 	dropped := time.Now()
 	w.srv.Stop()
 	wait := <-waited
@@ -360,13 +368,7 @@ func TestASilentLinkEndsOpenWaitsWithinThreeSeconds(t *testing.T) {
 	w := startRemoteWorld(t, bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()
-	waited := make(chan mcptest.Result, 1)
-	go func() {
-		p := &mcp.CallToolParams{Name: "wait_for_text", Arguments: map[string]any{"host": "box", "paneId": w.boxPane, "patterns": []string{"never-printed"}, "timeoutMs": 60000}}
-		p.SetProgressToken("silent")
-		waited <- mcptest.CallParams(ctx, t, w.cs, p)
-	}()
-	<-w.progress // the wait is open
+	waited := w.openWait(ctx, t, "silent")
 	// No reset, no answer: only ssh's keepalives can tell.
 	frozen := time.Now()
 	w.srv.Freeze()
