@@ -188,3 +188,28 @@ func TestAnElicitedAnswerIsBoundToItsHost(t *testing.T) {
 		t.Fatal("an answer given for host prod approves the same request on another host")
 	}
 }
+
+// A directory a remote host could not resolve (it did not answer) cannot
+// satisfy or escape a cwd rule: the line is asked, never allowed by
+// default; a policy without cwd rules is not affected.
+func TestAnUnresolvedDirectoryIsAskedUnderCwdRules(t *testing.T) {
+	withCWD, err := policy.New(policy.Allow, []policy.Rule{{Action: policy.Deny, CWD: "^/srv/prod"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	noCWD, err := policy.New(policy.Allow, []policy.Rule{{Action: policy.Deny, Command: "^rm "}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := Subject{Line: "make deploy", Shell: "bash", Program: "bash", CWD: "/home/u/p", CWDUnresolved: true, Host: "prod"}
+	if v := Judge(withCWD, s); v.Action != policy.Ask || v.By != "policy:unresolved-cwd" {
+		t.Fatalf("unresolved cwd under a cwd rule: %+v, want ask by policy:unresolved-cwd", v)
+	}
+	if v := Judge(noCWD, s); v.Action != policy.Allow {
+		t.Fatalf("unresolved cwd without cwd rules: %+v, want allow", v)
+	}
+	s.CWDUnresolved = false
+	if v := Judge(withCWD, s); v.Action != policy.Allow {
+		t.Fatalf("a resolved cwd outside the rule: %+v, want allow", v)
+	}
+}

@@ -51,6 +51,11 @@ type Subject struct {
 	// CWD is the directory it runs in, resolved where it is (see
 	// ResolveDir).
 	CWD string
+	// CWDUnresolved says CWD could not be resolved where it is (a remote
+	// host that did not answer): under a policy with cwd rules the line is
+	// then judged no better than ask, since a rule about the directory
+	// could not be applied.
+	CWDUnresolved bool
 	// Host is the host it runs on: "local" (this machine, also when
 	// empty) or the name given with --host. Rules with a host field
 	// apply only on the hosts they match.
@@ -151,6 +156,9 @@ func Judge(p *policy.Policy, s Subject) Verdict {
 		if r, ok := p.Match(whole, a); ok {
 			v.Action, v.By = a, "policy:"+r.Name
 		}
+	}
+	if s.CWDUnresolved && v.Action == policy.Allow && p.HasCWDRules() {
+		v.Action, v.By, v.Why = policy.Ask, "policy:unresolved-cwd", "its directory "+s.CWD+" could not be resolved on its host, so the policy's cwd rules could not be applied"
 	}
 	return v
 }

@@ -78,6 +78,7 @@ func (c *channel) run(ctx context.Context, script string) ([]byte, int, error) {
 		var buf bytes.Buffer
 		tail := []byte("\n" + mark + " ")
 		for {
+			start := buf.Len() // where this line starts
 			line, err := c.out.ReadSlice('\n')
 			buf.Write(line)
 			if err == bufio.ErrBufferFull {
@@ -91,7 +92,9 @@ func (c *channel) run(ctx context.Context, script string) ([]byte, int, error) {
 				done <- answer{err: errChannelGone}
 				return
 			}
-			if i := bytes.LastIndex(buf.Bytes(), tail); i >= 0 {
+			// The end line is "\n<mark> <status>\n": only the line just
+			// read can end it (no search through all the output).
+			if i := start - 1; i >= 0 && bytes.HasPrefix(buf.Bytes()[i:], tail) {
 				code, err := strconv.Atoi(string(bytes.TrimSpace(buf.Bytes()[i+len(tail):])))
 				if err != nil {
 					done <- answer{err: fmt.Errorf("remote shell: bad status line %q", buf.Bytes()[i:])}

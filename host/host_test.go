@@ -52,7 +52,7 @@ func TestScriptsFilesAndSignalsGoThroughOneConnection(t *testing.T) {
 		t.Fatalf("Run: %q %d %v, want the session's HOME %s and status 7", out, code, err, srv.Home)
 	}
 	dir, err := h.Dir(ctx)
-	if err != nil || dir != filepath.Join(srv.Home, ".local/state/tmuxmcp") {
+	if err != nil || dir != filepath.Join(srv.Home, ".local/state/tmuxmcp/remote") {
 		t.Fatalf("Dir: %q %v", dir, err)
 	}
 	if st, err := os.Stat(dir); err != nil || st.Mode().Perm() != 0o700 {

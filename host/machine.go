@@ -3,6 +3,7 @@ package host
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io/fs"
 	"maps"
@@ -17,11 +18,12 @@ import (
 )
 
 // dirScript makes the private directory on the host and prints its path:
-// $XDG_STATE_HOME/tmuxmcp (default ~/.local/state/tmuxmcp), mode 0700,
-// with jobs/ for job scripts and shell/ for the integration.
+// $XDG_STATE_HOME/tmuxmcp/remote (default ~/.local/state/tmuxmcp/remote),
+// mode 0700, with jobs/ for job scripts and shell/ for the integration:
+// apart from the state of a tmuxmcp that runs on the host itself.
 const dirScript = `umask 077
 d=${XDG_STATE_HOME:-$HOME/.local/state}/tmuxmcp
-mkdir -p "$d/jobs" "$d/shell" && chmod 700 "$d" && cd "$d" && pwd -P`
+mkdir -p "$d/remote/jobs" "$d/remote/shell" && chmod 700 "$d" "$d/remote" && cd "$d/remote" && pwd -P`
 
 // setUp runs once per remote shell (so once per connection): it finds the
 // private directory and installs the shell integration in it.
@@ -128,13 +130,16 @@ func (s *SSH) Signal(pid int, sig syscall.Signal) error {
 func (s *SSH) ScriptPath(id, suffix string) string {
 	d, err := s.Dir(context.Background())
 	if err != nil {
-		d = "/nonexistent"
+		return "" // WriteFile and ReadFile refuse it, with the reason
 	}
 	return path.Join(d, "jobs", id+suffix)
 }
 
 // WriteFile writes a private file on the host.
 func (s *SSH) WriteFile(ctx context.Context, p string, data []byte) error {
+	if err := s.checkPath(ctx, p); err != nil {
+		return err
+	}
 	if bytes.IndexByte(data, 0) >= 0 {
 		return fmt.Errorf("host %s: %s: a NUL byte cannot go into a remote script", s.spec.Name, p)
 	}
@@ -153,6 +158,9 @@ func (s *SSH) WriteFile(ctx context.Context, p string, data []byte) error {
 
 // ReadFile reads a file on the host.
 func (s *SSH) ReadFile(ctx context.Context, p string) ([]byte, error) {
+	if err := s.checkPath(ctx, p); err != nil {
+		return nil, err
+	}
 	out, code, err := s.Run(ctx, "f="+shell.Quote(p)+"\n[ -e \"$f\" ] || exit 3\nexec cat -- \"$f\"")
 	switch {
 	case err != nil:
@@ -163,6 +171,18 @@ func (s *SSH) ReadFile(ctx context.Context, p string) ([]byte, error) {
 		return nil, fmt.Errorf("host %s: read %s: %s", s.spec.Name, p, strings.TrimSpace(string(out)))
 	}
 	return out, nil
+}
+
+// checkPath refuses a path that is not absolute: a script path made while
+// the host's private directory was unknown ("").
+func (s *SSH) checkPath(ctx context.Context, p string) error {
+	if strings.HasPrefix(p, "/") {
+		return nil
+	}
+	if _, err := s.Dir(ctx); err != nil {
+		return err
+	}
+	return fmt.Errorf("host %s: %q is not an absolute path", s.spec.Name, p)
 }
 
 // Stat says whether p is a directory and executable on the host.
@@ -202,9 +222,14 @@ exit 4`
 // ResolveDir resolves the absolute directory dir's symbolic links on the
 // host, in one remote script: dir entered with cd -P, or, when it does
 // not exist yet, its parent with the last element joined.
+// ErrNoDirectory is ResolveDir's answer for a path that is not a
+// directory there (nor is its parent): the host answered. Any other error
+// means it could not be asked.
+var ErrNoDirectory = errors.New("neither it nor its parent is a directory there")
+
 func (s *SSH) ResolveDir(ctx context.Context, dir string) (string, error) {
 	if !strings.HasPrefix(dir, "/") {
-		return "", fmt.Errorf("host %s: resolve %q: not an absolute path", s.spec.Name, dir)
+		return "", fmt.Errorf("host %s: resolve %q: not an absolute path: %w", s.spec.Name, dir, ErrNoDirectory)
 	}
 	clean := path.Clean(dir)
 	parent, base := path.Split(clean)
@@ -214,7 +239,7 @@ func (s *SSH) ResolveDir(ctx context.Context, dir string) (string, error) {
 	case err != nil:
 		return "", err
 	case code != 0 && code != 4:
-		return "", fmt.Errorf("host %s: resolve %s: neither it nor its parent is a directory there", s.spec.Name, clean)
+		return "", fmt.Errorf("host %s: resolve %s: %w", s.spec.Name, clean, ErrNoDirectory)
 	}
 	real, ok := strings.CutSuffix(string(out), "\n")
 	if !ok || !strings.HasPrefix(real, "/") {

@@ -72,10 +72,15 @@ func New(spec Spec, opts Options) *SSH {
 // controlPath is the master's socket: short (a Unix socket path has room
 // for 107 bytes, and ssh adds 17 while it makes it), unique per host and
 // per state directory.
+//
+// It is this process's own: two tmuxmcp processes with one state
+// directory each keep their own master (ssh removes a master's socket
+// when it exits, which would leave the other one's sessions without).
 func controlPath(dir string, spec Spec) string {
-	sum := sha256.Sum256([]byte(dir + "\x00" + spec.Name + "\x00" + spec.URL()))
+	sum := sha256.Sum256([]byte(dir + "\x00" + spec.Name + "\x00" + spec.URL() + "\x00" + strconv.Itoa(os.Getpid())))
 	name := hex.EncodeToString(sum[:8])
-	if p := filepath.Join(dir, name); len(p) <= 88 {
+	// ssh expands % in ControlPath and splits -o values at blanks.
+	if p := filepath.Join(dir, name); len(p) <= 88 && !strings.ContainsAny(p, "% \t\n\"'\\") {
 		return p
 	}
 	return filepath.Join(os.TempDir(), fmt.Sprintf("tmuxmcp-ssh-%d", os.Getuid()), name)
@@ -94,7 +99,10 @@ func (s *SSH) args(extra ...string) []string {
 	if s.opts.ConfigFile != "" {
 		a = append(a, "-F", s.opts.ConfigFile)
 	}
-	a = append(a, "-o", "BatchMode=yes", "-o", "ControlPath="+s.sock, "-o", "ConnectTimeout=10")
+	// ServerAlive on every ssh, not only the master: should one connect
+	// directly (its master gone), a silent link still ends it.
+	a = append(a, "-o", "BatchMode=yes", "-o", "ControlPath="+s.sock, "-o", "ConnectTimeout=10",
+		"-o", "ServerAliveInterval=1", "-o", "ServerAliveCountMax=1")
 	if s.spec.Port != 0 {
 		a = append(a, "-p", strconv.Itoa(s.spec.Port))
 	}
@@ -134,7 +142,6 @@ func (s *SSH) Connect(ctx context.Context) error {
 	const ready = "tmuxmcp-ssh-master-ready"
 	cmd := exec.Command(s.binary(), s.args("-M", "-N", "-T",
 		"-o", "ControlMaster=yes", "-o", "ControlPersist=no",
-		"-o", "ServerAliveInterval=1", "-o", "ServerAliveCountMax=1",
 		"-o", "PermitLocalCommand=yes", "-o", "LocalCommand=echo "+ready,
 		"--", s.spec.Addr)...)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGTERM}
@@ -217,6 +224,11 @@ func (s *SSH) sshError(msg string, st *os.ProcessState) error {
 	return fmt.Errorf("host %s: ssh said: %s — %s", s.spec.Name, msg, fix)
 }
 
+// Login is the ssh command line (without "ssh") a person runs to reach
+// the host as tmuxmcp does: to check it, or to watch its panes with
+// `ssh -t LOGIN tmux -L tmuxmcp attach`.
+func (s *SSH) Login() string { return s.manual() }
+
 // manual is the ssh command line a person runs to reproduce a problem.
 func (s *SSH) manual() string {
 	var a []string
@@ -287,6 +299,9 @@ func (s *SSH) Up() bool {
 
 // Close ends the connection for good.
 func (s *SSH) Close() {
+	s.mu.Lock()
+	s.closed = true // no Connect starts a master from here on
+	s.mu.Unlock()
 	s.chMu.Lock()
 	if s.ch != nil {
 		s.ch.close()
@@ -294,9 +309,6 @@ func (s *SSH) Close() {
 	}
 	s.chMu.Unlock()
 	s.Drop()
-	s.mu.Lock()
-	s.closed = true
-	s.mu.Unlock()
 	_ = os.Remove(s.sock)
 }
 

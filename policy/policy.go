@@ -160,6 +160,16 @@ type Subject struct {
 	Raw bool
 }
 
+// HasCWDRules reports whether a rule looks at the directory.
+func (p *Policy) HasCWDRules() bool {
+	for _, r := range p.rules {
+		if r.cwd != nil {
+			return true
+		}
+	}
+	return false
+}
+
 // Default is what the policy says when no rule matches.
 func (p *Policy) Default() Action { return p.def }
 

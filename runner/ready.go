@@ -260,6 +260,12 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 		ref.Program = probe.Leader
 		return nil, ref
 	}
+	if _, sub := shell.KindOf(probe.Busy()); tagged && marks.last == 'B' && sub {
+		// After its prompt mark, with nothing typed, a shell of its own
+		// group in front is the prompt's own work (a hook's subshell), as
+		// a slow remote probe can catch it: it is still drawing.
+		drawing = true
+	}
 	if !probe.AtShellPrompt() {
 		ref := refuse(Busy)
 		switch {

@@ -23,11 +23,18 @@ func (r *Runner) Watching(id string) bool {
 // file; the status comes from the shell's or the script's end mark). Jobs
 // whose pane is gone are pane_died. Jobs waiting for a person's answer
 // (decision pending) are the caller's.
-func (r *Runner) Resume(ctx context.Context) {
+func (r *Runner) Resume(ctx context.Context) { r.resume(ctx, true) }
+
+// Rewatch is Resume while this process runs (a remote host is back): it
+// watches again the jobs that were typed and have no watcher. A job not
+// typed yet is being launched by a call in progress, not left behind.
+func (r *Runner) Rewatch(ctx context.Context) { r.resume(ctx, false) }
+
+func (r *Runner) resume(ctx context.Context, startup bool) {
 	r.resumeMu.Lock() // one at a time: a job gets one watcher
 	defer r.resumeMu.Unlock()
 	for _, j := range r.jobs.List() {
-		if j.Done() || j.Decision == "pending" || r.Watching(j.ID) {
+		if j.Done() || j.Decision == "pending" || r.Watching(j.ID) || !startup && j.Started.IsZero() {
 			continue
 		}
 		pane, err := parsePane(j.PaneID)

@@ -196,6 +196,11 @@ func (r *Runner) Go(id string, body func(*Run)) {
 		return
 	default:
 	}
+	if _, dup := r.runs[id]; dup {
+		// Watched already (a resume got there first): one watcher a job.
+		r.mu.Unlock()
+		return
+	}
 	r.runs[id] = run
 	r.wg.Add(1)
 	r.mu.Unlock()

@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"github.com/oklog/ulid/v2"
 	"github.com/tmuxmcp/tmuxmcp/approval"
 	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/host"
 	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 )
@@ -38,7 +40,8 @@ func (h *Handlers) subject(ctx context.Context, pane int, command string) approv
 	if pane < 0 {
 		s.Program = h.run.DefaultShell(ctx)
 	} else if p, err := h.fleet.Pane(ctx, pane); err == nil {
-		s.Program, s.CWD = programName(p.CurrentCommand, p.Program), h.resolveDir(ctx, p.CWD)
+		s.Program = programName(p.CurrentCommand, p.Program)
+		s.CWD, s.CWDUnresolved = h.resolveDir(ctx, p.CWD)
 	}
 	if _, ok := shell.KindOf(s.Program); ok {
 		s.Program = strings.TrimPrefix(filepath.Base(s.Program), "-")
@@ -50,10 +53,29 @@ func (h *Handlers) subject(ctx context.Context, pane int, command string) approv
 // resolveDir is dir as the policy judges it: cleaned, and its symbolic
 // links resolved on the machine the panes run on (never this one for a
 // remote host; there, a directory that cannot be resolved stays cleaned).
-func (h *Handlers) resolveDir(ctx context.Context, dir string) string {
+//
+// unresolved says a remote host could not be asked (as opposed to
+// answering that there is no such directory): the policy then judges the
+// line no better than ask.
+func (h *Handlers) resolveDir(ctx context.Context, dir string) (resolved string, unresolved bool) {
 	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
 	defer cancel()
-	return approval.ResolveDir(ctx, h.run.Machine(), dir)
+	var failed error
+	r := dirResolverFunc(func(ctx context.Context, d string) (string, error) {
+		real, err := h.run.Machine().ResolveDir(ctx, d)
+		failed = err
+		return real, err
+	})
+	resolved = approval.ResolveDir(ctx, r, dir)
+	return resolved, h.opts.Machine != nil && failed != nil && !errors.Is(failed, host.ErrNoDirectory)
+}
+
+// dirResolverFunc is a function as an approval.DirResolver.
+type dirResolverFunc func(ctx context.Context, dir string) (string, error)
+
+// ResolveDir calls f.
+func (f dirResolverFunc) ResolveDir(ctx context.Context, dir string) (string, error) {
+	return f(ctx, dir)
 }
 
 // judge decides on command about to run in pane (-1: a new pane), in cwd
@@ -71,7 +93,7 @@ func (h *Handlers) judge(ctx context.Context, pane int, command, cwd string) (de
 		subj.Shell = "bash"
 	}
 	if cwd != "" {
-		subj.CWD = h.resolveDir(ctx, cwd)
+		subj.CWD, subj.CWDUnresolved = h.resolveDir(ctx, cwd)
 	}
 	decision, decidedBy, _ = h.decide(subj)
 	return decision, decidedBy, subj
@@ -139,7 +161,8 @@ func (h *Handlers) allowLaunch(ctx context.Context, argv []string, env map[strin
 		argv = []string{program}
 	}
 	command := launchLine(argv, env)
-	subj := approval.Subject{Line: command, Shell: "bash", Program: filepath.Base(argv[0]), CWD: h.resolveDir(ctx, cwd), Env: env, Host: h.opts.Host}
+	subj := approval.Subject{Line: command, Shell: "bash", Program: filepath.Base(argv[0]), Env: env, Host: h.opts.Host}
+	subj.CWD, subj.CWDUnresolved = h.resolveDir(ctx, cwd)
 	decision, by, why := h.decide(subj)
 	if decision == approval.Ask {
 		if sh := approval.Show(command); sh.TooLong {

@@ -13,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -33,33 +35,72 @@ type Remote struct {
 	// Start connects to the host and returns its Handlers.
 	Start func(ctx context.Context) (*Handlers, error)
 
-	mu  sync.Mutex
-	h   *Handlers
-	err error
+	h       atomic.Pointer[Handlers] // once started; read without a lock
+	startMu sync.Mutex               // one start attempt at a time
+	err     error                    // the last attempt's failure
+	failed  time.Time                // when it failed
+
+	requestsOnce sync.Once
+	requests     map[string]string // requestId -> jobId of the records on disk, before the host starts
 }
+
+// retryAfter is how long a failed start answers for the host before the
+// next call tries again: a host that is down costs each call at most one
+// attempt in this time, never a queue of them.
+const retryAfter = 2 * time.Second
 
 // Handlers returns the host's Handlers, starting them when they are not
 // running yet. An error says why the host cannot be reached now.
 func (r *Remote) Handlers(ctx context.Context) (*Handlers, error) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if r.h != nil {
-		return r.h, nil
+	if h := r.h.Load(); h != nil {
+		return h, nil
+	}
+	r.startMu.Lock()
+	defer r.startMu.Unlock()
+	if h := r.h.Load(); h != nil {
+		return h, nil
+	}
+	if r.err != nil && time.Since(r.failed) < retryAfter {
+		return nil, r.err
 	}
 	h, err := r.Start(ctx)
 	if err != nil {
-		r.err = err
+		r.err, r.failed = err, time.Now()
 		return nil, err
 	}
-	r.h, r.err = h, nil
+	r.err = nil
+	r.h.Store(h)
 	return h, nil
 }
 
-// started returns the host's Handlers when they run, without starting them.
-func (r *Remote) started() *Handlers {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return r.h
+// started returns the host's Handlers when they run, without starting
+// them or waiting for a start in progress.
+func (r *Remote) started() *Handlers { return r.h.Load() }
+
+// storedRequest is the job of requestId among the host's records on disk
+// (read once, for a host not started yet), or "".
+func (r *Remote) storedRequest(requestID string) string {
+	r.requestsOnce.Do(func() {
+		r.requests = map[string]string{}
+		entries, _ := os.ReadDir(r.JobsDir)
+		for _, e := range entries {
+			if !strings.HasSuffix(e.Name(), ".json") {
+				continue
+			}
+			b, err := os.ReadFile(filepath.Join(r.JobsDir, e.Name()))
+			if err != nil {
+				continue
+			}
+			var j struct {
+				ID        string `json:"id"`
+				RequestID string `json:"requestId"`
+			}
+			if json.Unmarshal(b, &j) == nil && j.RequestID != "" {
+				r.requests[j.RequestID] = j.ID
+			}
+		}
+	})
+	return r.requests[requestID]
 }
 
 // AddRemote adds a host that tool calls can name; call it before
@@ -269,6 +310,8 @@ func (h *Handlers) requestHost(requestID string) (string, string) {
 			if j, ok := rh.jobs.ByRequest(requestID); ok {
 				return r.Name, j.ID
 			}
+		} else if id := r.storedRequest(requestID); id != "" {
+			return r.Name, id
 		}
 	}
 	return "", ""

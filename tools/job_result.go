@@ -100,7 +100,7 @@ func (h *Handlers) awaitJob(ctx context.Context, req *mcp.CallToolRequest, id st
 		// A job of a remote host nobody watches: the link dropped. Once it
 		// is back the job is watched again, or its status collected.
 		if h.connected() == nil {
-			h.run.Resume(ctx)
+			h.run.Rewatch(ctx)
 		}
 	}
 	j, _ := h.run.Await(ctx, id, wait)

@@ -48,7 +48,7 @@ func (e hubEvents) PanesListed(panes []tmux.PaneInfo, listedAt time.Time) {
 			defer e.h.wg.Done()
 			ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 			defer cancel()
-			e.h.run.Resume(ctx)
+			e.h.run.Rewatch(ctx)
 		}()
 	}
 	e.h.panesListed(panes)
@@ -73,7 +73,7 @@ func (h *Handlers) connected() error {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		rerr := h.fleet.Reconnect(ctx)
 		if rerr == nil {
-			h.run.Resume(ctx)
+			h.run.Rewatch(ctx)
 		}
 		cancel()
 		if rerr == nil {

@@ -240,7 +240,7 @@ func (h *Handlers) Fleet() *tmux.Fleet { return h.fleet }
 // pane of the server it controls, so kill_pane can refuse it.
 func (h *Handlers) findSelfPane(ctx context.Context) int {
 	env, pane := os.Getenv("TMUX"), os.Getenv("TMUX_PANE")
-	if env == "" || !strings.HasPrefix(pane, "%") {
+	if env == "" || !strings.HasPrefix(pane, "%") || h.opts.Machine != nil {
 		return -1
 	}
 	lines, err := h.fleet.Exec(ctx, "display-message", "-p", "#{socket_path}")

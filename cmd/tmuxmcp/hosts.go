@@ -127,6 +127,6 @@ func startRemote(ctx context.Context, c *config, spec host.Spec, conn *host.SSH,
 	if err != nil {
 		return nil, fmt.Errorf("host %s: %w", spec.Name, err)
 	}
-	log.Info("host connected", "url", spec.URL(), "watch", "ssh -t "+spec.Addr+" tmux -L "+spec.Socket+" attach -t "+c.session)
+	log.Info("host connected", "url", spec.URL(), "watch", "ssh -t "+conn.Login()+" tmux -L "+spec.Socket+" attach -t "+c.session)
 	return h, nil
 }

@@ -44,7 +44,7 @@ func startRemoteWorld(t *testing.T, bin string, extra ...string) *remoteWorld {
 	sock := "tmuxmcp-test-" + hex.EncodeToString(b)
 	t.Cleanup(func() { srv.KillTmux(sock) })
 	w := &remoteWorld{srv: srv, stderr: &bytes.Buffer{}, stateDir: t.TempDir(), progress: make(chan any, 100)}
-	args := append([]string{"-L", local.SocketName, "--session", "agent", "--state-dir", w.stateDir,
+	args := append([]string{"--debug", "-L", local.SocketName, "--session", "agent", "--state-dir", w.stateDir,
 		"--ssh-config", srv.ConfigFile, "--host", "box=" + srv.URL() + "?socket=" + sock}, extra...)
 	w.cmd = exec.Command(bin, args...)
 	w.cmd.Env = tmuxtest.Env(t.TempDir())
@@ -80,7 +80,7 @@ func startRemoteWorld(t *testing.T, bin string, extra ...string) *remoteWorld {
 		if time.Since(closed) > 10*time.Second {
 			t.Errorf("tmuxmcp took %v to exit; its stderr:\n%s", time.Since(closed), w.stderr.String())
 		}
-		if t.Failed() {
+		if t.Failed() || os.Getenv("TMUXMCP_TEST_STDERR") != "" {
 			t.Logf("tmuxmcp stderr:\n%s", w.stderr.String())
 		}
 	})
@@ -237,7 +237,7 @@ func TestADroppedLinkEndsWaitsAndTheJobGetsItsStatusAfterReconnect(t *testing.T)
 	}
 	// The job ends on the host while the link is down: its script records
 	// the status there.
-	rc := filepath.Join(w.srv.Home, ".local/state/tmuxmcp/jobs", job.Str("jobId")+".rc")
+	rc := filepath.Join(w.srv.Home, ".local/state/tmuxmcp/remote/jobs", job.Str("jobId")+".rc")
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
 		if _, err := os.Stat(rc); err == nil {
 			break
