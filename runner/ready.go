@@ -238,7 +238,9 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 	// late: this recording began after the shell had started (tmuxmcp
 	// restarted, or reconnected): the prompts it drew before are not in
 	// it, so a missing mark says nothing about its start.
-	late := probe.Age > time.Since(s.Born())+2*time.Second // Age is exact to about 1 s
+	// A shell this recording let start (it waited for tmuxmcp, its process
+	// older than its start) is never late.
+	late := probe.Age > time.Since(s.Born())+2*time.Second && !r.releasedIn(pane, s) // Age is exact to about 1 s
 	if tagged && late && !marks.prompted {
 		marks.prompted = true
 	}
@@ -645,6 +647,14 @@ func (r *Runner) learnCleared(ctx context.Context, pane int) {
 	runes := []rune(screen[p.CursorY])
 	before := strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " ")
 	r.rememberPrompt(ctx, pane, s, probe.ForegroundPgrp, before, false)
+}
+
+// releasedIn reports whether pane's shell was let start during recording s.
+func (r *Runner) releasedIn(pane int, s *stream.PaneStream) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id, ok := r.released[pane]
+	return ok && id == s.ID()
 }
 
 // markInfo is what the retained tail of a recording says about an

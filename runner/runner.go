@@ -69,6 +69,10 @@ type Runner struct {
 	locks   map[int]paneLock      // input to a pane, judged and sent as one
 	tags    map[int]string        // the tag of each pane's integrated shell, from the pane listings
 	broken  map[int]brokenSeen    // panes whose integrated shell was found drawing unmarked prompts
+	// released holds, per pane, the recording during which its shell was
+	// let start (a session's first pane waits for tmuxmcp): that shell's
+	// whole start is in that recording, however long it waited.
+	released map[int]cursor.StreamID
 	// learning holds, per pane, a channel closed when the look after a
 	// cleared line (LineCleared) is done: readiness waits for it.
 	learning map[int]chan struct{}
@@ -335,6 +339,12 @@ func (r *Runner) Track(panes []tmux.PaneInfo) {
 			// another one.
 			id, ch := paneName(p.ID), p.StartAfter
 			r.mu.Lock()
+			if s, ok := r.hub.Live(p.ID); ok {
+				if r.released == nil {
+					r.released = map[int]cursor.StreamID{}
+				}
+				r.released[p.ID] = s.ID()
+			}
 			select {
 			case <-r.closing:
 				r.mu.Unlock()
