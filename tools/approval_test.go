@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/host"
 	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/policy"
@@ -321,11 +322,14 @@ func TestAPolicyJudgesARemoteHostWhereItsPanesRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var resolveFails atomic.Bool
+	var resolveFails, unreachable atomic.Bool
 	e := newEnv(t, envOptions{policy: pol, audit: al, host: "prod", machine: func(stateDir string) runner.Machine {
 		return farMachine{Local: runner.Local{Dir: filepath.Join(stateDir, "jobs")}, resolve: func(dir string) (string, error) {
-			if resolveFails.Load() {
-				return "", fmt.Errorf("host prod: %s: no such directory there", dir)
+			switch {
+			case unreachable.Load():
+				return "", fmt.Errorf("host prod: %w", context.DeadlineExceeded)
+			case resolveFails.Load():
+				return "", fmt.Errorf("host prod: resolve %s: %w", dir, host.ErrNoDirectory)
 			}
 			return "/srv/prod", nil // every directory is a link to /srv/prod there
 		}}
@@ -340,6 +344,12 @@ func TestAPolicyJudgesARemoteHostWhereItsPanesRun(t *testing.T) {
 	r = e.runCmd(t, map[string]any{"paneId": pane, "command": "echo on prod", "cwd": "/tmp/../tmp"})
 	if r.Str("decision") != "auto-approved" || r.Str("output") != "on prod\n" {
 		t.Fatalf("a host's rule for local applied on prod, or the cwd was not kept cleaned: %v", r)
+	}
+	// The host did not answer: a cwd rule could not be applied, so the
+	// line is asked, never run by default (nobody can be asked here).
+	unreachable.Store(true)
+	if r := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo on prod", "cwd": "/tmp"}); !r.IsError || !strings.Contains(r.Text, "OwnerReviewUnavailable") {
+		t.Fatalf("a cwd the host could not resolve, under a cwd rule: %v", r)
 	}
 	_ = al.Close()
 	b, err := os.ReadFile(logPath)
