@@ -212,10 +212,10 @@ func (s *SSH) sshError(msg string, st *os.ProcessState) error {
 	if msg == "" && st != nil {
 		msg = st.String()
 	}
-	fix := "check that `ssh " + s.manual() + " true` works from this account without a prompt"
+	fix := "check that `ssh " + s.Login() + " true` works from this account without a prompt"
 	switch {
 	case strings.Contains(msg, "Host key verification failed"), strings.Contains(msg, "REMOTE HOST IDENTIFICATION HAS CHANGED"), strings.Contains(msg, "No ED25519 host key is known"), strings.Contains(msg, "host key is known"):
-		fix = "the host's key is not in your known_hosts (or changed): connect once with `ssh " + s.manual() + "` and check the fingerprint; tmuxmcp never accepts a host key itself"
+		fix = "the host's key is not in your known_hosts (or changed): connect once with `ssh " + s.Login() + "` and check the fingerprint; tmuxmcp never accepts a host key itself"
 	case strings.Contains(msg, "Permission denied"):
 		fix = "the host refused your key: add your public key to the remote ~/.ssh/authorized_keys, or load it into ssh-agent; tmuxmcp never types a password (BatchMode)"
 	case strings.Contains(msg, "Connection refused"), strings.Contains(msg, "No route to host"), strings.Contains(msg, "Could not resolve"), strings.Contains(msg, "timed out"):
@@ -227,10 +227,7 @@ func (s *SSH) sshError(msg string, st *os.ProcessState) error {
 // Login is the ssh command line (without "ssh") a person runs to reach
 // the host as tmuxmcp does: to check it, or to watch its panes with
 // `ssh -t LOGIN tmux -L tmuxmcp attach`.
-func (s *SSH) Login() string { return s.manual() }
-
-// manual is the ssh command line a person runs to reproduce a problem.
-func (s *SSH) manual() string {
+func (s *SSH) Login() string {
 	var a []string
 	if s.opts.ConfigFile != "" {
 		a = append(a, "-F", s.opts.ConfigFile)

@@ -268,3 +268,25 @@ func (j *Job) clone() *Job {
 	c := *j
 	return &c
 }
+
+// RequestIndex maps each requestId of the job records in dir to its job
+// id, read from disk without opening the store (for a host whose store is
+// not open yet). A record that cannot be read is skipped.
+func RequestIndex(dir string) map[string]string {
+	out := map[string]string{}
+	entries, _ := os.ReadDir(dir)
+	for _, e := range entries {
+		if !strings.HasSuffix(e.Name(), ".json") {
+			continue
+		}
+		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
+		if err != nil {
+			continue
+		}
+		var j Job
+		if json.Unmarshal(b, &j) == nil && j.RequestID != "" {
+			out[j.RequestID] = j.ID
+		}
+	}
+	return out
+}

@@ -37,7 +37,7 @@ func (r *Runner) WaitingForInput(ctx context.Context, pane int) (InputWait, bool
 	if err != nil || p.Dead {
 		return InputWait{}, false
 	}
-	probe, err := r.host.Probe(p.PID, p.TTY)
+	probe, err := r.machine.Probe(p.PID, p.TTY)
 	if err != nil || probe.Reader == "" || probe.ReadingCommand() {
 		return InputWait{}, false
 	}

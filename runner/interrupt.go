@@ -92,7 +92,7 @@ func (r *Runner) interruptFirst(paneID string, s *stream.PaneStream, tag string,
 	if err != nil {
 		return interruptSent{res: interruptFailed}
 	}
-	probe, err := r.host.Probe(p.PID, p.TTY)
+	probe, err := r.machine.Probe(p.PID, p.TTY)
 	if err != nil || force {
 		if p.InMode {
 			// Never C-c into copy mode, where it would throw the person
@@ -117,7 +117,7 @@ func (r *Runner) interruptFirst(paneID string, s *stream.PaneStream, tag string,
 			return r.typeInterrupt(ctx, paneID, s) // raw mode: C-c is a key it reads
 		}
 		at, caught := s.End(), probe.CatchesInterrupt()
-		if err := r.host.Signal(-probe.ForegroundPgrp, syscall.SIGINT); err != nil {
+		if err := r.machine.Signal(-probe.ForegroundPgrp, syscall.SIGINT); err != nil {
 			if errors.Is(err, syscall.ESRCH) {
 				return interruptSent{res: interruptLater}
 			}
@@ -173,13 +173,13 @@ func (r *Runner) signalOthers(probe shell.Probe, s *stream.PaneStream) interrupt
 	}
 	sent := interruptSent{res: interruptFailed, at: s.End(), caught: probe.CatchesInterrupt()}
 	if !probe.LeaderIsShell() {
-		if r.host.Signal(-probe.ForegroundPgrp, syscall.SIGINT) == nil {
+		if r.machine.Signal(-probe.ForegroundPgrp, syscall.SIGINT) == nil {
 			sent.res = interruptSignalled
 		}
 		return sent
 	}
 	for _, pid := range probe.OtherPIDs {
-		if r.host.Signal(pid, syscall.SIGINT) == nil {
+		if r.machine.Signal(pid, syscall.SIGINT) == nil {
 			sent.res = interruptSignalled
 		}
 	}

@@ -183,13 +183,13 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 		if sh.Kind == shell.Fish {
 			kind = shell.Fish
 		}
-		cmdFile, runFile := r.host.ScriptPath(j.ID, ".sh"), r.host.ScriptPath(j.ID, ".run")
-		if err := r.host.WriteFile(ctx, cmdFile, []byte(j.Command+"\n")); err != nil {
+		cmdFile, runFile := r.machine.ScriptPath(j.ID, ".sh"), r.machine.ScriptPath(j.ID, ".run")
+		if err := r.machine.WriteFile(ctx, cmdFile, []byte(j.Command+"\n")); err != nil {
 			return nil, fmt.Errorf("write job script: %w", err)
 		}
-		script := shell.Script{Kind: kind, Tag: j.ID, CommandFile: cmdFile, StatusFile: r.host.ScriptPath(j.ID, ".rc"),
+		script := shell.Script{Kind: kind, Tag: j.ID, CommandFile: cmdFile, StatusFile: r.machine.ScriptPath(j.ID, ".rc"),
 			Dir: cwd, TrapExit: j.FreshPane}
-		if err := r.host.WriteFile(ctx, runFile, []byte(script.Text())); err != nil {
+		if err := r.machine.WriteFile(ctx, runFile, []byte(script.Text())); err != nil {
 			return nil, fmt.Errorf("write job script: %w", err)
 		}
 		typed = kind.SourceLine(runFile)

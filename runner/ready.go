@@ -205,7 +205,7 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 		ref.Job = j
 		return nil, ref
 	}
-	probe, err := r.host.Probe(p.PID, p.TTY)
+	probe, err := r.machine.Probe(p.PID, p.TTY)
 	if err != nil {
 		ref := refuse(Unknown)
 		ref.Program = err.Error()
@@ -637,7 +637,7 @@ func (r *Runner) learnCleared(ctx context.Context, pane int) {
 	if err != nil || p.CursorY >= len(screen) || p.Dead || p.InMode || p.Alternate {
 		return
 	}
-	probe, err := r.host.Probe(p.PID, p.TTY)
+	probe, err := r.machine.Probe(p.PID, p.TTY)
 	if err != nil || !probe.ReadingCommand() {
 		return
 	}

@@ -53,12 +53,12 @@ type Config struct {
 
 // Runner runs commands in panes. Its methods are safe for concurrent use.
 type Runner struct {
-	cfg   Config
-	hub   *stream.Hub
-	fleet *tmux.Fleet
-	jobs  *jobs.Store
-	log   *slog.Logger
-	host  Machine
+	cfg     Config
+	hub     *stream.Hub
+	fleet   *tmux.Fleet
+	jobs    *jobs.Store
+	log     *slog.Logger
+	machine Machine // where the panes run
 
 	resumeMu sync.Mutex // Resume, one at a time
 
@@ -98,12 +98,12 @@ func New(cfg Config) *Runner {
 	if cfg.Machine == nil {
 		cfg.Machine = Local{Dir: cfg.Jobs.Dir()}
 	}
-	return &Runner{cfg: cfg, hub: cfg.Hub, fleet: cfg.Fleet, jobs: cfg.Jobs, log: cfg.Log, host: cfg.Machine,
+	return &Runner{cfg: cfg, hub: cfg.Hub, fleet: cfg.Fleet, jobs: cfg.Jobs, log: cfg.Log, machine: cfg.Machine,
 		runs: map[string]*Run{}, prompts: map[int]promptSeen{}, locks: map[int]paneLock{}, tags: map[int]string{}, broken: map[int]brokenSeen{}, learning: map[int]chan struct{}{}, closing: make(chan struct{})}
 }
 
 // Machine is where the runner's panes run.
-func (r *Runner) Machine() Machine { return r.host }
+func (r *Runner) Machine() Machine { return r.machine }
 
 // SetFleet gives the runner its tmux connections, when they are made after
 // the runner (their first pane listing already reaches Track).

@@ -513,7 +513,7 @@ func (r *Runner) Watch(run *Run, st *Started) {
 func (r *Runner) statusFile(id string) *int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	b, err := r.host.ReadFile(ctx, r.host.ScriptPath(id, ".rc"))
+	b, err := r.machine.ReadFile(ctx, r.machine.ScriptPath(id, ".rc"))
 	if err != nil {
 		return nil
 	}
@@ -542,7 +542,7 @@ func (r *Runner) backAtPrompt(j *jobs.Job, s *stream.PaneStream) (bool, *int) {
 	if err != nil || p.Dead {
 		return false, nil
 	}
-	probe, err := r.host.Probe(p.PID, p.TTY)
+	probe, err := r.machine.Probe(p.PID, p.TTY)
 	if err != nil || !probe.ShellGroup || !probe.ReadingCommand() {
 		return false, nil
 	}
@@ -584,7 +584,7 @@ func (r *Runner) notStarted(j *jobs.Job) (bool, string) {
 	if err != nil || p.Dead || p.CursorY >= len(screen) {
 		return false, ""
 	}
-	probe, err := r.host.Probe(p.PID, p.TTY)
+	probe, err := r.machine.Probe(p.PID, p.TTY)
 	if err != nil || !probe.ReadingCommand() {
 		return false, ""
 	}
@@ -632,7 +632,7 @@ func (r *Runner) lookAtPrompt(ctx context.Context, pane int, withLine bool) (pro
 	if err != nil || p.Dead {
 		return promptLook{}, false
 	}
-	probe, err := r.host.Probe(p.PID, p.TTY)
+	probe, err := r.machine.Probe(p.PID, p.TTY)
 	if err != nil || !probe.ReadingCommand() {
 		return promptLook{}, false
 	}
@@ -694,19 +694,19 @@ func (r *Runner) escalate(paneID string, n int) string {
 	if n >= 2 {
 		sig, name = syscall.SIGKILL, "SIGKILL"
 	}
-	probe, err := r.host.Probe(p.PID, p.TTY)
+	probe, err := r.machine.Probe(p.PID, p.TTY)
 	if err != nil || probe.AtShellPrompt() || probe.ForegroundPgrp <= 1 {
 		return ""
 	}
 	if !probe.LeaderIsShell() {
-		if r.host.Signal(-probe.ForegroundPgrp, sig) == nil {
+		if r.machine.Signal(-probe.ForegroundPgrp, sig) == nil {
 			return name
 		}
 		return ""
 	}
 	sent := ""
 	for _, pid := range probe.OtherPIDs {
-		if r.host.Signal(pid, sig) == nil {
+		if r.machine.Signal(pid, sig) == nil {
 			sent = name
 		}
 	}
@@ -717,7 +717,7 @@ func (r *Runner) escalate(paneID string, n int) string {
 func (r *Runner) removeScripts(ctx context.Context, id string) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	r.host.Remove(ctx, r.host.ScriptPath(id, ".sh"), r.host.ScriptPath(id, ".run"), r.host.ScriptPath(id, ".rc"))
+	r.machine.Remove(ctx, r.machine.ScriptPath(id, ".sh"), r.machine.ScriptPath(id, ".run"), r.machine.ScriptPath(id, ".rc"))
 }
 
 func parsePane(id string) (int, error) {

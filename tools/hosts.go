@@ -20,6 +20,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/cursor"
 	"github.com/tmuxmcp/tmuxmcp/host"
+	"github.com/tmuxmcp/tmuxmcp/jobs"
 )
 
 // Remote is a host other than this machine: its Handlers (its own fleet,
@@ -80,26 +81,7 @@ func (r *Remote) started() *Handlers { return r.h.Load() }
 // storedRequest is the job of requestId among the host's records on disk
 // (read once, for a host not started yet), or "".
 func (r *Remote) storedRequest(requestID string) string {
-	r.requestsOnce.Do(func() {
-		r.requests = map[string]string{}
-		entries, _ := os.ReadDir(r.JobsDir)
-		for _, e := range entries {
-			if !strings.HasSuffix(e.Name(), ".json") {
-				continue
-			}
-			b, err := os.ReadFile(filepath.Join(r.JobsDir, e.Name()))
-			if err != nil {
-				continue
-			}
-			var j struct {
-				ID        string `json:"id"`
-				RequestID string `json:"requestId"`
-			}
-			if json.Unmarshal(b, &j) == nil && j.RequestID != "" {
-				r.requests[j.RequestID] = j.ID
-			}
-		}
-	})
+	r.requestsOnce.Do(func() { r.requests = jobs.RequestIndex(r.JobsDir) })
 	return r.requests[requestID]
 }
 
@@ -194,12 +176,17 @@ func (h *Handlers) route(name string) mcp.ToolHandler {
 		if err != nil {
 			return errorResult(err), nil
 		}
-		c := *req
-		params := *req.Params
-		params.Arguments = args
-		c.Params = &params
-		return target.handler(name)(ctx, &c)
+		return target.handler(name)(ctx, withArgs(req, args))
 	}
+}
+
+// withArgs is req with its arguments replaced (the host taken off).
+func withArgs(req *mcp.CallToolRequest, args json.RawMessage) *mcp.CallToolRequest {
+	c := *req
+	params := *req.Params
+	params.Arguments = args
+	c.Params = &params
+	return &c
 }
 
 // takeHost removes "host" from a call's arguments and returns it ("" when
@@ -377,11 +364,7 @@ func (h *Handlers) everyHost(ctx context.Context, name string, req *mcp.CallTool
 				answers[i].err = err
 				return
 			}
-			c := *req
-			params := *req.Params
-			params.Arguments = args
-			c.Params = &params
-			answers[i].res, answers[i].err = target.handler(name)(ctx, &c)
+			answers[i].res, answers[i].err = target.handler(name)(ctx, withArgs(req, args))
 		}()
 	}
 	wg.Wait()
