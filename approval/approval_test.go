@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tmuxmcp/tmuxmcp/machine"
 	"github.com/tmuxmcp/tmuxmcp/policy"
-	"github.com/tmuxmcp/tmuxmcp/runner"
 )
 
 // readmePolicy is the example policy of the README.
@@ -159,12 +159,12 @@ func TestACwdRuleCannotBeWalkedAround(t *testing.T) {
 	real, _ := filepath.EvalSymlinks(prot)
 	p, _ := policy.New(policy.Allow, []policy.Rule{{Name: "prod asks", Action: policy.Deny, CWD: "^" + real + "$"}})
 	for _, cwd := range []string{prot, prot + "/", dir + "//prod", prot + "/../prod", link, link + "/."} {
-		got := ResolveDir(context.Background(), runner.Local{}, cwd)
+		got := ResolveDir(context.Background(), machine.Local{}, cwd)
 		if v := Judge(p, Subject{Line: "true", Shell: "bash", CWD: got}); v.Action != policy.Deny {
 			t.Errorf("cwd %q (resolved %q): %s", cwd, got, v.Action)
 		}
 	}
-	if got := ResolveDir(context.Background(), runner.Local{}, filepath.Join(link, "not-yet")); got != filepath.Join(real, "not-yet") {
+	if got := ResolveDir(context.Background(), machine.Local{}, filepath.Join(link, "not-yet")); got != filepath.Join(real, "not-yet") {
 		t.Errorf("a directory not made yet under a link: %q", got)
 	}
 }

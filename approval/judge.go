@@ -288,7 +288,7 @@ func RunsCode(name string) bool {
 }
 
 // DirResolver resolves a directory's symbolic links on the machine the
-// directory is on (a runner.Machine does).
+// directory is on (a machine.Machine does).
 type DirResolver interface {
 	ResolveDir(ctx context.Context, dir string) (string, error)
 }

@@ -63,7 +63,7 @@ type Answer struct {
 }
 
 // Files are the files of the machine the popups run on: this one, or
-// the host whose tmux server shows them (a runner.Machine is Files).
+// the host whose tmux server shows them (a machine.Machine is Files).
 type Files interface {
 	// WriteFile writes a private file, making its directory when missing.
 	WriteFile(ctx context.Context, path string, data []byte) error

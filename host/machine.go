@@ -13,7 +13,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/tmuxmcp/tmuxmcp/runner"
+	"github.com/tmuxmcp/tmuxmcp/machine"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 )
 
@@ -186,18 +186,18 @@ func (s *SSH) checkPath(ctx context.Context, p string) error {
 }
 
 // Stat says whether p is a directory and executable on the host.
-func (s *SSH) Stat(ctx context.Context, p string) (runner.FileInfo, error) {
+func (s *SSH) Stat(ctx context.Context, p string) (machine.FileInfo, error) {
 	out, code, err := s.Run(ctx, "p="+shell.Quote(p)+"\n[ -e \"$p\" ] || exit 3\nd=0 x=0\n[ -d \"$p\" ] && d=1\n[ -x \"$p\" ] && x=1\necho $d $x")
 	switch {
 	case err != nil:
-		return runner.FileInfo{}, err
+		return machine.FileInfo{}, err
 	case code == 3:
-		return runner.FileInfo{}, fmt.Errorf("host %s: %s: %w", s.spec.Name, p, fs.ErrNotExist)
+		return machine.FileInfo{}, fmt.Errorf("host %s: %s: %w", s.spec.Name, p, fs.ErrNotExist)
 	case code != 0:
-		return runner.FileInfo{}, fmt.Errorf("host %s: stat %s: %s", s.spec.Name, p, strings.TrimSpace(string(out)))
+		return machine.FileInfo{}, fmt.Errorf("host %s: stat %s: %s", s.spec.Name, p, strings.TrimSpace(string(out)))
 	}
 	f := strings.Fields(string(out))
-	return runner.FileInfo{Dir: len(f) == 2 && f[0] == "1", Exec: len(f) == 2 && f[1] == "1"}, nil
+	return machine.FileInfo{Dir: len(f) == 2 && f[0] == "1", Exec: len(f) == 2 && f[1] == "1"}, nil
 }
 
 // Remove deletes files on the host.

@@ -2,7 +2,7 @@
 // --host specs, keeps one OpenSSH connection per host (a ControlMaster
 // whose socket lives in the state directory; BatchMode, so nothing ever
 // waits for a password or a host-key answer), runs tmux there for package
-// tmux (a tmux.Transport), and is the remote runner.Machine: the probes of
+// tmux (a tmux.Transport), and is the remote machine.Machine: the probes of
 // a pane's terminal, signals, and the job scripts and shell integration
 // delivered into a private directory on the host. It knows nothing of MCP,
 // streams or job records; host-key checking and authentication are

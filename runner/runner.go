@@ -20,6 +20,7 @@ import (
 
 	"github.com/tmuxmcp/tmuxmcp/cursor"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/machine"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
@@ -44,7 +45,7 @@ type Config struct {
 	Env map[string]string
 	// Machine is where the panes run; nil is this machine, with job
 	// scripts in the job store's directory.
-	Machine Machine
+	Machine machine.Machine
 	// Remote says the tmux server is reached over a link that can drop
 	// while the server and its commands go on: a lost connection leaves
 	// running jobs running (Resume watches them again once it is back).
@@ -58,7 +59,7 @@ type Runner struct {
 	fleet   *tmux.Fleet
 	jobs    *jobs.Store
 	log     *slog.Logger
-	machine Machine // where the panes run
+	machine machine.Machine // where the panes run
 
 	resumeMu sync.Mutex // Resume, one at a time
 
@@ -96,14 +97,14 @@ func New(cfg Config) *Runner {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
 	if cfg.Machine == nil {
-		cfg.Machine = Local{Dir: cfg.Jobs.Dir()}
+		cfg.Machine = machine.Local{Dir: cfg.Jobs.Dir()}
 	}
 	return &Runner{cfg: cfg, hub: cfg.Hub, fleet: cfg.Fleet, jobs: cfg.Jobs, log: cfg.Log, machine: cfg.Machine,
 		runs: map[string]*Run{}, prompts: map[int]promptSeen{}, locks: map[int]paneLock{}, tags: map[int]string{}, broken: map[int]brokenSeen{}, learning: map[int]chan struct{}{}, closing: make(chan struct{})}
 }
 
 // Machine is where the runner's panes run.
-func (r *Runner) Machine() Machine { return r.machine }
+func (r *Runner) Machine() machine.Machine { return r.machine }
 
 // SetFleet gives the runner its tmux connections, when they are made after
 // the runner (their first pane listing already reaches Track).

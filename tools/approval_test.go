@@ -15,8 +15,8 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/host"
 	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
+	"github.com/tmuxmcp/tmuxmcp/machine"
 	"github.com/tmuxmcp/tmuxmcp/policy"
-	"github.com/tmuxmcp/tmuxmcp/runner"
 )
 
 func TestPolicyBlocksAllowsAndRefusesToAskNobody(t *testing.T) {
@@ -302,7 +302,7 @@ func TestApprovedFreshPaneJobRunsAndIsAwaited(t *testing.T) {
 // directories resolve differently: its panes run here, but ResolveDir
 // answers as the host would.
 type farMachine struct {
-	runner.Local
+	machine.Local
 	resolve func(dir string) (string, error)
 }
 
@@ -323,8 +323,8 @@ func TestAPolicyJudgesARemoteHostWhereItsPanesRun(t *testing.T) {
 		t.Fatal(err)
 	}
 	var resolveFails, unreachable atomic.Bool
-	e := newEnv(t, envOptions{policy: pol, audit: al, host: "prod", machine: func(stateDir string) runner.Machine {
-		return farMachine{Local: runner.Local{Dir: filepath.Join(stateDir, "jobs")}, resolve: func(dir string) (string, error) {
+	e := newEnv(t, envOptions{policy: pol, audit: al, host: "prod", machine: func(stateDir string) machine.Machine {
+		return farMachine{Local: machine.Local{Dir: filepath.Join(stateDir, "jobs")}, resolve: func(dir string) (string, error) {
 			switch {
 			case unreachable.Load():
 				return "", fmt.Errorf("host prod: %w", context.DeadlineExceeded)

@@ -16,8 +16,8 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
+	"github.com/tmuxmcp/tmuxmcp/machine"
 	"github.com/tmuxmcp/tmuxmcp/policy"
-	"github.com/tmuxmcp/tmuxmcp/runner"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
@@ -49,7 +49,7 @@ type envOptions struct {
 	host     string   // the host's name (default local)
 	// machine, given the state directory, is where the panes run
 	// (default this machine).
-	machine func(stateDir string) runner.Machine
+	machine func(stateDir string) machine.Machine
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -75,7 +75,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if stateDir == "" {
 		stateDir = t.TempDir()
 	}
-	var machine runner.Machine
+	var machine machine.Machine
 	if o.machine != nil {
 		machine = o.machine(stateDir)
 	}

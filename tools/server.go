@@ -28,6 +28,7 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/input"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/machine"
 	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/runner"
 	"github.com/tmuxmcp/tmuxmcp/shell"
@@ -85,7 +86,7 @@ type Options struct {
 	// Host names the host this server's panes are on (host.Local when
 	// empty); Machine is that host (nil: this machine).
 	Host    string
-	Machine runner.Machine
+	Machine machine.Machine
 	// Trace, when set, is given the timeline of each wait_for_text that
 	// matched: the latency breakdown `make bench` prints
 	// ($TMUXMCP_LATENCY_TRACE).

@@ -1,4 +1,9 @@
-package runner
+// Package machine is the computer a tmux server's panes run on, as the
+// rooms above see it: what a terminal's processes are doing (a probe),
+// signals to them, and the small private files job scripts and approval
+// popups need. Local is this machine; package host provides one reached
+// over SSH. It knows nothing of tmux, MCP, jobs or streams.
+package machine
 
 import (
 	"context"
