@@ -151,6 +151,38 @@ printf '%s' "$k" > "$1"
 // and every asker failing is DeniedError. ctx ending withdraws the
 // request (DeniedError).
 func (a *Asker) Ask(ctx context.Context, clients []string, req Request) Answer {
+	rv := a.newReview(clients, withDefaults(req))
+	var werr error // the popups cannot be shown: each one fails
+	if len(clients) > 0 {
+		werr = a.writeRequest(ctx, rv.files, rv.details, rv.script, rv.req)
+	}
+	if len(clients) > 0 && a.Dir != "" {
+		defer rv.removeFiles(ctx)
+	}
+	actx, withdraw := context.WithCancel(ctx)
+	defer withdraw()
+	if a.Approver != "" {
+		rv.askProgram(actx)
+	}
+	for i, c := range clients {
+		rv.askPopup(actx, c, rv.answers[i], werr)
+	}
+	ans := rv.firstAnswer(ctx)
+	withdraw()
+	if a.Close != nil {
+		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		for _, c := range clients {
+			a.Close(cctx, c)
+		}
+		cancel()
+	}
+	rv.wg.Wait()
+	return ans
+}
+
+// withDefaults is req with what Ask fills in when it is missing: a fresh
+// request id, the command as a person sees it, and the local host.
+func withDefaults(req Request) Request {
 	if req.RequestID == "" {
 		req.RequestID = strings.ToLower(rand.Text())
 	}
@@ -160,91 +192,118 @@ func (a *Asker) Ask(ctx context.Context, clients []string, req Request) Answer {
 	if req.Host == "" {
 		req.Host = policy.LocalHost
 	}
-	files := a.files()
-	details, script := path.Join(a.Dir, req.RequestID+".txt"), path.Join(a.Dir, req.RequestID+".sh")
-	answers := make([]string, len(clients))
-	for i := range clients {
-		answers[i] = path.Join(a.Dir, fmt.Sprintf("%s.%d.answer", req.RequestID, i))
-	}
-	var werr error // the popups cannot be shown: each one fails
-	if len(clients) > 0 {
-		werr = a.writeRequest(ctx, files, details, script, req)
-	}
-	if len(clients) > 0 && a.Dir != "" {
-		defer func() {
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fileTimeout)
-			defer cancel()
-			files.Remove(cctx, append([]string{details, script}, answers...)...)
-		}()
-	}
+	return req
+}
 
-	type result struct {
-		by, answer string
-		err        error
-		silent     bool // the approver program did not answer in time
+// review is one request that Ask puts to people: the files the popups read
+// and write, and the askers (a popup per client, the approver program)
+// racing to answer on results.
+type review struct {
+	a       *Asker
+	req     Request
+	files   Files
+	details string   // the request's text, for the popups
+	script  string   // the popup script
+	answers []string // per client, the file its popup writes the answer to
+	askers  int      // how many results will come
+	results chan askResult
+	wg      sync.WaitGroup
+}
+
+// askResult is what one asker came back with.
+type askResult struct {
+	by, answer string
+	err        error
+	silent     bool // the approver program did not answer in time
+}
+
+// newReview names the files of req's review in a.Dir and makes room on
+// results for every asker's result, so no asker blocks on a review over.
+func (a *Asker) newReview(clients []string, req Request) *review {
+	rv := &review{
+		a:       a,
+		req:     req,
+		files:   a.files(),
+		details: path.Join(a.Dir, req.RequestID+".txt"),
+		script:  path.Join(a.Dir, req.RequestID+".sh"),
+		answers: make([]string, len(clients)),
+		askers:  len(clients),
 	}
-	askers := len(clients)
+	for i := range clients {
+		rv.answers[i] = path.Join(a.Dir, fmt.Sprintf("%s.%d.answer", req.RequestID, i))
+	}
 	if a.Approver != "" {
-		askers++
+		rv.askers++
 	}
-	results := make(chan result, askers)
-	actx, withdraw := context.WithCancel(ctx)
-	defer withdraw()
-	var wg sync.WaitGroup
-	if a.Approver != "" {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			pctx, cancel := context.WithTimeout(actx, a.Timeout)
-			defer cancel()
-			d, err := AskProgram(pctx, a.Approver, req)
-			if err != nil && a.Log != nil {
-				a.Log.Warn("approver program", "program", a.Approver, "decision", d, "err", err)
-			}
-			answer := map[Decision]string{Approved: "y", Denied: "n"}[d]
-			results <- result{by: "exec:" + filepath.Base(a.Approver), answer: answer, err: err, silent: d == DeniedTimeout}
-		}()
-	}
-	for i, c := range clients {
-		answer := answers[i]
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			if werr != nil {
-				results <- result{by: "tmux:" + c, err: werr}
-				return
-			}
-			pctx, cancel := context.WithTimeout(actx, a.Timeout+10*time.Second)
-			defer cancel()
-			err := a.Popup(pctx, c, "sh "+quote(script)+" "+quote(answer)+" "+quote(details))
-			results <- result{by: "tmux:" + c, answer: a.readAnswer(pctx, files, answer), err: err}
-		}()
-	}
-	timer := time.NewTimer(a.Timeout)
+	rv.results = make(chan askResult, rv.askers)
+	return rv
+}
+
+// removeFiles removes the review's files, even when ctx has ended.
+func (rv *review) removeFiles(ctx context.Context) {
+	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), fileTimeout)
+	defer cancel()
+	rv.files.Remove(cctx, append([]string{rv.details, rv.script}, rv.answers...)...)
+}
+
+// askProgram asks the approver program in a goroutine of its own, giving
+// it a.Timeout to answer; actx ending withdraws the question.
+func (rv *review) askProgram(actx context.Context) {
+	a := rv.a
+	rv.wg.Add(1)
+	go func() {
+		defer rv.wg.Done()
+		pctx, cancel := context.WithTimeout(actx, a.Timeout)
+		defer cancel()
+		d, err := AskProgram(pctx, a.Approver, rv.req)
+		if err != nil && a.Log != nil {
+			a.Log.Warn("approver program", "program", a.Approver, "decision", d, "err", err)
+		}
+		answer := map[Decision]string{Approved: "y", Denied: "n"}[d]
+		rv.results <- askResult{by: "exec:" + filepath.Base(a.Approver), answer: answer, err: err, silent: d == DeniedTimeout}
+	}()
+}
+
+// askPopup shows the popup on client in a goroutine of its own and reads
+// the key it wrote to answer; werr, when set, fails it without showing it.
+// actx ending withdraws the popup.
+func (rv *review) askPopup(actx context.Context, client, answer string, werr error) {
+	a := rv.a
+	rv.wg.Add(1)
+	go func() {
+		defer rv.wg.Done()
+		if werr != nil {
+			rv.results <- askResult{by: "tmux:" + client, err: werr}
+			return
+		}
+		pctx, cancel := context.WithTimeout(actx, a.Timeout+10*time.Second)
+		defer cancel()
+		err := a.Popup(pctx, client, "sh "+quote(rv.script)+" "+quote(answer)+" "+quote(rv.details))
+		rv.results <- askResult{by: "tmux:" + client, answer: a.readAnswer(pctx, rv.files, answer), err: err}
+	}()
+}
+
+// firstAnswer waits for the first answer, the timeout, ctx to end, or every
+// asker to close without answering, and returns the review's answer.
+func (rv *review) firstAnswer(ctx context.Context) Answer {
+	timer := time.NewTimer(rv.a.Timeout)
 	defer timer.Stop()
 	ans := Answer{Decision: Denied, By: "tmux"}
-	failed, closed, silent := 0, 0, 0
+	var t unanswered
 wait:
-	for closed < askers {
+	for t.closed < rv.askers {
 		select {
-		case r := <-results:
-			closed++
-			switch strings.ToLower(r.answer) {
-			case "y":
-				ans = Answer{Decision: Approved, By: r.by}
-				break wait
-			case "a":
-				ans = Answer{Decision: Approved, By: r.by, AllowAll: true}
-				break wait
-			case "n":
-				ans = Answer{Decision: Denied, By: r.by}
+		case r := <-rv.results:
+			t.closed++
+			if got, ok := r.answered(); ok {
+				ans = got
 				break wait
 			}
 			switch {
 			case r.silent:
-				silent++
+				t.silent++
 			case r.err != nil:
-				failed++
+				t.failed++
 			}
 		case <-timer.C:
 			ans = Answer{Decision: DeniedTimeout, By: "tmux"}
@@ -254,21 +313,39 @@ wait:
 			break wait
 		}
 	}
+	return t.settle(ans, rv.askers)
+}
+
+// answered is the answer r's key gives ("y", "a" or "n", in either case),
+// or false when r holds no answer.
+func (r askResult) answered() (Answer, bool) {
+	switch strings.ToLower(r.answer) {
+	case "y":
+		return Answer{Decision: Approved, By: r.by}, true
+	case "a":
+		return Answer{Decision: Approved, By: r.by, AllowAll: true}, true
+	case "n":
+		return Answer{Decision: Denied, By: r.by}, true
+	}
+	return Answer{}, false
+}
+
+// unanswered counts the askers of a review that closed, and of those the
+// ones that failed and the approver program that stayed silent.
+type unanswered struct {
+	closed, failed, silent int
+}
+
+// settle is the review's answer when the wait for one of askers ended with
+// ans: DeniedError when every asker closed having failed, DeniedTimeout
+// when every asker closed, nobody answered and the program was silent.
+func (t unanswered) settle(ans Answer, askers int) Answer {
 	switch {
-	case closed == askers && failed == askers:
+	case t.closed == askers && t.failed == askers:
 		ans.Decision = DeniedError
-	case closed == askers && silent > 0 && ans.By == "tmux":
+	case t.closed == askers && t.silent > 0 && ans.By == "tmux":
 		ans.Decision = DeniedTimeout
 	}
-	withdraw()
-	if a.Close != nil {
-		cctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		for _, c := range clients {
-			a.Close(cctx, c)
-		}
-		cancel()
-	}
-	wg.Wait()
 	return ans
 }
 

@@ -24,114 +24,159 @@ type CaptureResult struct {
 // and MaxLines of it. Chained calls, each from the previous Cursor, return
 // every byte exactly once. It never blocks.
 func (s *PaneStream) Capture(spec CaptureSpec) CaptureResult {
-	var res CaptureResult
-	pos := spec.From
-	if start, _ := s.Bounds(); pos < start {
-		res.Missed = start - pos
-		pos = start
+	p := capturePage{spec: spec, pos: spec.From}
+	if start, _ := s.Bounds(); p.pos < start {
+		p.missed = start - p.pos
+		p.pos = start
 	}
-	from := pos
+	from := p.pos
+	// The page's bytes and the gaps seen stay local, not fields of p: a
+	// slice stored through a pointer escapes, and these must not.
 	out := make([]byte, 0, min(spec.MaxBytes, 64<<10))
-	lines := 0
-	dec := s.plainAt(pos)
-	readPos := pos // next byte to read; pos is the cursor (a clean point)
-	var end int64
 	var gaps []int64
+	p.dec = s.plainAt(p.pos)
+	p.readPos = p.pos
 	chunkSize := min(readChunk, max(4096, 2*spec.MaxBytes))
 	var buf []byte
 	for {
-		c := s.read(readPos, chunkSize, buf)
+		c := s.read(p.readPos, chunkSize, buf)
 		buf = c.data[:0]
-		end = c.end
+		p.end = c.end
 		gaps = append(gaps, c.gaps...)
-		if c.from > readPos { // evicted while we read
-			res.Missed += c.from - readPos
-			readPos, pos = c.from, c.from
-			dec = NewPlain(pos)
+		if c.from > p.readPos { // evicted while we read
+			p.missed += c.from - p.readPos
+			p.readPos, p.pos = c.from, c.from
+			p.dec = NewPlain(p.pos)
 		}
 		if len(c.data) == 0 {
 			break
 		}
+		var done bool
 		if spec.Raw {
-			n, full := len(c.data), false
-			if room := spec.MaxBytes - len(out); n > room {
-				n, full = room, true
-				// End the page on a character boundary when that still
-				// returns something.
-				for k := n; k > 0; k-- {
-					if utf8.RuneStart(c.data[k]) {
-						if len(out)+k > 0 {
-							n = k
-						}
-						break
-					}
-				}
-			}
-			for i := 0; i < n; i++ {
-				if c.data[i] == '\n' {
-					lines++
-					if spec.MaxLines > 0 && lines == spec.MaxLines {
-						n, full = i+1, true
-						break
-					}
-				}
-			}
-			out = appendWithoutGaps(out, c.data[:n], c.from, c.gaps)
-			readPos += int64(n)
-			pos = readPos
-			if full {
-				break
-			}
-			continue
+			out, done = p.copyRaw(out, &c)
+		} else {
+			out, done = p.decode(out, &c)
 		}
-		stopAt := int64(-1)
-		dec.Feed(c.data, func(text []byte, st, e int64) {
-			if stopAt >= 0 {
-				return
-			}
-			if len(out)+len(text) > spec.MaxBytes || (spec.MaxLines > 0 && lines >= spec.MaxLines) {
-				stopAt = st
-				return
-			}
-			out = append(out, text...)
-			if text[0] == '\n' {
-				lines++
-			}
-		})
-		if stopAt >= 0 {
-			pos = stopAt
-			break
-		}
-		// Bytes that make no output (escapes) are consumed; anything still
-		// pending (a partial rune, a CR, an unfinished sequence) is left for
-		// the next page, which then decodes it whole.
-		pos = dec.Clean()
-		readPos = dec.Offset()
-		if c.ended && readPos >= c.end && pos < readPos {
-			// The recording is over: what is pending (a final CR, half a
-			// character) will never be completed, so it is output now.
-			var tailText []byte
-			dec.Flush(func(text []byte, _, _ int64) { tailText = append(tailText, text...) })
-			if len(out)+len(tailText) <= spec.MaxBytes {
-				out = append(out, tailText...)
-				pos = readPos
-			}
+		if done {
 			break
 		}
 	}
+	return p.result(out, gaps, from)
+}
+
+// capturePage is one Capture call in progress: how far the page out (held
+// by Capture) has got, the cursor at its end, and where the next read of the
+// stream starts.
+type capturePage struct {
+	spec    CaptureSpec
+	lines   int // line feeds in the page
+	dec     *Plain
+	pos     int64 // the cursor: a clean point, the end of the page
+	readPos int64 // the next byte to read
+	end     int64 // the stream's end at the last read
+	missed  int64 // bytes evicted before they could be read
+}
+
+// copyRaw adds the recorded bytes of c, minus its gap bytes, to out, a raw
+// page, and reports whether the page is full.
+func (p *capturePage) copyRaw(out []byte, c *chunk) (_ []byte, full bool) {
+	var n int
+	n, p.lines, full = rawTake(c.data, len(out), p.spec.MaxBytes, p.lines, p.spec.MaxLines)
+	out = appendWithoutGaps(out, c.data[:n], c.from, c.gaps)
+	p.readPos += int64(n)
+	p.pos = p.readPos
+	return out, full
+}
+
+// rawTake says how much of data a raw page takes when it already holds held
+// bytes of at most maxBytes and lines of at most maxLines (0: no limit)
+// line feeds: n bytes, which bring it to linesAfter line feeds, and whether
+// the page is then full.
+func rawTake(data []byte, held, maxBytes, lines, maxLines int) (n, linesAfter int, full bool) {
+	n = len(data)
+	if room := maxBytes - held; n > room {
+		n, full = room, true
+		// End the page on a character boundary when that still
+		// returns something.
+		for k := n; k > 0; k-- {
+			if utf8.RuneStart(data[k]) {
+				if held+k > 0 {
+					n = k
+				}
+				break
+			}
+		}
+	}
+	for i := 0; i < n; i++ {
+		if data[i] == '\n' {
+			lines++
+			if maxLines > 0 && lines == maxLines {
+				n, full = i+1, true
+				break
+			}
+		}
+	}
+	return n, lines, full
+}
+
+// decode adds the plain text of c to out, a plain page, and reports whether
+// the page is done: full, or at the end of a recording that is over.
+func (p *capturePage) decode(out []byte, c *chunk) (_ []byte, done bool) {
+	maxBytes, maxLines := p.spec.MaxBytes, p.spec.MaxLines
+	stopAt := int64(-1)
+	p.dec.Feed(c.data, func(text []byte, st, e int64) {
+		if stopAt >= 0 {
+			return
+		}
+		if len(out)+len(text) > maxBytes || (maxLines > 0 && p.lines >= maxLines) {
+			stopAt = st
+			return
+		}
+		out = append(out, text...)
+		if text[0] == '\n' {
+			p.lines++
+		}
+	})
+	if stopAt >= 0 {
+		p.pos = stopAt
+		return out, true
+	}
+	// Bytes that make no output (escapes) are consumed; anything still
+	// pending (a partial rune, a CR, an unfinished sequence) is left for
+	// the next page, which then decodes it whole.
+	p.pos = p.dec.Clean()
+	p.readPos = p.dec.Offset()
+	if c.ended && p.readPos >= c.end && p.pos < p.readPos {
+		// The recording is over: what is pending (a final CR, half a
+		// character) will never be completed, so it is output now.
+		var tailText []byte
+		p.dec.Flush(func(text []byte, _, _ int64) { tailText = append(tailText, text...) })
+		if len(out)+len(tailText) <= maxBytes {
+			out = append(out, tailText...)
+			p.pos = p.readPos
+		}
+		return out, true
+	}
+	return out, false
+}
+
+// result is the finished page out of a capture that started at from and
+// saw the gap bytes gaps.
+func (p *capturePage) result(out []byte, gaps []int64, from int64) CaptureResult {
+	res := CaptureResult{Missed: p.missed}
 	for _, g := range gaps {
-		if g >= from && g < pos {
+		if g >= from && g < p.pos {
 			res.Failure = EventsDropped
 		}
 	}
 	res.Output = string(out)
-	res.Cursor = pos
+	res.Cursor = p.pos
 	// Bytes after the cursor that are only a pending CR, half a character
 	// or an unfinished sequence are not "remaining": reading again returns
 	// nothing until the rest arrives.
-	res.Remaining = max(0, end-max(pos, readPos))
-	if spec.Raw {
-		res.Remaining = max(0, end-pos)
+	res.Remaining = max(0, p.end-max(p.pos, p.readPos))
+	if p.spec.Raw {
+		res.Remaining = max(0, p.end-p.pos)
 	}
 	return res
 }

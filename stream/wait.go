@@ -162,126 +162,205 @@ func (s *PaneStream) Wait(ctx context.Context, spec WaitSpec) (WaitResult, error
 	}
 	s.waits.Add(1)
 	defer s.waits.Add(-1)
-	w := &waiter{s: s, spec: spec, dec: s.plainAt(spec.From), out: tail{limit: spec.MaxBytes}}
-	start := time.Now()
-	timer := time.NewTimer(spec.Timeout)
-	defer timer.Stop()
-	var progress <-chan time.Time
+	ws := waitState{
+		w:     &waiter{s: s, spec: spec, dec: s.plainAt(spec.From), out: tail{limit: spec.MaxBytes}},
+		start: time.Now(),
+		pos:   spec.From,
+	}
+	ws.startTimers()
+	defer ws.stopTimers()
+	for {
+		c := s.read(ws.pos, readChunk, ws.buf)
+		ws.buf = c.data[:0]
+		ws.skipEvicted(c.from)
+		ws.w.addMasks(c.masks)
+		data, gapAt := c.untilGap()
+		if len(data) > 0 {
+			if r, ended, err := ws.consume(data); ended {
+				return r, err
+			}
+			if ws.pos < c.end && gapAt < 0 {
+				continue // more retained bytes to read
+			}
+		}
+		if r, ended := ws.endOfRead(&c, gapAt); ended {
+			return r, nil
+		}
+		if g, m := s.share(ws.w, ws.pos, ws.missed); m != nil {
+			if r, joined, err := m.wait(g, ctx.Done(), ws.timer.C, ws.progress, ws.start); joined {
+				return r, err
+			}
+			continue // turned away: read on alone from pos
+		}
+		if r, ended := ws.sleep(c.changed, ctx.Done()); ended {
+			return r, nil
+		}
+	}
+}
+
+// waitState is one Wait call between reads: the waiter that decodes and
+// matches, how far it has read, what it missed, and the timers that can end
+// it (the deadline, the progress ticker, the settle timer of a held match).
+type waitState struct {
+	w       *waiter
+	start   time.Time
+	pos     int64  // the next stream offset to read
+	missed  int64  // bytes evicted before they could be read
+	buf     []byte // grows to what the reads need, at most readChunk
+	timer   *time.Timer
+	ticker  *time.Ticker // nil without spec.Progress
+	settleT *time.Timer  // made when a match is first held
+	// progress and settleC are nil while they cannot fire.
+	progress <-chan time.Time
+	settleC  <-chan time.Time
+}
+
+// startTimers starts the wait's deadline and, if it reports progress, its
+// progress ticker (every second unless spec.ProgressEvery says otherwise).
+func (ws *waitState) startTimers() {
+	spec := &ws.w.spec
+	ws.timer = time.NewTimer(spec.Timeout)
 	if spec.Progress != nil {
 		every := spec.ProgressEvery
 		if every <= 0 {
 			every = time.Second
 		}
-		t := time.NewTicker(every)
-		defer t.Stop()
-		progress = t.C
+		ws.ticker = time.NewTicker(every)
+		ws.progress = ws.ticker.C
 	}
-	var settleC <-chan time.Time
-	var settleT *time.Timer
-	defer func() {
-		if settleT != nil {
-			settleT.Stop()
-		}
-	}()
+}
 
-	pos := spec.From
-	var missed int64
-	var buf []byte // grows to what the reads need, at most readChunk
-	for {
-		c := s.read(pos, readChunk, buf)
-		buf = c.data[:0]
-		if c.from > pos {
-			missed += c.from - pos
-			w.flushLine()
-			w.resetLine()
-			w.dec = NewPlain(c.from)
-			pos = c.from
+// stopTimers stops every timer the wait started.
+func (ws *waitState) stopTimers() {
+	if ws.settleT != nil {
+		ws.settleT.Stop()
+	}
+	if ws.ticker != nil {
+		ws.ticker.Stop()
+	}
+	ws.timer.Stop()
+}
+
+// skipEvicted handles a read that began at from, after ws.pos because the
+// bytes between were evicted: it counts them missed, ends the current line
+// there and decodes afresh from from.
+func (ws *waitState) skipEvicted(from int64) {
+	if from > ws.pos {
+		ws.missed += from - ws.pos
+		ws.w.flushLine()
+		ws.w.resetLine()
+		ws.w.dec = NewPlain(from)
+		ws.pos = from
+	}
+}
+
+// untilGap returns the chunk's data up to its first gap byte, and the gap's
+// offset (-1 when the data holds no gap).
+func (c *chunk) untilGap() (data []byte, gapAt int64) {
+	data, gapAt = c.data, -1
+	if len(c.gaps) > 0 {
+		gapAt = c.gaps[0]
+		data = data[:gapAt-c.from]
+	}
+	return data, gapAt
+}
+
+// consume decodes and matches data (retained bytes from ws.pos) and
+// advances ws.pos past them. ended says the wait is over, with r or err: a
+// definite match, a matcher error, or any output when there is no pattern.
+func (ws *waitState) consume(data []byte) (r WaitResult, ended bool, err error) {
+	w := ws.w
+	seen := w.feed(data)
+	if w.match != nil && !w.tentative {
+		return w.result(Matched, ws.missed, ""), true, nil
+	}
+	if w.err != nil {
+		return WaitResult{}, true, w.err
+	}
+	if seen && w.spec.Matcher == nil {
+		return w.result(Matched, ws.missed, ""), true, nil
+	}
+	ws.pos = w.dec.Offset()
+	ws.settleHeldMatch()
+	return WaitResult{}, false, nil
+}
+
+// settleHeldMatch arms the settle timer when a regex match is newly held at
+// the end of an unfinished line, and disarms it when no match is held.
+func (ws *waitState) settleHeldMatch() {
+	switch {
+	case ws.w.tentative && ws.settleC == nil:
+		// Armed once per held match: a line that keeps growing
+		// while it matches is accepted after settle all the same.
+		if ws.settleT == nil {
+			ws.settleT = time.NewTimer(ws.w.s.settleFor())
+		} else {
+			ws.settleT.Reset(ws.w.s.settleFor())
 		}
-		w.addMasks(c.masks)
-		data := c.data
-		gapAt := int64(-1)
-		if len(c.gaps) > 0 {
-			gapAt = c.gaps[0]
-			data = data[:gapAt-c.from]
-		}
-		if len(data) > 0 {
-			seen := w.feed(data)
-			if w.match != nil && !w.tentative {
-				return w.result(Matched, missed, ""), nil
-			}
-			if w.err != nil {
-				return WaitResult{}, w.err
-			}
-			if seen && spec.Matcher == nil {
-				return w.result(Matched, missed, ""), nil
-			}
-			pos = w.dec.Offset()
-			switch {
-			case w.tentative && settleC == nil:
-				// Armed once per held match: a line that keeps growing
-				// while it matches is accepted after settle all the same.
-				if settleT == nil {
-					settleT = time.NewTimer(s.settleFor())
-				} else {
-					settleT.Reset(s.settleFor())
-				}
-				settleC = settleT.C
-			case !w.tentative && settleC != nil:
-				settleT.Stop()
-				settleC = nil
-			}
-			if pos < c.end && gapAt < 0 {
-				continue // more retained bytes to read
-			}
-		}
-		if w.tentative {
-			// A held match stands whatever ends the wait now.
-			switch {
-			case gapAt >= 0, c.ended && pos >= c.end:
-				w.tentative = false
-				return w.result(Matched, missed, ""), nil
-			}
-		}
-		if gapAt >= 0 {
-			// The cursor resumes after the gap byte.
-			return w.resultAt(OutputLost, missed, EventsDropped, gapAt+1), nil
-		}
-		if c.ended && pos >= c.end {
-			if c.died {
-				return w.result(PaneDied, missed, ""), nil
-			}
-			return w.resultNoCursor(StreamLost, missed, c.failure), nil
-		}
-		if g, m := s.share(w, pos, missed); m != nil {
-			if r, joined, err := m.wait(g, ctx.Done(), timer.C, progress, start); joined {
-				return r, err
-			}
-			continue // turned away: read on alone from pos
-		}
-		select {
-		case <-c.changed:
-		case <-settleC:
-			settleC = nil
-			if w.tentative {
-				w.tentative = false
-				return w.result(Matched, missed, ""), nil
-			}
-		case <-timer.C:
-			if w.tentative {
-				w.tentative = false
-				return w.result(Matched, missed, ""), nil
-			}
-			return w.result(TimedOut, missed, ""), nil
-		case <-ctx.Done():
-			if w.tentative {
-				w.tentative = false
-				return w.result(Matched, missed, ""), nil
-			}
-			return w.result(Cancelled, missed, ""), nil
-		case <-progress:
-			spec.Progress(pos-spec.From, time.Since(start))
+		ws.settleC = ws.settleT.C
+	case !ws.w.tentative && ws.settleC != nil:
+		ws.settleT.Stop()
+		ws.settleC = nil
+	}
+}
+
+// endOfRead is called when everything readable in c has been consumed; it
+// ends the wait at a gap (output lost) or at the end of a stream that has
+// ended (pane died, stream lost). A held match stands whatever ends it.
+func (ws *waitState) endOfRead(c *chunk, gapAt int64) (r WaitResult, ended bool) {
+	w := ws.w
+	if w.tentative {
+		// A held match stands whatever ends the wait now.
+		switch {
+		case gapAt >= 0, c.ended && ws.pos >= c.end:
+			w.tentative = false
+			return w.result(Matched, ws.missed, ""), true
 		}
 	}
+	if gapAt >= 0 {
+		// The cursor resumes after the gap byte.
+		return w.resultAt(OutputLost, ws.missed, EventsDropped, gapAt+1), true
+	}
+	if c.ended && ws.pos >= c.end {
+		if c.died {
+			return w.result(PaneDied, ws.missed, ""), true
+		}
+		return w.resultNoCursor(StreamLost, ws.missed, c.failure), true
+	}
+	return WaitResult{}, false
+}
+
+// sleep waits until the stream changes, the held match settles, the wait
+// times out, done (the caller's context) closes, or progress is due. ended
+// says the wait is over with r.
+func (ws *waitState) sleep(changed <-chan struct{}, done <-chan struct{}) (r WaitResult, ended bool) {
+	w := ws.w
+	select {
+	case <-changed:
+	case <-ws.settleC:
+		ws.settleC = nil
+		if w.tentative {
+			w.tentative = false
+			return w.result(Matched, ws.missed, ""), true
+		}
+	case <-ws.timer.C:
+		return ws.heldMatchOr(TimedOut), true
+	case <-done:
+		return ws.heldMatchOr(Cancelled), true
+	case <-ws.progress:
+		w.spec.Progress(ws.pos-w.spec.From, time.Since(ws.start))
+	}
+	return WaitResult{}, false
+}
+
+// heldMatchOr is the result of a wait that ends with outcome o, unless a
+// match is held: a held match stands whatever ends the wait.
+func (ws *waitState) heldMatchOr(o Outcome) WaitResult {
+	if ws.w.tentative {
+		ws.w.tentative = false
+		return ws.w.result(Matched, ws.missed, "")
+	}
+	return ws.w.result(o, ws.missed, "")
 }
 
 func (w *waiter) addMasks(ms []span) {

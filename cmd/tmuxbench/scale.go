@@ -44,64 +44,31 @@ func sectionScale(ctx context.Context, cfg config, rep *report) error {
 		return err
 	}
 	defer c.close()
-	others := []string{}
-	grow := func(total int) error {
-		for len(others)+1 < total {
-			p, err := w.shellPane(ctx)
-			if err != nil {
-				return err
-			}
-			others = append(others, p)
-		}
-		return nil
-	}
-	tags := "ABCDEGHIJKLNORSTUVWXYZ"
-	var points []point
-	measure := func(series string, x int) error {
-		tag := string(tags[len(points)%len(tags)])
-		s, _, err := w.measureWait(ctx, c, pane, tag, n, cfg.every)
-		if err != nil {
-			return fmt.Errorf("%s %d: %w", series, x, err)
-		}
-		points = append(points, point{series, x, s})
-		return nil
-	}
+	sc := &scaleCurve{w: w, c: c, cfg: cfg, pane: pane, others: []string{}}
 	for _, p := range []int{1, 10} {
-		if err := grow(p); err != nil {
+		if err := sc.grow(ctx, p); err != nil {
 			return err
 		}
-		if err := measure("panes", p); err != nil {
+		if err := sc.measure(ctx, "panes", p); err != nil {
 			return err
 		}
 	}
-	points = append(points, point{"waits elsewhere", 1, points[len(points)-1].s})
+	sc.points = append(sc.points, point{"waits elsewhere", 1, sc.points[len(sc.points)-1].s})
 	for _, k := range []int{100, 1000} {
-		stop, err := c.park(ctx, k-1, others, 10*time.Minute, time.Second+time.Duration(k)*time.Millisecond, never)
-		if err != nil {
-			return err
-		}
-		err = measure("waits elsewhere", k)
-		stop()
-		if err != nil {
+		if err := sc.measureParked(ctx, "waits elsewhere", k, sc.others); err != nil {
 			return err
 		}
 	}
-	points = append(points, point{"waits on the pane", 1, points[1].s})
+	sc.points = append(sc.points, point{"waits on the pane", 1, sc.points[1].s})
 	for _, k := range []int{16, 256} {
-		stop, err := c.park(ctx, k-1, []string{pane}, 10*time.Minute, time.Second+time.Duration(k)*time.Millisecond, never)
-		if err != nil {
-			return err
-		}
-		err = measure("waits on the pane", k)
-		stop()
-		if err != nil {
+		if err := sc.measureParked(ctx, "waits on the pane", k, []string{pane}); err != nil {
 			return err
 		}
 	}
-	if err := grow(cfg.panes); err != nil {
+	if err := sc.grow(ctx, cfg.panes); err != nil {
 		return err
 	}
-	if err := measure("panes", cfg.panes); err != nil {
+	if err := sc.measure(ctx, "panes", cfg.panes); err != nil {
 		return err
 	}
 	// The floor again with every pane open: what tmux itself adds.
@@ -109,18 +76,82 @@ func sectionScale(ctx context.Context, cfg config, rep *report) error {
 	if err != nil {
 		return err
 	}
-	rep.scale, rep.scaleFloor, rep.scaleFloorAll = points, floor, floorAll
+	rep.scale, rep.scaleFloor, rep.scaleFloorAll = sc.points, floor, floorAll
+	for _, r := range scaleRows(sc.points, floor, floorAll, cfg.panes) {
+		rep.add(r)
+	}
+	return nil
+}
+
+// scaleCurve is section 7 under way: the pane whose waits are measured,
+// the other panes opened so far, and the points of the curve so far.
+type scaleCurve struct {
+	w      *world
+	c      *client
+	cfg    config
+	pane   string
+	others []string
+	points []point
+}
+
+// scaleTags are the emitter tags of successive points, so no point counts
+// another's lines. F is the floor's, measured on the same pane; M, P and Q
+// are the ones the latency section uses.
+const scaleTags = "ABCDEGHIJKLNORSTUVWXYZ"
+
+// grow opens panes until tmuxmcp records total of them, the measured one
+// included.
+func (sc *scaleCurve) grow(ctx context.Context, total int) error {
+	for len(sc.others)+1 < total {
+		p, err := sc.w.shellPane(ctx)
+		if err != nil {
+			return err
+		}
+		sc.others = append(sc.others, p)
+	}
+	return nil
+}
+
+// measure measures wait latency on the pane as the point x of series.
+func (sc *scaleCurve) measure(ctx context.Context, series string, x int) error {
+	tag := string(scaleTags[len(sc.points)%len(scaleTags)])
+	s, _, err := sc.w.measureWait(ctx, sc.c, sc.pane, tag, sc.cfg.n, sc.cfg.every)
+	if err != nil {
+		return fmt.Errorf("%s %d: %w", series, x, err)
+	}
+	sc.points = append(sc.points, point{series, x, s})
+	return nil
+}
+
+// measureParked measures the point k of series while k-1 other waits are
+// parked on panes, and ends them after.
+func (sc *scaleCurve) measureParked(ctx context.Context, series string, k int, panes []string) error {
+	stop, err := sc.c.park(ctx, k-1, panes, 10*time.Minute, time.Second+time.Duration(k)*time.Millisecond, never)
+	if err != nil {
+		return err
+	}
+	err = sc.measure(ctx, series, k)
+	stop()
+	return err
+}
+
+// scaleRows are section 7's rows in the summary table: the floor with one
+// pane and with panes open, and each point against the first; the first
+// point of each waits series repeats a panes point, so it has no row.
+func scaleRows(points []point, floor, floorAll sample, panes int) []row {
 	const sec = "7 scale"
-	rep.add(row{sec, floor.name + ", 1 pane", floor.summary(), "—", "1.00", "", ""})
-	rep.add(row{sec, fmt.Sprintf("%s, %d panes", floor.name, cfg.panes), floorAll.summary(), "1 pane p50 " + msf(floor.p(0.5)), fmt.Sprintf("%.2f (p50) %.2f (p99)", ratio(floorAll.p(0.5), floor.p(0.5)), ratio(floorAll.p(0.99), floor.p(0.99))), "", ""})
+	rows := []row{
+		{sec, floor.name + ", 1 pane", floor.summary(), "—", "1.00", "", ""},
+		{sec, fmt.Sprintf("%s, %d panes", floor.name, panes), floorAll.summary(), "1 pane p50 " + msf(floor.p(0.5)), fmt.Sprintf("%.2f (p50) %.2f (p99)", ratio(floorAll.p(0.5), floor.p(0.5)), ratio(floorAll.p(0.99), floor.p(0.99))), "", ""},
+	}
 	base := points[0].s
 	for _, pt := range points {
 		if pt.x == 1 && pt.series != "panes" {
 			continue
 		}
-		rep.add(row{sec, fmt.Sprintf("wait_for_text, %s = %d", pt.series, pt.x), pt.s.summary(), "1 pane p50 " + msf(base.p(0.5)), fmt.Sprintf("%.2f (p50) %.2f (p99)", ratio(pt.s.p(0.5), base.p(0.5)), ratio(pt.s.p(0.99), base.p(0.99))), "", ""})
+		rows = append(rows, row{sec, fmt.Sprintf("wait_for_text, %s = %d", pt.series, pt.x), pt.s.summary(), "1 pane p50 " + msf(base.p(0.5)), fmt.Sprintf("%.2f (p50) %.2f (p99)", ratio(pt.s.p(0.5), base.p(0.5)), ratio(pt.s.p(0.99), base.p(0.99))), "", ""})
 	}
-	return nil
+	return rows
 }
 
 // svg draws the scale curve: one panel per series, p50 and p99 of

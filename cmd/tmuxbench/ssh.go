@@ -34,8 +34,57 @@ func sectionSSH(ctx context.Context, cfg config, rep *report) error {
 		return err
 	}
 	defer w.close()
+	b := &sshBench{cfg: cfg, rep: rep, srv: srv, w: w}
+	defer b.close()
+	if err := b.measureMemory(ctx); err != nil {
+		return err
+	}
+	if err := b.compareWaits(ctx); err != nil {
+		return err
+	}
+	return b.compareRuns(ctx)
+}
+
+// sshHosts is how many hosts section 8 connects tmuxmcp to.
+const sshHosts = 5
+
+// sshSection names section 8's rows.
+const sshSection = "8 ssh"
+
+// sshBench is section 8 under way: the private sshd, the local world, and
+// what has been set up on the way (each nil or empty until it is).
+type sshBench struct {
+	cfg        config
+	rep        *report
+	srv        *sshtest.Server
+	w          *world
+	sockets    []string  // the hosts' tmux server sockets, box0's first
+	c          *client   // tmuxmcp connected to every host
+	remotePane string    // a pane on box0
+	conn       *host.SSH // this program's own connection to box0
+	rc         *client   // c, its calls going to box0
+}
+
+// close ends what the section set up, the last first: the connection to
+// box0, tmuxmcp, and the hosts' tmux servers.
+func (b *sshBench) close() {
+	if b.conn != nil {
+		b.conn.Close()
+	}
+	if b.c != nil {
+		b.c.close()
+	}
+	for _, s := range b.sockets {
+		b.srv.KillTmux(s)
+	}
+}
+
+// measureMemory measures tmuxmcp's RSS with no host, then connected to
+// sshHosts hosts with one pane each, and reports the cost per host. It
+// leaves that tmuxmcp running as b.c.
+func (b *sshBench) measureMemory(ctx context.Context) error {
 	// Memory first: the process with no host, then with 5.
-	c0, err := w.startMCP(ctx, nil)
+	c0, err := b.w.startMCP(ctx, nil)
 	if err != nil {
 		return err
 	}
@@ -48,33 +97,26 @@ func sectionSSH(ctx context.Context, cfg config, rep *report) error {
 	if err != nil {
 		return err
 	}
-	const hosts = 5
-	var args, sockets []string
-	for i := 0; i < hosts; i++ {
-		b := make([]byte, 6)
-		_, _ = rand.Read(b)
-		sock := "tmuxmcp-bench-" + hex.EncodeToString(b)
-		sockets = append(sockets, sock)
-		args = append(args, "--host", fmt.Sprintf("box%d=%s?socket=%s", i, srv.URL(), sock))
+	var args []string
+	for i := 0; i < sshHosts; i++ {
+		bs := make([]byte, 6)
+		_, _ = rand.Read(bs)
+		sock := "tmuxmcp-bench-" + hex.EncodeToString(bs)
+		b.sockets = append(b.sockets, sock)
+		args = append(args, "--host", fmt.Sprintf("box%d=%s?socket=%s", i, b.srv.URL(), sock))
 	}
-	defer func() {
-		for _, s := range sockets {
-			srv.KillTmux(s)
-		}
-	}()
-	c, err := w.startMCP(ctx, nil, append([]string{"--ssh-config", srv.ConfigFile}, args...)...)
+	c, err := b.w.startMCP(ctx, nil, append([]string{"--ssh-config", b.srv.ConfigFile}, args...)...)
 	if err != nil {
 		return err
 	}
-	defer c.close()
-	remotePane := ""
-	for i := 0; i < hosts; i++ {
+	b.c = c
+	for i := 0; i < sshHosts; i++ {
 		lp, err := c.onHost(fmt.Sprintf("box%d", i)).call(ctx, "list_panes", map[string]any{})
 		if err != nil {
 			return err
 		}
 		if ps, _ := lp["panes"].([]any); len(ps) > 0 && i == 0 {
-			remotePane, _ = ps[0].(map[string]any)["paneId"].(string)
+			b.remotePane, _ = ps[0].(map[string]any)["paneId"].(string)
 		}
 	}
 	time.Sleep(time.Second)
@@ -82,45 +124,53 @@ func sectionSSH(ctx context.Context, cfg config, rep *report) error {
 	if err != nil {
 		return err
 	}
-	const sec = "8 ssh"
-	per := float64(full-base) / hosts
-	rep.add(row{sec, fmt.Sprintf("RSS with %d connected hosts (one pane each)", hosts), mib(full), "no host " + mib(base), fmt.Sprintf("+%.1f MiB per host", per/(1<<20)), "≤ 4 MiB per host", verdict(per <= 4<<20)})
+	per := float64(full-base) / sshHosts
+	b.rep.add(row{sshSection, fmt.Sprintf("RSS with %d connected hosts (one pane each)", sshHosts), mib(full), "no host " + mib(base), fmt.Sprintf("+%.1f MiB per host", per/(1<<20)), "≤ 4 MiB per host", verdict(per <= 4<<20)})
+	return nil
+}
 
+// compareWaits measures wait_for_text for the same emitter on a local pane
+// and on box0's pane.
+func (b *sshBench) compareWaits(ctx context.Context) error {
 	// Latency: the same emitter on a local pane and on box0's pane.
-	local, err := w.shellPane(ctx)
+	local, err := b.w.shellPane(ctx)
 	if err != nil {
 		return err
 	}
-	wl, _, err := w.measureWait(ctx, c, local, "L", cfg.n, cfg.every)
+	wl, _, err := b.w.measureWait(ctx, b.c, local, "L", b.cfg.n, b.cfg.every)
 	if err != nil {
 		return fmt.Errorf("local wait: %w", err)
 	}
-	conn := host.New(host.Spec{Name: "box0", Addr: "127.0.0.1", Port: srv.Port, User: srv.User}, host.Options{ConfigFile: srv.ConfigFile, ControlDir: filepath.Join(w.tmp, "ssh")})
-	defer conn.Close()
-	rw := &world{cfg: cfg, target: tmux.Target{SocketName: sockets[0], Via: conn}, stop: func() {}, tmp: w.tmp}
-	rc := c.onHost("box0")
-	wr, _, err := rw.measureWait(ctx, rc, remotePane, "R", cfg.n, cfg.every)
+	b.conn = host.New(host.Spec{Name: "box0", Addr: "127.0.0.1", Port: b.srv.Port, User: b.srv.User}, host.Options{ConfigFile: b.srv.ConfigFile, ControlDir: filepath.Join(b.w.tmp, "ssh")})
+	rw := &world{cfg: b.cfg, target: tmux.Target{SocketName: b.sockets[0], Via: b.conn}, stop: func() {}, tmp: b.w.tmp}
+	b.rc = b.c.onHost("box0")
+	wr, _, err := rw.measureWait(ctx, b.rc, b.remotePane, "R", b.cfg.n, b.cfg.every)
 	if err != nil {
 		return fmt.Errorf("remote wait: %w", err)
 	}
 	wl.name, wr.name = "wait_for_text, local pane", "wait_for_text, pane on an SSH host"
-	rep.add(row{sec, wl.name, wl.summary(), "—", "1.00", "", ""})
-	rep.add(row{sec, wr.name, wr.summary(), "local p50 " + msf(wl.p(0.5)), fmt.Sprintf("p50 +%s ms", msf(wr.p(0.5)-wl.p(0.5))), "p50 ≤ local + 2 ms", verdict(wr.p(0.5)-wl.p(0.5) <= 2*time.Millisecond)})
+	b.rep.add(row{sshSection, wl.name, wl.summary(), "—", "1.00", "", ""})
+	b.rep.add(row{sshSection, wr.name, wr.summary(), "local p50 " + msf(wl.p(0.5)), fmt.Sprintf("p50 +%s ms", msf(wr.p(0.5)-wl.p(0.5))), "p50 ≤ local + 2 ms", verdict(wr.p(0.5)-wl.p(0.5) <= 2*time.Millisecond)})
+	return nil
+}
 
+// compareRuns measures run_shell_command true on a new local pane and on
+// box0's pane.
+func (b *sshBench) compareRuns(ctx context.Context) error {
 	// run_shell_command true, local pane and remote pane.
-	lp, err := c.newShell(ctx)
+	lp, err := b.c.newShell(ctx)
 	if err != nil {
 		return err
 	}
-	rl, err := c.runs(ctx, "run_shell_command true, local pane (bash)", cfg.n, map[string]any{"paneId": lp, "command": "true"})
+	rl, err := b.c.runs(ctx, "run_shell_command true, local pane (bash)", b.cfg.n, map[string]any{"paneId": lp, "command": "true"})
 	if err != nil {
 		return err
 	}
-	rr, err := rc.runs(ctx, "run_shell_command true, pane on an SSH host (bash)", cfg.n, map[string]any{"paneId": remotePane, "command": "true"})
+	rr, err := b.rc.runs(ctx, "run_shell_command true, pane on an SSH host (bash)", b.cfg.n, map[string]any{"paneId": b.remotePane, "command": "true"})
 	if err != nil {
 		return err
 	}
-	rep.add(row{sec, rl.name, rl.summary(), "—", "1.00", "", ""})
-	rep.add(row{sec, rr.name, rr.summary(), "local p50 " + msf(rl.p(0.5)), fmt.Sprintf("%.1f× local (p50)", ratio(rr.p(0.5), rl.p(0.5))), "p50 ≤ 50 ms", verdict(rr.p(0.5) <= 50*time.Millisecond)})
+	b.rep.add(row{sshSection, rl.name, rl.summary(), "—", "1.00", "", ""})
+	b.rep.add(row{sshSection, rr.name, rr.summary(), "local p50 " + msf(rl.p(0.5)), fmt.Sprintf("%.1f× local (p50)", ratio(rr.p(0.5), rl.p(0.5))), "p50 ≤ 50 ms", verdict(rr.p(0.5) <= 50*time.Millisecond)})
 	return nil
 }
