@@ -10,6 +10,10 @@
 // answered -32600. When the input ends, the transport tells its owner
 // (Ended) and keeps writing, so the calls already read are answered.
 //
+// Output is the writer for stdout: at shutdown GiveUp bounds how long an
+// answer may wait on a client that stopped reading, and Quiet tells when
+// the last answers have been written.
+//
 // It knows nothing of tmux or of the tools: it moves messages.
 package stdio
 

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tmuxmcp/tmuxmcp/httpmcp"
 	"github.com/tmuxmcp/tmuxmcp/tools"
 )
 
@@ -93,18 +94,18 @@ func checkToken(c *config, stateDir string) (bool, string) {
 	path := c.tokenFile
 	if path == "" {
 		if env := strings.TrimSpace(os.Getenv("TMUXMCP_TOKEN")); env != "" {
-			if len(env) < minToken {
-				return false, fmt.Sprintf("$TMUXMCP_TOKEN has %d characters; it needs at least %d", len(env), minToken)
+			if len(env) < httpmcp.MinToken {
+				return false, fmt.Sprintf("$TMUXMCP_TOKEN has %d characters; it needs at least %d", len(env), httpmcp.MinToken)
 			}
 			return true, "$TMUXMCP_TOKEN"
 		}
-		path = generatedTokenPath(stateDir)
+		path = httpmcp.TokenPath(stateDir)
 		if _, err := os.Stat(path); errors.Is(err, fs.ErrNotExist) {
 			return true, "none yet: --http creates " + path + " (mode 0600)"
 		}
 	}
-	if _, err := readToken(path); err != nil {
-		if errors.Is(err, errShortToken) && c.tokenFile == "" {
+	if _, err := httpmcp.ReadToken(path); err != nil {
+		if errors.Is(err, httpmcp.ErrShortToken) && c.tokenFile == "" {
 			return true, path + " is too short to be a token: --http writes a new one"
 		}
 		return false, path + ": " + err.Error()

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/httpmcp"
 	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/stream"
@@ -36,15 +37,8 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 
 const testToken = "0123456789abcdef0123456789abcdef"
 
+// httpEnv serves a real tmux-backed server over httpmcp with testToken.
 func httpEnv(t *testing.T) (*httptest.Server, *tools.Handlers) {
-	t.Helper()
-	srv, h, _ := httpEnvWith(t, httpConfig{sessionTimeout: time.Minute})
-	return srv, h
-}
-
-// httpEnvWith serves a real tmux-backed server with cfg (its token is
-// testToken unless cfg has one) and returns the *mcp.Server too.
-func httpEnvWith(t *testing.T, cfg httpConfig) (*httptest.Server, *tools.Handlers, *mcp.Server) {
 	t.Helper()
 	target := tmuxtest.Server(t, "agent", 120, 40)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
@@ -54,19 +48,10 @@ func httpEnvWith(t *testing.T, cfg httpConfig) (*httptest.Server, *tools.Handler
 	if err != nil {
 		t.Fatal(err)
 	}
-	if cfg.token == "" {
-		cfg.token = testToken
-	}
-	if cfg.tokenWhere == "" {
-		cfg.tokenWhere = "the test"
-	}
-	if cfg.log == nil {
-		cfg.log = log
-	}
 	server := h.NewServer()
-	srv := httptest.NewUnstartedServer(httpHandler(server, cfg))
-	srv.Config.ReadHeaderTimeout = readHeaderTimeout
-	srv.Config.IdleTimeout = idleConnTimeout
+	srv := httptest.NewUnstartedServer(httpmcp.Handler(server, httpmcp.Config{Token: testToken, TokenWhere: "the test", SessionTimeout: time.Minute, Log: log}))
+	srv.Config.ReadHeaderTimeout = httpmcp.ReadHeaderTimeout
+	srv.Config.IdleTimeout = httpmcp.IdleConnTimeout
 	srv.Start()
 	t.Cleanup(func() {
 		srv.Close()
@@ -75,7 +60,7 @@ func httpEnvWith(t *testing.T, cfg httpConfig) (*httptest.Server, *tools.Handler
 		}
 		h.Close()
 	})
-	return srv, h, server
+	return srv, h
 }
 
 func httpClient(t *testing.T, url, token string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
@@ -89,70 +74,6 @@ func httpClient(t *testing.T, url, token string, opts *mcp.ClientOptions) (*mcp.
 func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any) map[string]any {
 	t.Helper()
 	return mcptest.OK(t.Context(), t, cs, name, args).M
-}
-
-func TestHTTPRequiresTheTokenAndAGoodHost(t *testing.T) {
-	srv, _ := httpEnv(t)
-	post := func(token, host string) int {
-		req, _ := http.NewRequest("POST", srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`))
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		if token != "" {
-			req.Header.Set("Authorization", "Bearer "+token)
-		}
-		if host != "" {
-			req.Host = host
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		resp.Body.Close()
-		if id := resp.Header.Get("Mcp-Session-Id"); id != "" {
-			// End the session this raw request opened.
-			del, _ := http.NewRequest("DELETE", srv.URL+"/mcp", nil)
-			del.Header.Set("Authorization", "Bearer "+testToken)
-			del.Header.Set("Mcp-Session-Id", id)
-			if r, err := http.DefaultClient.Do(del); err == nil {
-				r.Body.Close()
-			}
-		}
-		return resp.StatusCode
-	}
-	if code := post("", ""); code != http.StatusUnauthorized {
-		t.Errorf("no token: %d", code)
-	}
-	if code := post("wrong-token-wrong-token", ""); code != http.StatusUnauthorized {
-		t.Errorf("wrong token: %d", code)
-	}
-	if code := post(testToken, "evil.example"); code != http.StatusForbidden {
-		t.Errorf("Host evil.example: %d", code)
-	}
-	if code := post(testToken, ""); code != http.StatusOK {
-		t.Errorf("good token: %d", code)
-	}
-	if _, err := httpClient(t, srv.URL, "wrong-token-wrong-token", nil); err == nil {
-		t.Error("a client with a wrong token connected")
-	}
-	// A live session id presented with another token is refused.
-	cs, err := httpClient(t, srv.URL, testToken, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
-	req, _ := http.NewRequest("POST", srv.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":9,"method":"tools/list"}`))
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	req.Header.Set("Mcp-Session-Id", cs.ID())
-	req.Header.Set("Authorization", "Bearer another-token-another-token")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		t.Fatal(err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != http.StatusUnauthorized {
-		t.Errorf("session id with another token: %d", resp.StatusCode)
-	}
 }
 
 func TestHTTPWaitsProgressCancelAndTwoClients(t *testing.T) {

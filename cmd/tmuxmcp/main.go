@@ -11,7 +11,6 @@ package main
 
 import (
 	"context"
-	"crypto/tls"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,12 +24,12 @@ import (
 	"runtime/debug"
 	"runtime/pprof"
 	"strings"
-	"sync"
 	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/httpmcp"
 	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/runner"
 	"github.com/tmuxmcp/tmuxmcp/shell"
@@ -93,10 +92,10 @@ type config struct {
 	remote     bool
 	keepPagers bool
 	tokenFile  string
-	tlsCert    string     // --tls-cert
-	tlsKey     string     // --tls-key
-	origins    originList // --allow-origin
-	maxSess    int        // --max-sessions
+	tlsCert    string          // --tls-cert
+	tlsKey     string          // --tls-key
+	origins    httpmcp.Origins // --allow-origin
+	maxSess    int             // --max-sessions
 	noAuth     bool
 	embedded   bool // the private default server, which tmuxmcp restarts itself
 	idle       time.Duration
@@ -128,35 +127,7 @@ func parseArgs(name string, args []string, usage io.Writer) (*config, error) {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard) // errors are returned; the usage is printed on request
 	c := &config{}
-	fs.StringVar(&c.target.SocketName, "L", "", "tmux socket name (tmux -L); default \"tmuxmcp\", a private server, unless -S is given")
-	fs.StringVar(&c.target.SocketPath, "S", "", "tmux socket path (tmux -S)")
-	fs.StringVar(&c.target.ConfigFile, "tmux-config", "", "tmux config file for a server tmuxmcp starts (tmux -f); default: tmux's own default")
-	fs.StringVar(&c.session, "session", "agent", "session to create panes in; created if missing")
-	fs.IntVar(&c.retain, "retain", stream.DefaultRetain, "bytes of output retained per pane")
-	fs.IntVar(&c.retainAll, "retain-total", stream.DefaultRetainTotal, "bytes of output retained across all panes; past it the least recently written panes lose their oldest bytes first")
-	fs.DurationVar(&c.waitMax, "wait-max", tools.DefaultWaitMax, "ceiling on wait_for_text timeouts")
-	fs.StringVar(&c.stateDir, "state-dir", "", "directory for job records and outputs (default $XDG_STATE_HOME/tmuxmcp or ~/.local/state/tmuxmcp)")
-	fs.StringVar(&c.approval, "approval", "auto", "what commands not matched by a --policy rule get: auto (run), ask (a person attached to tmux approves each in a popup) or deny (blocked)")
-	fs.StringVar(&c.policy, "policy", "", "JSON policy file: {\"rules\": [{\"action\": \"allow|ask|deny\", \"command\": \"regex\", \"program\": \"regex\", \"cwd\": \"regex\"}]}, first match wins")
-	fs.DurationVar(&c.review, "review-timeout", tools.DefaultReviewTimeout, "how long a person has to answer an approval prompt before the command is denied (denied-timeout)")
-	fs.StringVar(&c.httpAddr, "http", "", fmt.Sprintf("serve Streamable HTTP at http://ADDR/mcp (https:// with --tls-cert) instead of stdio, e.g. 127.0.0.1:8765 (a bearer token is required unless --no-auth); requests without it are refused from their headers, bodies must arrive within %v, idle connections close after %v", defaultBodyTimeout, idleConnTimeout))
-	fs.BoolVar(&c.keepPagers, "keep-pagers", false, "leave PAGER, GIT_PAGER, MANPAGER, SYSTEMD_PAGER, PSQL_PAGER, GH_PAGER and AWS_PAGER as your shell sets them in the panes tmuxmcp starts (default: set so git log, man, journalctl and psql print instead of opening a pager that waits for a key)")
-	fs.BoolVar(&c.remote, "allow-remote", false, "allow --http on a non-loopback address; give --tls-cert and --tls-key too, or the bearer token crosses the network in clear text (logged as a warning)")
-	fs.StringVar(&c.tlsCert, "tls-cert", "", "serve --http over TLS (https://) with this PEM certificate file (chain first); needs --tls-key")
-	fs.StringVar(&c.tlsKey, "tls-key", "", "the PEM private key file of --tls-cert")
-	fs.Var(&c.origins, "allow-origin", "with --http, also serve requests whose Origin header is this `scheme://host[:port]` (exact match; repeat the flag or separate with commas); requests from other origins get 403, except tmuxmcp's own and loopback origins on its port; requests without an Origin (CLI clients) are always served")
-	fs.IntVar(&c.maxSess, "max-sessions", defaultMaxSessions, fmt.Sprintf("with --http, the most live sessions (1..%d); past it a new session replaces the least recently active one idle for %v with no request open, or is refused with 503 and Retry-After", maxMaxSessions, defaultEvictIdle))
-	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the HTTP bearer token (default: $TMUXMCP_TOKEN, else a generated token saved under --state-dir); tmuxmcp refuses to start if the file is readable by group or others (fix: chmod 600)")
-	fs.BoolVar(&c.noAuth, "no-auth", false, "serve --http without a bearer token (loopback addresses only; for clients that cannot send one, such as the MCP conformance suite)")
-	fs.DurationVar(&c.idle, "session-timeout", 30*time.Minute, "close HTTP sessions that sent no request this long (0: never); a session that only listens for resource updates counts as idle")
-	fs.StringVar(&c.via, "approval-via", "tmux,elicitation", "how to ask a person, in order: tmux (a popup on attached clients), elicitation (the MCP client asks its user), exec:PROGRAM (a program of yours gets the request as JSON on stdin and prints approve or deny; it races the popups)")
-	fs.StringVar(&c.audit, "audit", "", "append a JSON line per approval decision and per command completion to this file (secrets redacted)")
-	fs.Var(&c.hosts, "host", "drive tmux on another machine too: `NAME=ssh://[user@]host[:port]` (repeatable; tools take host: NAME). tmuxmcp keeps one OpenSSH connection per host (your ~/.ssh/config, keys, agent and known_hosts; BatchMode, so set up key login first) and starts a private tmux server there (tmux -L tmuxmcp; ?socket=NAME picks another)")
-	fs.StringVar(&c.sshConfig, "ssh-config", "", "ssh client config file passed as ssh -F to every ssh tmuxmcp runs (default: ssh's own, ~/.ssh/config)")
-	fs.StringVar(&c.configFile, "config", "", "JSON config file with hosts: {\"hosts\": {\"build\": \"ssh://ci@build.example.com\"}}")
-	debugLog := fs.Bool("debug", false, "log debug messages to stderr")
-	fs.DurationVar(&c.shellWait, "shell-wait", 20*time.Second, "doctor: how long the shell tmuxmcp starts may take to show its first prompt")
-	showVersion := fs.Bool("version", false, "print the version and exit (also: tmuxmcp version)")
+	debugLog, showVersion := c.defineFlags(fs)
 	fs.Usage = func() {} // the flag package calls it on every error too
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -172,15 +143,63 @@ func parseArgs(name string, args []string, usage io.Writer) (*config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected argument %q (see tmuxmcp -h)", fs.Arg(0))
 	}
+	if err := c.validate(); err != nil {
+		return nil, err
+	}
+	if *debugLog {
+		c.logLevel = slog.LevelDebug
+	}
+	return c, nil
+}
+
+// defineFlags defines tmuxmcp's flags on fs, parsed into c, and returns the
+// two that are not settings: --debug and --version.
+func (c *config) defineFlags(fs *flag.FlagSet) (debugLog, showVersion *bool) {
+	fs.StringVar(&c.target.SocketName, "L", "", "tmux socket name (tmux -L); default \"tmuxmcp\", a private server, unless -S is given")
+	fs.StringVar(&c.target.SocketPath, "S", "", "tmux socket path (tmux -S)")
+	fs.StringVar(&c.target.ConfigFile, "tmux-config", "", "tmux config file for a server tmuxmcp starts (tmux -f); default: tmux's own default")
+	fs.StringVar(&c.session, "session", "agent", "session to create panes in; created if missing")
+	fs.IntVar(&c.retain, "retain", stream.DefaultRetain, "bytes of output retained per pane")
+	fs.IntVar(&c.retainAll, "retain-total", stream.DefaultRetainTotal, "bytes of output retained across all panes; past it the least recently written panes lose their oldest bytes first")
+	fs.DurationVar(&c.waitMax, "wait-max", tools.DefaultWaitMax, "ceiling on wait_for_text timeouts")
+	fs.StringVar(&c.stateDir, "state-dir", "", "directory for job records and outputs (default $XDG_STATE_HOME/tmuxmcp or ~/.local/state/tmuxmcp)")
+	fs.StringVar(&c.approval, "approval", "auto", "what commands not matched by a --policy rule get: auto (run), ask (a person attached to tmux approves each in a popup) or deny (blocked)")
+	fs.StringVar(&c.policy, "policy", "", "JSON policy file: {\"rules\": [{\"action\": \"allow|ask|deny\", \"command\": \"regex\", \"program\": \"regex\", \"cwd\": \"regex\"}]}, first match wins")
+	fs.DurationVar(&c.review, "review-timeout", tools.DefaultReviewTimeout, "how long a person has to answer an approval prompt before the command is denied (denied-timeout)")
+	fs.StringVar(&c.httpAddr, "http", "", fmt.Sprintf("serve Streamable HTTP at http://ADDR/mcp (https:// with --tls-cert) instead of stdio, e.g. 127.0.0.1:8765 (a bearer token is required unless --no-auth); requests without it are refused from their headers, bodies must arrive within %v, idle connections close after %v", httpmcp.DefaultBodyTimeout, httpmcp.IdleConnTimeout))
+	fs.BoolVar(&c.keepPagers, "keep-pagers", false, "leave PAGER, GIT_PAGER, MANPAGER, SYSTEMD_PAGER, PSQL_PAGER, GH_PAGER and AWS_PAGER as your shell sets them in the panes tmuxmcp starts (default: set so git log, man, journalctl and psql print instead of opening a pager that waits for a key)")
+	fs.BoolVar(&c.remote, "allow-remote", false, "allow --http on a non-loopback address; give --tls-cert and --tls-key too, or the bearer token crosses the network in clear text (logged as a warning)")
+	fs.StringVar(&c.tlsCert, "tls-cert", "", "serve --http over TLS (https://) with this PEM certificate file (chain first); needs --tls-key")
+	fs.StringVar(&c.tlsKey, "tls-key", "", "the PEM private key file of --tls-cert")
+	fs.Var(&c.origins, "allow-origin", "with --http, also serve requests whose Origin header is this `scheme://host[:port]` (exact match; repeat the flag or separate with commas); requests from other origins get 403, except tmuxmcp's own and loopback origins on its port; requests without an Origin (CLI clients) are always served")
+	fs.IntVar(&c.maxSess, "max-sessions", httpmcp.DefaultMaxSessions, fmt.Sprintf("with --http, the most live sessions (1..%d); past it a new session replaces the least recently active one idle for %v with no request open, or is refused with 503 and Retry-After", httpmcp.MaxSessionsLimit, httpmcp.DefaultEvictIdle))
+	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the HTTP bearer token (default: $TMUXMCP_TOKEN, else a generated token saved under --state-dir); tmuxmcp refuses to start if the file is readable by group or others (fix: chmod 600)")
+	fs.BoolVar(&c.noAuth, "no-auth", false, "serve --http without a bearer token (loopback addresses only; for clients that cannot send one, such as the MCP conformance suite)")
+	fs.DurationVar(&c.idle, "session-timeout", 30*time.Minute, "close HTTP sessions that sent no request this long (0: never); a session that only listens for resource updates counts as idle")
+	fs.StringVar(&c.via, "approval-via", "tmux,elicitation", "how to ask a person, in order: tmux (a popup on attached clients), elicitation (the MCP client asks its user), exec:PROGRAM (a program of yours gets the request as JSON on stdin and prints approve or deny; it races the popups)")
+	fs.StringVar(&c.audit, "audit", "", "append a JSON line per approval decision and per command completion to this file (secrets redacted)")
+	fs.Var(&c.hosts, "host", "drive tmux on another machine too: `NAME=ssh://[user@]host[:port]` (repeatable; tools take host: NAME). tmuxmcp keeps one OpenSSH connection per host (your ~/.ssh/config, keys, agent and known_hosts; BatchMode, so set up key login first) and starts a private tmux server there (tmux -L tmuxmcp; ?socket=NAME picks another)")
+	fs.StringVar(&c.sshConfig, "ssh-config", "", "ssh client config file passed as ssh -F to every ssh tmuxmcp runs (default: ssh's own, ~/.ssh/config)")
+	fs.StringVar(&c.configFile, "config", "", "JSON config file with hosts: {\"hosts\": {\"build\": \"ssh://ci@build.example.com\"}}")
+	debugLog = fs.Bool("debug", false, "log debug messages to stderr")
+	fs.DurationVar(&c.shellWait, "shell-wait", 20*time.Second, "doctor: how long the shell tmuxmcp starts may take to show its first prompt")
+	showVersion = fs.Bool("version", false, "print the version and exit (also: tmuxmcp version)")
+	return debugLog, showVersion
+}
+
+// validate checks the parsed flags, fills in what follows from them (the
+// default socket, the approval channels, the --config file's hosts,
+// the --approval action) and returns the first flag tmuxmcp cannot take.
+func (c *config) validate() error {
 	if c.target.SocketName == "" && c.target.SocketPath == "" {
 		c.target.SocketName = "tmuxmcp"
 		c.embedded = true
 	}
 	if c.retain < 4096 {
-		return nil, fmt.Errorf("--retain %d: must be at least 4096 bytes", c.retain)
+		return fmt.Errorf("--retain %d: must be at least 4096 bytes", c.retain)
 	}
 	if c.waitMax < time.Second {
-		return nil, fmt.Errorf("--wait-max %v: must be at least 1s", c.waitMax)
+		return fmt.Errorf("--wait-max %v: must be at least 1s", c.waitMax)
 	}
 	c.viaList = nil
 	for _, v := range strings.Split(c.via, ",") {
@@ -190,54 +209,51 @@ func parseArgs(name string, args []string, usage io.Writer) (*config, error) {
 		case isExec && prog != "":
 			path, err := exec.LookPath(prog)
 			if err != nil {
-				return nil, fmt.Errorf("--approval-via exec:%s: %w (give the path of an executable program that reads the request as JSON on stdin and prints approve or deny)", prog, err)
+				return fmt.Errorf("--approval-via exec:%s: %w (give the path of an executable program that reads the request as JSON on stdin and prints approve or deny)", prog, err)
 			}
 			if c.approver != "" {
-				return nil, fmt.Errorf("--approval-via %q: one exec: program at most", c.via)
+				return fmt.Errorf("--approval-via %q: one exec: program at most", c.via)
 			}
 			c.approver, _ = filepath.Abs(path)
 			c.viaList = append(c.viaList, "exec")
 		default:
-			return nil, fmt.Errorf("--approval-via %q: use tmux, elicitation and exec:PROGRAM, comma-separated (e.g. tmux,exec:/usr/local/bin/ask-phone)", c.via)
+			return fmt.Errorf("--approval-via %q: use tmux, elicitation and exec:PROGRAM, comma-separated (e.g. tmux,exec:/usr/local/bin/ask-phone)", c.via)
 		}
 	}
 	if c.shellWait < time.Second || c.shellWait > 90*time.Second {
-		return nil, fmt.Errorf("--shell-wait %v: must be 1s..90s", c.shellWait)
+		return fmt.Errorf("--shell-wait %v: must be 1s..90s", c.shellWait)
 	}
 	if c.idle != 0 && c.idle < time.Second {
-		return nil, fmt.Errorf("--session-timeout %v: must be at least 1s (0 keeps idle sessions open)", c.idle)
+		return fmt.Errorf("--session-timeout %v: must be at least 1s (0 keeps idle sessions open)", c.idle)
 	}
-	if c.maxSess < 1 || c.maxSess > maxMaxSessions {
-		return nil, fmt.Errorf("--max-sessions %d: must be 1..%d", c.maxSess, maxMaxSessions)
+	if c.maxSess < 1 || c.maxSess > httpmcp.MaxSessionsLimit {
+		return fmt.Errorf("--max-sessions %d: must be 1..%d", c.maxSess, httpmcp.MaxSessionsLimit)
 	}
 	if (c.tlsCert == "") != (c.tlsKey == "") {
-		return nil, fmt.Errorf("--tls-cert %q --tls-key %q: give both (the PEM certificate and its private key) or neither", c.tlsCert, c.tlsKey)
+		return fmt.Errorf("--tls-cert %q --tls-key %q: give both (the PEM certificate and its private key) or neither", c.tlsCert, c.tlsKey)
 	}
-	if c.noAuth && (c.httpAddr == "" || !loopback(c.httpAddr)) {
-		return nil, fmt.Errorf("--no-auth is only allowed with --http on a loopback address (127.0.0.1:PORT)")
+	if c.noAuth && (c.httpAddr == "" || !httpmcp.Loopback(c.httpAddr)) {
+		return fmt.Errorf("--no-auth is only allowed with --http on a loopback address (127.0.0.1:PORT)")
 	}
-	if c.httpAddr != "" && !loopback(c.httpAddr) && !c.remote {
-		return nil, fmt.Errorf("--http %s is not a loopback address: anyone who can reach it could drive your shells. Use 127.0.0.1:PORT, or add --allow-remote if you mean it", c.httpAddr)
+	if c.httpAddr != "" && !httpmcp.Loopback(c.httpAddr) && !c.remote {
+		return fmt.Errorf("--http %s is not a loopback address: anyone who can reach it could drive your shells. Use 127.0.0.1:PORT, or add --allow-remote if you mean it", c.httpAddr)
 	}
 	if c.configFile != "" {
 		if err := loadConfig(c.configFile, &c.hosts.specs); err != nil {
-			return nil, err
+			return err
 		}
 	}
 	if c.sshConfig != "" {
 		if _, err := os.Stat(c.sshConfig); err != nil {
-			return nil, fmt.Errorf("--ssh-config %s: %w", c.sshConfig, err)
+			return fmt.Errorf("--ssh-config %s: %w", c.sshConfig, err)
 		}
 		c.sshConfig, _ = filepath.Abs(c.sshConfig)
 	}
 	var err error
 	if c.def, err = policy.ParseAction(c.approval); err != nil {
-		return nil, fmt.Errorf("--approval: %w", err)
+		return fmt.Errorf("--approval: %w", err)
 	}
-	if *debugLog {
-		c.logLevel = slog.LevelDebug
-	}
-	return c, nil
+	return nil
 }
 
 // usageText heads the usage; the flags follow it.
@@ -447,10 +463,10 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	printHints(hints,
 		"watch the panes", watch,
 		"add it to Claude Code", "claude mcp add tmuxmcp -- "+strings.Join(quoted, " "))
-	out := newOutput(stdout)
-	defer out.close()
+	out := stdio.NewOutput(stdout)
+	defer out.Close()
 	if trace != nil {
-		out.written = trace.written
+		out.Written = trace.written
 	}
 	// The session ends on SIGTERM or when stdin ends: either way every
 	// stream ends with hub_closed, so open waits return that outcome, and
@@ -465,7 +481,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 		// A client that stopped reading stdout must not keep tmuxmcp
 		// alive: Draining gives open calls 5 s; their answers get 1 s more.
 		<-stopCtx.Done()
-		out.giveUp(6 * time.Second)
+		out.GiveUp(6 * time.Second)
 	}()
 	// The handlers return before the SDK writes their answers: once every
 	// call has returned and been answered, the transport stays up until
@@ -479,7 +495,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 		answered, cancel := context.WithTimeout(context.Background(), time.Second)
 		transport.WaitAnswered(answered)
 		cancel()
-		out.quiet(100*time.Millisecond, time.Second)
+		out.Quiet(100*time.Millisecond, time.Second)
 		stopRun()
 	}()
 	err = server.Run(runCtx, transport)
@@ -492,7 +508,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 // serveHTTPMode serves server over Streamable HTTP and tells a person on
 // stderr how to connect and watch.
 func serveHTTPMode(ctx context.Context, c *config, h *tools.Handlers, server *mcp.Server, watch string, hints io.Writer, log *slog.Logger) error {
-	setup, err := prepareHTTP(c, log)
+	setup, err := httpmcp.Prepare(c.httpOptions(), log)
 	if err != nil {
 		return err
 	}
@@ -501,7 +517,7 @@ func serveHTTPMode(ctx context.Context, c *config, h *tools.Handlers, server *mc
 		return fmt.Errorf("--http %s: %w", c.httpAddr, err)
 	}
 	scheme := "http://"
-	if setup.tls != nil {
+	if setup.TLS != nil {
 		scheme = "https://"
 	}
 	url := scheme + ln.Addr().String() + "/mcp"
@@ -512,205 +528,26 @@ func serveHTTPMode(ctx context.Context, c *config, h *tools.Handlers, server *mc
 	auth := ""
 	switch {
 	case c.noAuth:
-	case setup.where == "$TMUXMCP_TOKEN":
+	case setup.TokenWhere == "$TMUXMCP_TOKEN":
 		auth = ` --header "Authorization: Bearer $TMUXMCP_TOKEN"`
 	default:
-		auth = ` --header "Authorization: Bearer $(cat ` + shellQuote(setup.where) + `)"`
+		auth = ` --header "Authorization: Bearer $(cat ` + shellQuote(setup.TokenWhere) + `)"`
 	}
 	token := []string{}
 	if !c.noAuth {
-		token = []string{"the bearer token is in", setup.where}
+		token = []string{"the bearer token is in", setup.TokenWhere}
 	}
 	printHints(hints, append(token,
 		"try it (the inspector needs Node >= 22.19)", "npx -y @modelcontextprotocol/inspector@2.12.0 --cli "+url+" --transport http"+auth+" --method tools/list",
 		"watch the panes", watch,
 		"add it to Claude Code", "claude mcp add --transport http tmuxmcp "+url+auth)...)
-	handler := httpHandler(server, httpConfig{token: setup.token, tokenWhere: setup.where, sessionTimeout: c.idle, maxSessions: c.maxSess, allowOrigins: c.origins, log: log})
-	return serveHTTP(h.Draining(ctx), ln, handler, setup.tls, log)
+	handler := httpmcp.Handler(server, httpmcp.Config{Token: setup.Token, TokenWhere: setup.TokenWhere, SessionTimeout: c.idle, MaxSessions: c.maxSess, AllowOrigins: c.origins, Log: log})
+	return httpmcp.Serve(h.Draining(ctx), ln, handler, setup.TLS, log)
 }
 
-// httpSetup is what --http needs before it listens.
-type httpSetup struct {
-	token string      // "" with --no-auth
-	where string      // where a person finds the token
-	tls   *tls.Config // nil: plain HTTP
-}
-
-// prepareHTTP loads the bearer token and the TLS certificate, and warns
-// when the token would cross the network in clear text.
-func prepareHTTP(c *config, log *slog.Logger) (*httpSetup, error) {
-	stateDir := c.stateDir
-	if stateDir == "" {
-		stateDir = tools.DefaultStateDir()
-	}
-	s := &httpSetup{where: "none (--no-auth)"}
-	if !c.noAuth {
-		var err error
-		if s.token, s.where, err = loadToken(c.tokenFile, stateDir, log); err != nil {
-			return nil, err
-		}
-	}
-	if c.tlsCert != "" {
-		var err error
-		if s.tls, err = loadTLS(c.tlsCert, c.tlsKey); err != nil {
-			return nil, err
-		}
-	}
-	if s.tls == nil && !loopback(c.httpAddr) {
-		log.Warn("INSECURE: --http " + c.httpAddr + " is reachable from the network over plain HTTP, so the bearer token travels in clear text and anyone who can watch the traffic can take it and drive your shells; " +
-			"serve TLS with --tls-cert FILE --tls-key FILE, or listen on 127.0.0.1 and connect through an SSH tunnel (ssh -L PORT:127.0.0.1:PORT host)")
-	}
-	return s, nil
-}
-
-// output is the stdio transport's writer. The SDK closes its connection
-// only after every answer has been written, so an answer blocked on a
-// stdout nobody reads would hang tmuxmcp forever; giveUp bounds that.
-//
-// A pipe only tmuxmcp writes gets a non-blocking duplicate whose writes
-// can be given a deadline; a pipe shared with stdin or stderr is left
-// alone. A socket (possibly stdin too) is shut down for writing when the
-// time is up.
-type output struct {
-	w      io.Writer
-	pipe   *os.File // the non-blocking duplicate of a stdout pipe, or nil
-	socket *os.File // stdout when it is a socket, or nil
-
-	mu       sync.Mutex
-	deadline time.Time // the earliest giveUp so far
-	timer    *time.Timer
-	wrote    chan struct{} // signalled after each write, for quiet
-	written  func()        // called after each write, or nil
-}
-
-func newOutput(stdout io.Writer) *output {
-	o := &output{w: stdout, wrote: make(chan struct{}, 1)}
-	f, ok := stdout.(*os.File)
-	if !ok {
-		return o
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		return o
-	}
-	switch {
-	case fi.Mode()&os.ModeSocket != 0:
-		o.socket = f
-	case fi.Mode()&os.ModeNamedPipe != 0 && !sharedWith(fi, os.Stdin, os.Stderr):
-		// A duplicate made non-blocking, so writes can have a deadline.
-		// O_NONBLOCK belongs to the pipe end itself, which only tmuxmcp
-		// writes (stdin and stderr were checked to be other files); it is
-		// put back at exit.
-		rc, err := f.SyscallConn()
-		if err != nil {
-			return o
-		}
-		dup := -1
-		_ = rc.Control(func(fd uintptr) {
-			if d, err := syscall.Dup(int(fd)); err == nil {
-				if syscall.SetNonblock(d, true) == nil {
-					dup = d
-				} else {
-					_ = syscall.Close(d)
-				}
-			}
-		})
-		if dup < 0 {
-			return o
-		}
-		p := os.NewFile(uintptr(dup), "stdout")
-		if p.SetWriteDeadline(time.Time{}) != nil {
-			_ = syscall.SetNonblock(dup, false)
-			_ = p.Close()
-			return o
-		}
-		o.w, o.pipe = p, p
-	}
-	return o
-}
-
-func (o *output) Write(p []byte) (int, error) {
-	n, err := o.w.Write(p)
-	if o.written != nil {
-		o.written()
-	}
-	select {
-	case o.wrote <- struct{}{}:
-	default:
-	}
-	return n, err
-}
-
-// quiet returns once nothing has been written for d, or after max.
-func (o *output) quiet(d, max time.Duration) {
-	t := time.NewTimer(d)
-	defer t.Stop()
-	limit := time.NewTimer(max)
-	defer limit.Stop()
-	for {
-		select {
-		case <-o.wrote:
-			t.Reset(d)
-		case <-t.C:
-			return
-		case <-limit.C:
-			return
-		}
-	}
-}
-
-// Close does nothing: the transport's end is not the process's end.
-func (o *output) Close() error { return nil }
-
-// giveUp makes every write fail from d from now on (the earliest giveUp
-// wins): tmuxmcp is shutting down, and answers not written by then are
-// dropped rather than waited for.
-func (o *output) giveUp(d time.Duration) {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	at := time.Now().Add(d)
-	if !o.deadline.IsZero() && !at.Before(o.deadline) {
-		return
-	}
-	o.deadline = at
-	switch {
-	case o.pipe != nil:
-		_ = o.pipe.SetWriteDeadline(at)
-	case o.socket != nil:
-		if o.timer != nil {
-			o.timer.Stop()
-		}
-		o.timer = time.AfterFunc(d, func() {
-			if rc, err := o.socket.SyscallConn(); err == nil {
-				_ = rc.Control(func(fd uintptr) { _ = syscall.Shutdown(int(fd), syscall.SHUT_WR) })
-			}
-		})
-	}
-}
-
-func (o *output) close() {
-	o.mu.Lock()
-	defer o.mu.Unlock()
-	if o.timer != nil {
-		o.timer.Stop()
-	}
-	if o.pipe != nil {
-		if rc, err := o.pipe.SyscallConn(); err == nil {
-			_ = rc.Control(func(fd uintptr) { _ = syscall.SetNonblock(int(fd), false) })
-		}
-		_ = o.pipe.Close()
-	}
-}
-
-// sharedWith reports whether any of files is the same file as fi (say,
-// stderr redirected into the stdout pipe).
-func sharedWith(fi os.FileInfo, files ...*os.File) bool {
-	for _, f := range files {
-		if g, err := f.Stat(); err == nil && os.SameFile(fi, g) {
-			return true
-		}
-	}
-	return false
+// httpOptions are the flags httpmcp.Prepare reads.
+func (c *config) httpOptions() httpmcp.SetupOptions {
+	return httpmcp.SetupOptions{Addr: c.httpAddr, NoAuth: c.noAuth, TokenFile: c.tokenFile, StateDir: stateDirOf(c), TLSCert: c.tlsCert, TLSKey: c.tlsKey}
 }
 
 // printHints writes pairs of (what, line) as a comment and a line a

@@ -1,4 +1,4 @@
-package main
+package httpmcp
 
 import (
 	"fmt"
@@ -23,10 +23,10 @@ const evictWait = time.Second
 // session has a request in flight.
 const retryWhenBusy = 30 * time.Second
 
-// sessionCap bounds the live HTTP sessions at cfg.maxSessions. A request
+// sessionCap bounds the live HTTP sessions at cfg.MaxSessions. A request
 // that would open one more session past the cap evicts the least recently
 // active session with no request in flight (an open GET stream counts as
-// one) that has been idle for cfg.evictIdle; if there is none, it gets 503
+// one) that has been idle for cfg.EvictIdle; if there is none, it gets 503
 // with a Retry-After.
 type sessionCap struct {
 	server *mcp.Server
@@ -50,8 +50,8 @@ type sessionUse struct {
 	evicted  bool      // closed to admit another; no longer counted
 }
 
-func newSessionCap(server *mcp.Server, cfg httpConfig, next http.Handler) *sessionCap {
-	return &sessionCap{server: server, next: next, max: cfg.maxSessions, idle: cfg.evictIdle, close: cfg.sessionTimeout, now: cfg.now, log: cfg.log, uses: map[string]*sessionUse{}}
+func newSessionCap(server *mcp.Server, cfg Config, next http.Handler) *sessionCap {
+	return &sessionCap{server: server, next: next, max: cfg.MaxSessions, idle: cfg.EvictIdle, close: cfg.SessionTimeout, now: cfg.Now, log: cfg.Log, uses: map[string]*sessionUse{}}
 }
 
 // ServeHTTP serves r, refusing it if it would open a session past the cap.

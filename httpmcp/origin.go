@@ -1,4 +1,4 @@
-package main
+package httpmcp
 
 import (
 	"fmt"
@@ -9,15 +9,16 @@ import (
 	"strings"
 )
 
-// originList is the --allow-origin flag: origins (scheme://host[:port])
-// served besides tmuxmcp's own, given repeatedly or comma-separated.
-type originList []string
+// Origins is a flag.Value for tmuxmcp's --allow-origin: origins
+// (scheme://host[:port]) served besides the server's own, given
+// repeatedly or comma-separated. Config.AllowOrigins takes it as is.
+type Origins []string
 
 // String returns the origins, comma-separated.
-func (o *originList) String() string { return strings.Join(*o, ",") }
+func (o *Origins) String() string { return strings.Join(*o, ",") }
 
 // Set adds the comma-separated origins in v, normalised to lower case.
-func (o *originList) Set(v string) error {
+func (o *Origins) Set(v string) error {
 	for _, s := range strings.Split(v, ",") {
 		s = strings.TrimSpace(s)
 		if s == "" {

@@ -1,4 +1,4 @@
-package main
+package httpmcp
 
 import (
 	"bufio"
@@ -92,7 +92,7 @@ func answerAndClose(conn net.Conn, deadline time.Time) (resp *http.Response, clo
 }
 
 func TestHTTPAnswersSlowBodyStrangersFromTheirHeaders(t *testing.T) {
-	srv, _, _ := httpEnvWith(t, httpConfig{sessionTimeout: time.Minute, tokenWhere: "/state/http-token"})
+	srv, _ := httpEnvWith(t, Config{SessionTimeout: time.Minute, TokenWhere: "/state/http-token"})
 	addr := strings.TrimPrefix(srv.URL, "http://")
 	const strangers = 400
 	conns := make([]net.Conn, 0, strangers)
@@ -185,7 +185,7 @@ func TestHTTPAnswersSlowBodyStrangersFromTheirHeaders(t *testing.T) {
 }
 
 func TestHTTPCutsOffASlowBodyAtTheBodyDeadline(t *testing.T) {
-	srv, _, _ := httpEnvWith(t, httpConfig{sessionTimeout: time.Minute, bodyTimeout: time.Second})
+	srv, _ := httpEnvWith(t, Config{SessionTimeout: time.Minute, BodyTimeout: time.Second})
 	addr := strings.TrimPrefix(srv.URL, "http://")
 	c, err := slowBody(addr, testToken)
 	if err != nil {
@@ -221,8 +221,7 @@ func TestHTTPCutsOffASlowBodyAtTheBodyDeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer cs.Close()
-	cp := call(t, cs, "create_pane", map[string]any{})
-	res := call(t, cs, "wait_for_text", map[string]any{"paneId": cp["paneId"], "patterns": []string{"never-printed"}, "timeoutMs": 2500})
+	res := call(t, cs, "wait", map[string]any{"timeoutMs": 2500})
 	if res["outcome"] != "timed_out" {
 		t.Errorf("a 2.5 s wait: %v", res)
 	}
@@ -232,7 +231,7 @@ func TestHTTPCutsOffASlowBodyAtTheBodyDeadline(t *testing.T) {
 }
 
 func TestHTTPServesOnlyItsOwnOrAllowedOrigins(t *testing.T) {
-	srv, _, _ := httpEnvWith(t, httpConfig{sessionTimeout: time.Minute, allowOrigins: []string{"https://app.example"}})
+	srv, _ := httpEnvWith(t, Config{SessionTimeout: time.Minute, AllowOrigins: []string{"https://app.example"}})
 	_, port, _ := net.SplitHostPort(strings.TrimPrefix(srv.URL, "http://"))
 	for _, tc := range []struct {
 		origin string
@@ -293,7 +292,7 @@ func heapInUse() uint64 {
 
 func TestHTTPBoundsAbandonedSessionsByTheCap(t *testing.T) {
 	const maxSessions, abandoned, workers = 64, 3000, 12
-	srv, _, server := httpEnvWith(t, httpConfig{sessionTimeout: 30 * time.Minute, maxSessions: maxSessions})
+	srv, server := httpEnvWith(t, Config{SessionTimeout: 30 * time.Minute, MaxSessions: maxSessions})
 	client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: workers}}
 	defer client.CloseIdleConnections()
 	// Warm up, so that the first session's one-time costs are not counted.
@@ -395,7 +394,7 @@ func openStream(t *testing.T, srvURL, id string) io.Closer {
 
 func TestHTTPEvictsTheLeastRecentlyActiveIdleSessionButNotOneInFlight(t *testing.T) {
 	clock := &testClock{now: time.Now()}
-	srv, _, server := httpEnvWith(t, httpConfig{sessionTimeout: time.Hour, maxSessions: 2, evictIdle: 5 * time.Minute, now: clock.Now})
+	srv, server := httpEnvWith(t, Config{SessionTimeout: time.Hour, MaxSessions: 2, EvictIdle: 5 * time.Minute, Now: clock.Now})
 	open := func() (*http.Response, string) {
 		return rawPost(t, http.DefaultClient, srv.URL, initializeBody, nil)
 	}
@@ -466,31 +465,28 @@ func TestHTTPRefusesATokenFileOthersCanRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	log := slog.New(slog.DiscardHandler)
-	c, err := parseFlags("tmuxmcp", []string{"--http", "127.0.0.1:0", "--token-file", file, "--state-dir", dir}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := prepareHTTP(c, log); err == nil || !strings.Contains(err.Error(), "--token-file") || !strings.Contains(err.Error(), "chmod 600 "+file) {
+	o := SetupOptions{Addr: "127.0.0.1:0", TokenFile: file, StateDir: dir}
+	if _, err := Prepare(o, log); err == nil || !strings.Contains(err.Error(), "--token-file") || !strings.Contains(err.Error(), "chmod 600 "+file) {
 		t.Errorf("--token-file with mode 0644: %v", err)
 	}
 	if err := os.Chmod(file, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if s, err := prepareHTTP(c, log); err != nil || s.token != testToken {
+	if s, err := Prepare(o, log); err != nil || s.Token != testToken {
 		t.Errorf("--token-file with mode 0600: %v", err)
 	}
 
 	// The generated token under the state dir, made readable since.
 	t.Setenv("TMUXMCP_TOKEN", "")
-	c, _ = parseFlags("tmuxmcp", []string{"--http", "127.0.0.1:0", "--state-dir", dir}, io.Discard)
-	s, err := prepareHTTP(c, log)
+	o = SetupOptions{Addr: "127.0.0.1:0", StateDir: dir}
+	s, err := Prepare(o, log)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Chmod(s.where, 0o640); err != nil {
+	if err := os.Chmod(s.TokenWhere, 0o640); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := prepareHTTP(c, log); err == nil || !strings.Contains(err.Error(), "chmod 600 "+s.where) {
+	if _, err := Prepare(o, log); err == nil || !strings.Contains(err.Error(), "chmod 600 "+s.TokenWhere) {
 		t.Errorf("http-token with mode 0640: %v", err)
 	}
 }
@@ -522,79 +518,36 @@ func selfSigned(t *testing.T, dir string) (certFile, keyFile string) {
 	return certFile, keyFile
 }
 
-func TestHTTPAllowOriginFlag(t *testing.T) {
-	for _, bad := range []string{"app.example", "https://app.example/path", "ftp://app.example"} {
-		if _, err := parseFlags("tmuxmcp", []string{"--http", "127.0.0.1:8765", "--allow-origin", bad}, io.Discard); err == nil || !strings.Contains(err.Error(), "allow-origin") || !strings.Contains(err.Error(), "scheme://host[:port]") {
-			t.Errorf("--allow-origin %s: %v", bad, err)
-		}
-	}
-	c, err := parseFlags("tmuxmcp", []string{"--http", "127.0.0.1:8765", "--allow-origin", "https://a.example, http://b.example:8080", "--allow-origin", "HTTPS://C.example"}, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(c.origins, " "); got != "https://a.example http://b.example:8080 https://c.example" {
-		t.Errorf("origins %q", got)
-	}
-}
-
-func TestHTTPMaxSessionsFlag(t *testing.T) {
-	for _, bad := range []string{"0", "10001", "-1"} {
-		if _, err := parseFlags("tmuxmcp", []string{"--http", "127.0.0.1:8765", "--max-sessions", bad}, io.Discard); err == nil || !strings.Contains(err.Error(), "--max-sessions "+bad+": must be 1..10000") {
-			t.Errorf("--max-sessions %s: %v", bad, err)
-		}
-	}
-	for arg, want := range map[string]int{"": defaultMaxSessions, "1": 1, "10000": 10000} {
-		args := []string{"--http", "127.0.0.1:8765"}
-		if arg != "" {
-			args = append(args, "--max-sessions", arg)
-		}
-		if c, err := parseFlags("tmuxmcp", args, io.Discard); err != nil || c.maxSess != want {
-			t.Errorf("--max-sessions %q: %v %v", arg, c, err)
-		}
-	}
-}
-
-func TestHTTPTLSFlagsAndTheClearTextWarning(t *testing.T) {
+func TestHTTPTLSAndTheClearTextWarning(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile := selfSigned(t, dir)
-	for _, args := range [][]string{
-		{"--http", "0.0.0.0:8765", "--allow-remote", "--tls-cert", certFile},
-		{"--http", "0.0.0.0:8765", "--allow-remote", "--tls-key", keyFile},
-	} {
-		if _, err := parseFlags("tmuxmcp", args, io.Discard); err == nil || !strings.Contains(err.Error(), "--tls-cert") || !strings.Contains(err.Error(), "--tls-key") || !strings.Contains(err.Error(), "both") {
-			t.Errorf("%v: %v", args, err)
-		}
-	}
 
 	t.Setenv("TMUXMCP_TOKEN", testToken)
-	prepare := func(args ...string) (*httpSetup, string, error) {
+	prepare := func(o SetupOptions) (*Setup, string, error) {
 		var logs bytes.Buffer
-		c, err := parseFlags("tmuxmcp", append(args, "--state-dir", dir), io.Discard)
-		if err != nil {
-			t.Fatal(err)
-		}
-		s, err := prepareHTTP(c, slog.New(slog.NewTextHandler(&logs, nil)))
+		o.StateDir = dir
+		s, err := Prepare(o, slog.New(slog.NewTextHandler(&logs, nil)))
 		return s, logs.String(), err
 	}
-	_, logs, err := prepare("--http", "0.0.0.0:8765", "--allow-remote")
+	_, logs, err := prepare(SetupOptions{Addr: "0.0.0.0:8765"})
 	if err != nil || !strings.Contains(logs, "clear text") || !strings.Contains(logs, "--tls-cert FILE --tls-key FILE") {
 		t.Errorf("--allow-remote without TLS: %v, logged %q", err, logs)
 	}
-	if _, logs, _ := prepare("--http", "127.0.0.1:8765"); strings.Contains(logs, "clear text") {
+	if _, logs, _ := prepare(SetupOptions{Addr: "127.0.0.1:8765"}); strings.Contains(logs, "clear text") {
 		t.Errorf("loopback without TLS warned: %q", logs)
 	}
-	s, logs, err := prepare("--http", "0.0.0.0:8765", "--allow-remote", "--tls-cert", certFile, "--tls-key", keyFile)
-	if err != nil || s.tls == nil || strings.Contains(logs, "clear text") {
+	s, logs, err := prepare(SetupOptions{Addr: "0.0.0.0:8765", TLSCert: certFile, TLSKey: keyFile})
+	if err != nil || s.TLS == nil || strings.Contains(logs, "clear text") {
 		t.Errorf("--allow-remote with TLS: %v, logged %q", err, logs)
 	}
-	if _, _, err := prepare("--http", "0.0.0.0:8765", "--allow-remote", "--tls-cert", keyFile, "--tls-key", keyFile); err == nil || !strings.Contains(err.Error(), "--tls-cert "+keyFile) {
+	if _, _, err := prepare(SetupOptions{Addr: "0.0.0.0:8765", TLSCert: keyFile, TLSKey: keyFile}); err == nil || !strings.Contains(err.Error(), "--tls-cert "+keyFile) {
 		t.Errorf("a key as --tls-cert: %v", err)
 	}
-	if _, _, err := prepare("--http", "0.0.0.0:8765", "--allow-remote", "--tls-cert", certFile, "--tls-key", filepath.Join(dir, "missing")); err == nil || !strings.Contains(err.Error(), "--tls-key") {
+	if _, _, err := prepare(SetupOptions{Addr: "0.0.0.0:8765", TLSCert: certFile, TLSKey: filepath.Join(dir, "missing")}); err == nil || !strings.Contains(err.Error(), "--tls-key") {
 		t.Errorf("a missing --tls-key: %v", err)
 	}
 	_, otherKey := selfSigned(t, t.TempDir())
-	if _, _, err := prepare("--http", "0.0.0.0:8765", "--allow-remote", "--tls-cert", certFile, "--tls-key", otherKey); err == nil || !strings.Contains(err.Error(), "--tls-key "+otherKey) {
+	if _, _, err := prepare(SetupOptions{Addr: "0.0.0.0:8765", TLSCert: certFile, TLSKey: otherKey}); err == nil || !strings.Contains(err.Error(), "--tls-key "+otherKey) {
 		t.Errorf("a key that does not match: %v", err)
 	}
 }
@@ -602,11 +555,11 @@ func TestHTTPTLSFlagsAndTheClearTextWarning(t *testing.T) {
 func TestHTTPServesTLSWithTheGivenCertificate(t *testing.T) {
 	dir := t.TempDir()
 	certFile, keyFile := selfSigned(t, dir)
-	tlsConfig, err := loadTLS(certFile, keyFile)
+	tlsConfig, err := LoadTLS(certFile, keyFile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv, _, server := httpEnvWith(t, httpConfig{sessionTimeout: time.Minute})
+	srv, server := httpEnvWith(t, Config{SessionTimeout: time.Minute})
 	srv.Close() // only its tools are used: served over TLS below
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -615,7 +568,7 @@ func TestHTTPServesTLSWithTheGivenCertificate(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- serveHTTP(ctx, ln, httpHandler(server, httpConfig{token: testToken, tokenWhere: "the test"}), tlsConfig, slog.New(slog.DiscardHandler))
+		done <- Serve(ctx, ln, Handler(server, Config{Token: testToken, TokenWhere: "the test"}), tlsConfig, slog.New(slog.DiscardHandler))
 	}()
 	defer func() {
 		cancel()
