@@ -99,7 +99,7 @@ func (r *Runner) interruptFirst(paneID string, s *stream.PaneStream, tag string,
 			// out of it.
 			return r.signalOthers(probe, s)
 		}
-		return r.typeInterrupt(ctx, paneID, s)
+		return r.typeInterrupt(ctx, pane, s)
 	}
 	switch {
 	case !probe.ShellGroup && probe.ForegroundPgrp > 1:
@@ -114,7 +114,7 @@ func (r *Runner) interruptFirst(paneID string, s *stream.PaneStream, tag string,
 			return interruptSent{res: interruptLater}
 		}
 		if !probe.Signals && !p.InMode {
-			return r.typeInterrupt(ctx, paneID, s) // raw mode: C-c is a key it reads
+			return r.typeInterrupt(ctx, pane, s) // raw mode: C-c is a key it reads
 		}
 		at, caught := s.End(), probe.CatchesInterrupt()
 		if err := r.machine.Signal(-probe.ForegroundPgrp, syscall.SIGINT); err != nil {
@@ -136,11 +136,11 @@ func (r *Runner) interruptFirst(paneID string, s *stream.PaneStream, tag string,
 	case len(probe.OtherPIDs) > 0:
 		// The shell's own group runs a program (a command substitution, a
 		// shell without job control): C-c, as a person would press it.
-		return r.typeInterrupt(ctx, paneID, s)
+		return r.typeInterrupt(ctx, pane, s)
 	case asked < shellGrace:
 		return interruptSent{res: interruptLater}
 	}
-	return r.typeInterrupt(ctx, paneID, s)
+	return r.typeInterrupt(ctx, pane, s)
 }
 
 // leftCommand reports whether the kind of an integrated shell's last mark
@@ -153,11 +153,11 @@ func leftCommand(last byte) bool { return last == 'D' || last == 'A' || last == 
 // be far behind; the offsets decide the status all the same).
 const catchUpMax = 100 * time.Millisecond
 
-// typeInterrupt types C-c into paneID. The pane's next reader waits for
+// typeInterrupt types C-c into pane. The pane's next reader waits for
 // the terminal's reaction to it, as for keys sent by hand.
-func (r *Runner) typeInterrupt(ctx context.Context, paneID string, s *stream.PaneStream) interruptSent {
+func (r *Runner) typeInterrupt(ctx context.Context, pane int, s *stream.PaneStream) interruptSent {
 	at := s.End()
-	if _, err := r.fleet.Exec(ctx, "send-keys", "-t", paneID, "C-c"); err != nil {
+	if err := r.fleet.SendKeys(ctx, pane, "C-c"); err != nil {
 		return interruptSent{res: interruptFailed}
 	}
 	s.KeysSubmitted(time.Now())

@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
-	"slices"
-	"strings"
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/input"
@@ -47,78 +45,63 @@ type NewPane struct {
 // tmuxmcp's integration (or spec.Argv), without changing what anyone is
 // looking at. It returns at once: Ready waits for the shell.
 func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error) {
-	session := spec.Session
-	if session == "" {
-		session = r.cfg.Session
+	ts := tmux.NewPaneSpec{Session: spec.Session, CWD: spec.CWD, Env: maps.Clone(r.cfg.Env)}
+	if ts.Session == "" {
+		ts.Session = r.cfg.Session
 	}
-	args := []string{"new-window"}
-	target := "=" + session + ":"
 	switch spec.Split {
 	case "horizontal", "vertical":
-		args = []string{"split-window", map[string]string{"horizontal": "-h", "vertical": "-v"}[spec.Split]}
-		if spec.Target != "" {
-			target = spec.Target
-		}
+		ts.Split, ts.Target = map[string]string{"horizontal": tmux.SplitHorizontal, "vertical": tmux.SplitVertical}[spec.Split], spec.Target
 	default:
 		if spec.Name != "" {
-			args = append(args, "-n", spec.Name)
+			ts.Name = spec.Name
 		} else if len(spec.Argv) > 0 {
-			args = append(args, "-n", filepath.Base(spec.Argv[0])) // not the wrapper's "sh"
+			ts.Name = filepath.Base(spec.Argv[0]) // not the wrapper's "sh"
 		}
 	}
-	args = append(args, "-d", "-P", "-F", "#{pane_id}\x1f#{session_name}\x1f#{session_id}\x1f#{window_id}", "-t", target)
-	if spec.CWD != "" {
-		args = append(args, "-c", spec.CWD)
-	}
-	env := maps.Clone(r.cfg.Env)
-	if env == nil {
-		env = map[string]string{}
+	if ts.Env == nil {
+		ts.Env = map[string]string{}
 	}
 	for k, v := range spec.Env {
-		env[k] = v
+		ts.Env[k] = v
 	}
-	var argv []string
 	tag := ""
 	if len(spec.Argv) > 0 {
 		// tmux 3.3a discards output still queued for control clients once a
 		// pane's program has exited, so a program that prints and exits at
 		// once would otherwise be lost.
-		argv = append([]string{"/bin/sh", "-c", `"$@"; s=$?; sleep 0.3; exit $s`, "tmuxmcp"}, spec.Argv...)
+		ts.Argv = append([]string{"/bin/sh", "-c", `"$@"; s=$?; sleep 0.3; exit $s`, "tmuxmcp"}, spec.Argv...)
 	} else if l, ok := r.launch(ctx); ok {
-		argv, tag = l.Argv, l.Tag
+		ts.Argv, tag = l.Argv, l.Tag
 		for k, v := range l.Env {
-			env[k] = v
+			ts.Env[k] = v
 		}
 	}
-	for _, k := range slices.Sorted(maps.Keys(env)) {
-		args = append(args, "-e", k+"="+env[k])
+	np, err := r.fleet.NewPane(ctx, ts)
+	var unread *tmux.UnreadReplyError
+	if errors.As(err, &unread) {
+		return nil, fmt.Errorf("%w: call list_panes to find it", err)
 	}
-	args = append(args, argv...)
-	lines, err := r.fleet.Exec(ctx, args...)
 	if err != nil {
 		return nil, err
 	}
-	f := strings.Split(strings.Join(lines, ""), "\x1f")
-	var n int
-	if _, err := fmt.Sscanf(f[0], "%%%d", &n); err != nil || len(f) != 4 {
-		return nil, fmt.Errorf("tmux created a pane but its reply %q was not understood: call list_panes to find it", strings.Join(lines, ""))
-	}
+	n := np.Pane
 	s := r.hub.Adopt(n)
 	switch {
 	case tag != "":
 		// The pane remembers its shell's tag: readiness, direct typing and
 		// a restarted tmuxmcp read it.
-		_, _ = r.fleet.Exec(ctx, "set-option", "-p", "-t", f[0], tmux.ShellOption, tag)
+		_ = r.fleet.SetPaneOption(ctx, n, tmux.ShellOption, tag)
 		s.SetScanner(shell.NewInputRegions(tag, 0))
 		r.mu.Lock()
 		r.tags[n] = tag
 		r.mu.Unlock()
 	case len(spec.Argv) > 0:
 		// Name the program for list_panes and capture_pane instead of "sh".
-		_, _ = r.fleet.Exec(ctx, "set-option", "-p", "-t", f[0], tmux.ProgramOption, filepath.Base(spec.Argv[0]))
+		_ = r.fleet.SetPaneOption(ctx, n, tmux.ProgramOption, filepath.Base(spec.Argv[0]))
 	}
 	r.fleet.RefreshPanes()
-	return &NewPane{Pane: n, Session: f[1], SessionID: f[2], WindowID: f[3], Tag: tag, Stream: s}, nil
+	return &NewPane{Pane: n, Session: np.Session, SessionID: np.SessionID, WindowID: np.WindowID, Tag: tag, Stream: s}, nil
 }
 
 // launch is how new panes start their shell: with the integration when
@@ -134,11 +117,11 @@ func (r *Runner) launch(ctx context.Context) (shell.Launch, bool) {
 // defaultShell is tmux's default-shell, or "" when tmux runs a
 // default-command in new panes instead (or cannot say).
 func (r *Runner) defaultShell(ctx context.Context) string {
-	out, err := r.fleet.ExecBatch(ctx, []string{"show-options", "-gv", "default-command"}, []string{"show-options", "-gv", "default-shell"})
-	if err != nil || len(out) != 2 || strings.TrimSpace(strings.Join(out[0], "")) != "" || len(out[1]) == 0 {
+	sh, command, err := r.fleet.DefaultShell(ctx)
+	if err != nil || command != "" {
 		return ""
 	}
-	return strings.TrimSpace(out[1][0])
+	return sh
 }
 
 // SessionLaunch is how a session's first pane starts its shell: the
@@ -196,7 +179,7 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	}
 	var in stream.Input
 	mark := func() { in = s.Typed(typed, time.Now()) }
-	if _, err := r.fleet.ExecPane(ctx, sh.Pane, mark, "display-message", "-p", "-t", id, "#{pane_id}"); err != nil {
+	if err := r.fleet.MarkPane(ctx, sh.Pane, mark); err != nil {
 		s.Untype(in)
 		return nil, err
 	}
@@ -218,13 +201,13 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 		if p, err := r.fleet.Pane(ctx, sh.Pane); err == nil {
 			j, _ = r.jobs.Update(j.ID, func(x *jobs.Job) { x.PaneTitle = p.Title })
 		}
-		_, _ = r.fleet.Exec(ctx, "select-pane", "-t", id, "-T", j.Description)
+		_ = r.fleet.SetPaneTitle(ctx, sh.Pane, j.Description)
 	}
 	// The line and its Enter in one pass of tmux's loop.
 	if _, err := r.fleet.ExecBatch(ctx, input.TextCommands(id, typed, "tmuxmcp-"+j.ID, true)...); err != nil {
 		s.Untype(in)
 		if j.Description != "" && !j.FreshPane {
-			_, _ = r.fleet.Exec(context.WithoutCancel(ctx), "select-pane", "-t", id, "-T", j.PaneTitle)
+			_ = r.fleet.SetPaneTitle(context.WithoutCancel(ctx), sh.Pane, j.PaneTitle)
 		}
 		return nil, err
 	}
@@ -298,7 +281,7 @@ func (r *Runner) RunFreshIn(run *Run, j *jobs.Job, np *NewPane) {
 	r.NotStarted(j.ID, reason)
 	kctx, kcancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer kcancel()
-	_, _ = r.fleet.Exec(kctx, "kill-pane", "-t", paneName(np.Pane))
+	_ = r.fleet.KillPane(kctx, np.Pane)
 }
 
 var errCancelled = errors.New("cancelled")

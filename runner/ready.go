@@ -177,270 +177,26 @@ const youngFor = 10 * time.Second
 // integration to be broken.
 const brokenAfter = 300 * time.Millisecond
 
-// look observes the pane once.
-func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*Shell, error) {
-	p, screen, err := r.fleet.PaneScreen(ctx, pane)
-	if errors.Is(err, tmux.ErrNoPane) {
-		// Its program exited and the pane closed: say what it printed.
-		return nil, &Refusal{Pane: pane, State: Exited, Screen: lastOutput(s, 5)}
-	}
-	if err != nil {
-		return nil, err
-	}
-	refuse := func(st State) *Refusal { return &Refusal{Pane: pane, State: st} }
-	switch {
-	case p.Dead:
-		return nil, refuse(Dead)
-	case p.InMode:
-		return nil, refuse(CopyMode)
-	case p.Alternate:
-		ref := refuse(FullScreen)
-		ref.Program = p.CurrentCommand
-		return nil, ref
-	case p.InputOff:
-		return nil, refuse(InputOff)
-	}
-	if j, ok := r.runningIn(paneName(pane)); ok {
-		ref := refuse(RunningJob)
-		ref.Job = j
-		return nil, ref
-	}
-	probe, err := r.machine.Probe(p.PID, p.TTY)
-	if err != nil {
-		ref := refuse(Unknown)
-		ref.Program = err.Error()
-		return nil, ref
-	}
-	marks := lastMarks(s, p.ShellTag)
-	kind, _ := shell.KindOf(probe.Leader)
-	firstKind, _ := shell.KindOf(probe.First)
-	if strings.HasPrefix(probe.First, "tmux") || p.ShellTag != "" && (probe.FirstArgs[0] == "" || r.cfg.Shell != nil && r.cfg.Shell.Launching(probe.FirstArgs)) {
-		// tmux's child before its exec, or the launcher before the shell's
-		// (a process in the middle of an exec shows no command line).
-		return nil, refuse(Starting)
-	}
-	// tagged: the pane's first process is the integrated shell tmuxmcp
-	// started (not what its startup files exec'd in its place without an
-	// integration, such as dash).
-	tagged := p.ShellTag != "" && firstKind.Integrated()
-	switch {
-	case tagged && r.isBroken(pane, s, p.PID):
-		tagged = false
-	case tagged && !marks.prompted && probe.ShellGroup && probe.ReadingCommand() && s.End() > 0 && time.Since(s.LastAppend()) > brokenAfter:
-		// Its line editor has waited quietly for input, but its prompt
-		// never carried the mark: the integration is not working (the
-		// user's files made PS1 readonly, replaced PROMPT_COMMAND, or
-		// exec'd a plain shell). Commands then run through job scripts,
-		// which bring their own; the shell stays judged so.
-		tagged = false
-		r.markBroken(pane, s, p.PID)
-	}
-	// late: this recording began after the shell had started (tmuxmcp
-	// restarted, or reconnected): the prompts it drew before are not in
-	// it, so a missing mark says nothing about its start.
-	// A shell this recording let start (it waited for tmuxmcp, its process
-	// older than its start) is never late.
-	late := probe.Age > time.Since(s.Born())+2*time.Second && !r.releasedIn(pane, s) // Age is exact to about 1 s
-	if tagged && late && !marks.prompted {
-		marks.prompted = true
-	}
-	// own: that shell is the one in front, at its prompt or about to be.
-	own := tagged && probe.ShellGroup && kind.Integrated()
-	// Until the shell has drawn its first prompt, whatever runs in front
-	// (its startup files' programs, canonical mode) is its start; between
-	// its end mark and the end of its next prompt, whatever runs (prompt
-	// hooks, command substitutions in PS1, a slow git status) draws the
-	// prompt. For a shell tmuxmcp did not start there are no marks: a young
-	// one counts as starting.
-	starting := tagged && !marks.prompted || !tagged && (p.ShellTag != "" || firstKind.LineEditor()) && probe.Age < youngFor
-	drawing := tagged && (marks.last == 'D' || marks.last == 'A')
-	if _, isShell := shell.KindOf(probe.Leader); p.ShellTag != "" && !tagged && probe.ShellGroup && !isShell && len(probe.Others) == 0 {
-		// The pane was started with a shell, and what is in front in its
-		// place is not one tmuxmcp knows (the default shell, or what its
-		// startup files exec'd).
-		ref := refuse(NotAShell)
-		ref.Program = probe.Leader
-		return nil, ref
-	}
-	if _, sub := shell.KindOf(probe.Busy()); tagged && marks.last == 'B' && sub {
-		// After its prompt mark, with nothing typed, a shell of its own
-		// group in front is the prompt's own work (a hook's subshell), as
-		// a slow remote probe can catch it: it is still drawing.
-		drawing = true
-	}
-	if !probe.AtShellPrompt() {
-		ref := refuse(Busy)
-		switch {
-		case starting:
-			ref.State = Starting
-		case drawing:
-			ref.State = Drawing
-		}
-		if ref.State != Busy {
-			ref.Screen = lastRows(screen, 5)
-		}
-		ref.Program = probe.Busy()
-		ref.ending = tagged && marks.last == 'C'
-		return nil, ref
-	}
-	sh := &Shell{Pane: pane, PID: p.PID, TTY: p.TTY, Kind: kind, Program: probe.Leader, Stream: s}
-	if own {
-		sh.Tag = p.ShellTag
-	}
-	if kind.LineEditor() && probe.Canonical {
-		// The shell is not in its line editor: starting, drawing the
-		// prompt (PROMPT_COMMAND, precmd hooks), or running a builtin.
-		ref := refuse(Builtin)
-		ref.Program = probe.Leader
-		switch {
-		case starting:
-			ref.State = Starting
-		case drawing || own && marks.last == 'B':
-			ref.State = Drawing
-		}
-		if ref.State != Builtin {
-			ref.Screen = lastRows(screen, 5)
-		}
-		ref.ending = own && marks.last == 'C'
-		return nil, ref
-	}
-	if own && marks.last == 'C' {
-		// A command runs and the shell's line editor reads for it (fish's
-		// read builtin, bash's read -e, zsh's vared): a builtin, maybe about
-		// to end.
-		ref := refuse(Builtin)
-		ref.Program, ref.ending = probe.Leader, true
-		return nil, ref
-	}
-	if own && (drawing || !marks.prompted) {
-		// The line editor runs, but its prompt is not drawn yet.
-		ref := refuse(Drawing)
-		if !marks.prompted {
-			ref.State = Starting
-		}
-		ref.Screen = lastRows(screen, 5)
-		return nil, ref
-	}
-	if at, off := s.LastKeysEntered(); own && marks.last == 'B' && !at.IsZero() && marks.promptAt <= off && !shell.IsCorrection(cursorText(screen, p)) {
-		// Keys handed the shell a line with Enter after this prompt was
-		// drawn, and the shell neither started it (no start mark) nor drew
-		// a new prompt: it waits for the rest of the command (bash's and
-		// zsh's continuation prompt). fish, which repaints its prompt as
-		// it edits, is caught where the keys are sent (tools: a line that
-		// does not parse stays in its editor).
-		if time.Since(at) < 2*submitSettle {
-			// It may still be drawing its next prompt (after C-c, zsh's
-			// precmd hooks run first): waited out like any drawing.
-			ref := refuse(Drawing)
-			ref.Screen = lastRows(screen, 5)
-			return nil, ref
-		}
-		ref := refuse(Continuation)
-		ref.Program, ref.TypedByUs = probe.Leader, true
-		ref.Line = strings.Join(lastRows(screen, 3), " / ")
-		return nil, ref
-	}
-	if own && marks.last == 'B' {
-		sh.Live, sh.ErrExit, sh.Wrap = true, marks.errExit, marks.wrap
-		// Remembered, here and in the pane, so a later tmuxmcp (whose
-		// recording begins after this prompt) still knows it.
-		r.rememberPrompt(ctx, pane, s, probe.ForegroundPgrp, marks.prompt, true)
-	}
-	// What the command line holds: the text before the cursor must be the
-	// prompt, and nothing must be at or right after the cursor.
-	row := ""
-	if p.CursorY >= 0 && p.CursorY < len(screen) {
-		row = screen[p.CursorY]
-	}
-	runes := []rune(row)
-	cx := min(p.CursorX, len(runes))
-	before, after := strings.TrimRight(string(runes[:cx]), " "), string(runes[cx:])
-	line := strings.TrimSpace(row)
-	typed := func(st State) *Refusal {
-		ref := refuse(st)
-		ref.Program, ref.Line, ref.TypedByUs = probe.Leader, line, s.Unsubmitted()
-		return ref
-	}
-	if after != "" && !strings.HasPrefix(after, " ") {
-		// Text right at the cursor was typed (the cursor moved back into
-		// it); text after a gap is a right-hand prompt.
-		return nil, typed(HalfTyped)
-	}
-	prompt, known := marks.prompt, sh.Live
-	if !known {
-		prompt, known = r.knownPrompt(pane, s, p, probe)
-	}
-	switch {
-	case known && before == strings.TrimRight(prompt, " "):
-		sh.Prompt = prompt
-		return sh, nil
-	case sh.Live && before != "" && strings.HasSuffix(strings.TrimRight(prompt, " "), before):
-		// The prompt moved the cursor while it was drawn (a clock printed
-		// at the right edge, then the cursor restored): what it printed
-		// reads in order as more than the row shows before the cursor, and
-		// the row ends with the prompt's last part. Typing would come
-		// after it.
-		sh.Prompt = before
-		return sh, nil
-	case (sh.Live || known) && line == "" && printedLines(s, sincePrompt(s, sh.Live, marks.promptAt)):
-		// Since its prompt, the shell or a background job printed whole
-		// lines (a job's "Done" notice under set -b, a server's log), and
-		// the cursor waits at the start of an empty row: the shell did not
-		// draw its prompt again, and nothing was typed after them.
-		sh.Prompt = ""
-		return sh, nil
-	case shell.IsCorrection(before):
-		return nil, typed(Correction)
-	case kind.IsContinuation(before) && (!known || !strings.HasPrefix(before, strings.TrimRight(prompt, " "))):
-		return nil, typed(Continuation)
-	case known:
-		return nil, typed(HalfTyped)
-	case before == "" && p.ShellTag != "" && !late && s.End() == 0 && probe.Age < youngFor:
-		// A shell tmuxmcp started that has printed nothing yet: its
-		// startup files run (between their commands it can look idle).
-		ref := refuse(Starting)
-		ref.Program = probe.Leader
-		return nil, ref
-	case before == "":
-		// A shell that shows no prompt at all (PS1 empty): nothing typed.
-		return sh, nil
-	case p.ShellTag != "" && !late && onlyPrompt(s, before):
-		// A shell tmuxmcp started, and all it has printed since ends with
-		// this line: its first prompt, which nobody typed after yet.
-		sh.Prompt = before
-		r.rememberPrompt(ctx, pane, s, probe.ForegroundPgrp, before, true)
-		return sh, nil
-	case shell.LooksLikePrompt(before):
-		// A shell tmuxmcp has never seen draw a prompt: a prompt ending is
-		// the best guess until it has.
-		sh.Prompt = before
-		return sh, nil
-	}
-	return nil, typed(Unconfirmed)
-}
-
 // sincePrompt is where to look for output printed at the prompt: the end
-// of the live shell's last B mark, or the last 4 KiB of the recording.
-func sincePrompt(s *stream.PaneStream, live bool, promptAt int64) int64 {
+// of the live shell's last B mark, or the last 4 KiB of the recording
+// (whose retained tail is tail).
+func sincePrompt(tail stream.RawChunk, live bool, promptAt int64) int64 {
 	if live {
 		return promptAt
 	}
-	start, end := s.Bounds()
-	return max(start, end-4<<10, 1)
+	return max(tail.From, tailEnd(tail)-4<<10, 1)
 }
 
-// printedLines reports whether what s recorded from offset from on is
-// output ending at a line's end: text with a line feed last, not keys a
-// person is typing (a line editor echoes those without one).
-func printedLines(s *stream.PaneStream, from int64) bool {
-	_, end := s.Bounds()
-	if from <= 0 || end <= from || end-from > 64<<10 {
+// printedLines reports whether what the recording holds from offset from
+// on (within its retained tail) is output ending at a line's end: text
+// with a line feed last, not keys a person is typing (a line editor echoes
+// those without one).
+func printedLines(tail stream.RawChunk, from int64) bool {
+	end := tailEnd(tail)
+	if from <= 0 || end <= from || end-from > 64<<10 || from < tail.From {
 		return false
 	}
-	c := s.ReadRaw(from, int(end-from), nil)
-	if c.From != from {
-		return false
-	}
+	data := tail.Data[from-tail.From:]
 	// The last text unit must be a line feed (not a lone carriage return,
 	// which a line editor writes while it redraws), spaces aside.
 	lastLF := false
@@ -448,26 +204,26 @@ func printedLines(s *stream.PaneStream, from int64) bool {
 	unit := func(text []byte, start, end int64) {
 		switch {
 		case len(text) == 1 && text[0] == '\n':
-			lastLF = c.Data[end-1-from] == '\n'
+			lastLF = data[end-1-from] == '\n'
 		case len(text) == 1 && text[0] == ' ':
 		default:
 			lastLF = false
 		}
 	}
-	p.Feed(c.Data, unit)
+	p.Feed(data, unit)
 	p.Flush(unit)
 	return lastLF
 }
 
-// onlyPrompt reports whether the whole recording of s (kept from its
-// start, and without a command typed into it yet) ends with the line text:
-// the pane's shell printed it last, after its start-up files' output.
-func onlyPrompt(s *stream.PaneStream, text string) bool {
-	start, end := s.Bounds()
-	if start != 0 || end == 0 || end > 64<<10 || text == "" {
+// onlyPrompt reports whether the whole recording (kept from its start in
+// its retained tail, and without a command typed into it yet) ends with
+// the line text: the pane's shell printed it last, after its start-up
+// files' output.
+func onlyPrompt(tail stream.RawChunk, text string) bool {
+	end := tailEnd(tail)
+	if tail.From != 0 || end == 0 || end > 64<<10 || text == "" {
 		return false
 	}
-	c := s.ReadRaw(0, int(end), nil)
 	var last []byte
 	p := stream.NewPlain(0)
 	unit := func(t []byte, _, _ int64) {
@@ -477,7 +233,7 @@ func onlyPrompt(s *stream.PaneStream, text string) bool {
 		}
 		last = append(last, t...)
 	}
-	p.Feed(c.Data, unit)
+	p.Feed(tail.Data, unit)
 	p.Flush(unit)
 	return strings.TrimRight(string(last), " ") == text
 }
@@ -534,7 +290,7 @@ func (r *Runner) rememberPrompt(ctx context.Context, pane int, s *stream.PaneStr
 	r.prompts[pane] = promptSeen{stream: s.ID(), shell: shellGroup, text: text}
 	r.mu.Unlock()
 	if persist && (!had || old.text != text) {
-		_, _ = r.fleet.Exec(ctx, "set-option", "-p", "-t", paneName(pane), tmux.PromptOption, text)
+		_ = r.fleet.SetPaneOption(ctx, pane, tmux.PromptOption, text)
 	}
 }
 
@@ -671,13 +427,29 @@ type markInfo struct {
 // lastMarks scans the last 64 KiB of s for the marks of the shell tagged
 // tag.
 func lastMarks(s *stream.PaneStream, tag string) markInfo {
+	if tag == "" {
+		return markInfo{}
+	}
+	return marksIn(recordingTail(s), tag)
+}
+
+// recordingTail reads the last 64 KiB of s: the window lastMarks scans.
+func recordingTail(s *stream.PaneStream) stream.RawChunk {
+	start, end := s.Bounds()
+	from := max(start, end-64<<10)
+	return s.ReadRaw(from, int(end-from), nil)
+}
+
+// tailEnd is the stream offset after what c holds.
+func tailEnd(c stream.RawChunk) int64 { return c.From + int64(len(c.Data)) }
+
+// marksIn scans the tail of a recording (recordingTail) for the marks of the
+// shell tagged tag.
+func marksIn(c stream.RawChunk, tag string) markInfo {
 	var mi markInfo
 	if tag == "" {
 		return mi
 	}
-	start, end := s.Bounds()
-	from := max(start, end-64<<10)
-	c := s.ReadRaw(from, int(end-from), nil)
 	want := shell.MarkTag(tag)
 	var lastB shell.Mark
 	var ps shell.PromptState

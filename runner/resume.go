@@ -38,6 +38,7 @@ func (r *Runner) resume(ctx context.Context, startup bool) {
 			continue
 		}
 		pane, err := parsePane(j.PaneID)
+		parsed := err == nil
 		var p tmux.PaneInfo
 		if err == nil && j.PaneID != "" {
 			p, err = r.fleet.Pane(ctx, pane)
@@ -62,8 +63,8 @@ func (r *Runner) resume(ctx context.Context, startup bool) {
 			// A fresh pane whose shell was still starting: its command was
 			// never typed. Its pane goes too.
 			r.NotStarted(j.ID, "tmuxmcp restarted before the fresh pane's shell was ready; nothing was typed")
-			if j.FreshPane {
-				_, _ = r.fleet.Exec(ctx, "kill-pane", "-t", j.PaneID)
+			if j.FreshPane && parsed {
+				_ = r.fleet.KillPane(ctx, pane)
 			}
 			continue
 		}

@@ -52,11 +52,37 @@ type Config struct {
 	Remote bool
 }
 
+// paneServer is what the runner asks of tmux: the methods of *tmux.Fleet
+// it calls, so that its tests can stand in for a server.
+type paneServer interface {
+	Pane(ctx context.Context, pane int) (tmux.PaneInfo, error)
+	PaneScreen(ctx context.Context, pane int) (tmux.PaneInfo, []string, error)
+	NewPane(ctx context.Context, spec tmux.NewPaneSpec) (tmux.NewPaneInfo, error)
+	KillPane(ctx context.Context, pane int) error
+	SetPaneTitle(ctx context.Context, pane int, title string) error
+	SetPaneOption(ctx context.Context, pane int, name, value string) error
+	UnsetPaneOption(ctx context.Context, pane int, name string) error
+	SendKeys(ctx context.Context, pane int, keys ...string) error
+	MarkPane(ctx context.Context, pane int, mark func()) error
+	SignalChannel(ctx context.Context, channel string) error
+	DefaultShell(ctx context.Context) (shell, command string, err error)
+	ExecBatch(ctx context.Context, cmds ...[]string) ([][]string, error)
+	RefreshPanes()
+}
+
+// server is f as the runner's paneServer: nil when f is.
+func server(f *tmux.Fleet) paneServer {
+	if f == nil {
+		return nil
+	}
+	return f
+}
+
 // Runner runs commands in panes. Its methods are safe for concurrent use.
 type Runner struct {
 	cfg     Config
 	hub     *stream.Hub
-	fleet   *tmux.Fleet
+	fleet   paneServer
 	jobs    *jobs.Store
 	log     *slog.Logger
 	machine machine.Machine // where the panes run
@@ -99,7 +125,7 @@ func New(cfg Config) *Runner {
 	if cfg.Machine == nil {
 		cfg.Machine = machine.Local{Dir: cfg.Jobs.Dir()}
 	}
-	return &Runner{cfg: cfg, hub: cfg.Hub, fleet: cfg.Fleet, jobs: cfg.Jobs, log: cfg.Log, machine: cfg.Machine,
+	return &Runner{cfg: cfg, hub: cfg.Hub, fleet: server(cfg.Fleet), jobs: cfg.Jobs, log: cfg.Log, machine: cfg.Machine,
 		runs: map[string]*Run{}, prompts: map[int]promptSeen{}, locks: map[int]paneLock{}, tags: map[int]string{}, broken: map[int]brokenSeen{}, learning: map[int]chan struct{}{}, closing: make(chan struct{})}
 }
 
@@ -111,7 +137,7 @@ func (r *Runner) Machine() machine.Machine { return r.machine }
 func (r *Runner) SetFleet(f *tmux.Fleet) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.fleet = f
+	r.fleet = server(f)
 }
 
 // Close stops every watcher; running jobs stay running in their records
@@ -338,7 +364,7 @@ func (r *Runner) Track(panes []tmux.PaneInfo) {
 		if p.StartAfter != "" && fleet != nil {
 			// Track runs on the fleet's own goroutine: the commands go from
 			// another one.
-			id, ch := paneName(p.ID), p.StartAfter
+			pane, ch := p.ID, p.StartAfter
 			r.mu.Lock()
 			if s, ok := r.hub.Live(p.ID); ok {
 				if r.released == nil {
@@ -358,8 +384,8 @@ func (r *Runner) Track(panes []tmux.PaneInfo) {
 				defer r.wg.Done()
 				ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 				defer cancel()
-				_, _ = fleet.Exec(ctx, "set-option", "-p", "-u", "-t", id, tmux.StartOption)
-				_, _ = fleet.Exec(ctx, "wait-for", "-S", ch)
+				_ = fleet.UnsetPaneOption(ctx, pane, tmux.StartOption)
+				_ = fleet.SignalChannel(ctx, ch)
 			}()
 		}
 	}

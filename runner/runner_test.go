@@ -2,119 +2,19 @@ package runner
 
 import (
 	"bytes"
-	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
-	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
-	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/stream"
-	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 func TestMain(m *testing.M) { tmuxtest.Main(m) }
-
-// noEvents drops what the fleet sees: these tests feed the hub by hand.
-type noEvents struct{}
-
-func (noEvents) PaneOutput(int, []byte)                 {}
-func (noEvents) PaneRestarted(int)                      {}
-func (noEvents) PaneOutputDropped(int)                  {}
-func (noEvents) PanesListed([]tmux.PaneInfo, time.Time) {}
-func (noEvents) Disconnected(error)                     {}
-func (noEvents) Reconnected()                           {}
-
-// handFed returns a runner on a private tmux server whose hub is fed by
-// hand: pane 999 exists only in the hub.
-func handFed(t *testing.T, retain int) (*Runner, *stream.Hub) {
-	t.Helper()
-	target := tmuxtest.Server(t, "main", 80, 24)
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	fleet, err := tmux.StartFleet(ctx, target, noEvents{}, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	store, err := jobs.Open(t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	hub := stream.NewHub(retain)
-	r := New(Config{Hub: hub, Fleet: fleet, Jobs: store})
-	t.Cleanup(func() {
-		r.Close()
-		fleet.Close()
-		hub.Close()
-	})
-	return r, hub
-}
-
-// watchFed starts watching a fresh-pane job on pane 999 and feeds output.
-func watchFed(t *testing.T, retain int, output string) (*Runner, *stream.Hub, *jobs.Job, *Run) {
-	t.Helper()
-	r, hub := handFed(t, retain)
-	s := hub.Adopt(999)
-	j, _ := r.jobs.Create(&jobs.Job{Status: jobs.Running, Mode: "integrated", ShellTag: "s1", OutputLimit: 8192, PaneID: "%999", FreshPane: true, Started: time.Now()})
-	r.Spawn(&Started{Job: j, Stream: s, From: 0})
-	r.mu.Lock()
-	run := r.runs[j.ID] // before any output: a watcher that is done leaves runs
-	r.mu.Unlock()
-	hub.Output(999, []byte(output))
-	return r, hub, j, run
-}
-
-func TestEndMarkSplitAcrossReads(t *testing.T) {
-	r, hub, j, run := watchFed(t, 0, "\x1b]133;C;tmuxmcp=s1\x07hello\r\n\x1b]133;D;")
-	hub.Output(999, []byte("7;tmuxmcp=s1\x07\x1b]133;A;tmuxmcp=s1\x07$ "))
-	select {
-	case <-run.done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("job did not end")
-	}
-	got, _ := r.jobs.Get(j.ID)
-	if got.Status != jobs.Completed || got.ExitCode == nil || *got.ExitCode != 7 || got.Output != "hello\n" {
-		t.Fatalf("got %+v", got)
-	}
-}
-
-func TestStartMarkEvictedBeforeItWasRead(t *testing.T) {
-	r, _, j, run := watchFed(t, 1024, "\x1b]133;C;tmuxmcp=s1\x07"+strings.Repeat("x", 4096)+"\r\n\x1b]133;D;0;tmuxmcp=s1\x07\x1b]133;A;tmuxmcp=s1\x07$ ")
-	select {
-	case <-run.done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("job never ended: its start mark was evicted")
-	}
-	// Either the bytes were lost before the job's spool was tapped (and
-	// counted), or the spool kept them all.
-	if got, _ := r.jobs.Get(j.ID); got.Status != jobs.Completed || got.MissedBytes == 0 && got.OutputBytes != 4097 {
-		t.Fatalf("got %+v", got)
-	}
-}
-
-// Where tmux discarded output, the job's output says so on a line of its
-// own and counts it missed, instead of splicing the two sides together.
-func TestDiscardedOutputIsMarkedInPlace(t *testing.T) {
-	r, hub, j, run := watchFed(t, 0, "\x1b]133;C;tmuxmcp=s1\x07before-")
-	hub.Dropped(999)
-	hub.Output(999, []byte("-after\r\n\x1b]133;D;0;tmuxmcp=s1\x07\x1b]133;A;tmuxmcp=s1\x07$ "))
-	select {
-	case <-run.done:
-	case <-time.After(10 * time.Second):
-		t.Fatal("job did not end")
-	}
-	got, _ := r.jobs.Get(j.ID)
-	if want := "before-\n" + gapLine + "-after\n"; got.Output != want || got.MissedBytes < 1 {
-		t.Fatalf("output %q, missed %d; want %q", got.Output, got.MissedBytes, want)
-	}
-}
 
 func TestCutOutputKeepsTheHeadAndTheTailOnLineBoundaries(t *testing.T) {
 	var all strings.Builder

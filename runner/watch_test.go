@@ -1,0 +1,383 @@
+package runner
+
+import (
+	"os"
+	"reflect"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/shell"
+	"github.com/tmuxmcp/tmuxmcp/stream"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
+)
+
+// The watcher's transitions, from a pane's bytes. The hand-written streams
+// use the marks the bash integration prints (as in
+// testdata/streams/bash-exit7.raw), tagged with recordedTag; a job script's
+// marks carry its job's id instead.
+
+// mark is an integrated shell's OSC 133 mark of kind ("A", "D;7").
+func mark(kind string) string { return osc(kind, shell.MarkTag(recordedTag)) }
+
+// osc is an OSC 133 mark of kind tagged tag.
+func osc(kind, tag string) string { return "\x1b]133;" + kind + ";tmuxmcp=" + tag + "\a" }
+
+// prompt is what bash draws after a command: its end mark with status,
+// then its prompt between its A and B marks.
+func prompt(status string) string { return mark("D;"+status) + mark("A") + "$ " + mark("B") }
+
+// integrated is a command typed as is into the integrated bash.
+func integrated() *jobs.Job {
+	return &jobs.Job{Command: "sleep 30", Mode: jobs.Integrated, ShellTag: shell.MarkTag(recordedTag), Shell: "bash"}
+}
+
+// typedLine is the echo of the typed command and its start mark.
+var typedLine = "sleep 30\r\n" + mark("C")
+
+func TestRecordedCommandsEndAsTheyDidInARealPane(t *testing.T) {
+	for _, rec := range loadRecordings(t) {
+		t.Run(rec.Name, func(t *testing.T) {
+			b := newBench(t, 0, rec.Shell, false)
+			b.feed(string(rec.Stream[:rec.From]))
+			_, run := b.watch(&jobs.Job{Command: rec.Command, Mode: jobs.Integrated, ShellTag: shell.MarkTag(recordedTag), Shell: rec.Shell}, rec.From)
+			rest := rec.Stream[rec.From:]
+			if rec.StopAt > 0 {
+				b.machine.set(running(rec.Shell, rec.Program, rec.Catches, rec.Others...))
+				b.feed(string(rec.Stream[rec.From:rec.StopAt]))
+				b.begun(run)
+				b.r.Cancel(run.ID)
+				if sig := b.signal(); sig != "SIGINT to -200" {
+					t.Fatalf("sent %s, want SIGINT to the command's group", sig)
+				}
+				b.machine.set(atPrompt(rec.Shell))
+				rest = rec.Stream[rec.StopAt:]
+			}
+			for len(rest) > 0 { // in pieces that split the marks
+				n := min(len(rest), 7)
+				b.feed(string(rest[:n]))
+				rest = rest[n:]
+			}
+			got := b.ended(run)
+			if !reflect.DeepEqual(recordOf(got), rec.Job) {
+				t.Fatalf("replayed:\n%+v\nin the real pane:\n%+v", recordOf(got), rec.Job)
+			}
+			if p := b.tmux.option(tmux.PromptOption); p != rec.Prompt {
+				t.Fatalf("remembered the prompt %q, want %q", p, rec.Prompt)
+			}
+		})
+	}
+}
+
+func TestTheStartMarkBeginsTheOutputAfterTheTypedLine(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.feed(typedLine)
+	b.begun(run)
+	if j, _ := b.r.jobs.Get(run.ID); j.Done() {
+		t.Fatalf("done at its start mark: %+v", j)
+	}
+	b.feed("hi\r\n" + prompt("0"))
+	if got := b.ended(run); got.Status != jobs.Completed || got.Output != "hi\n" || !got.ShellReady || *got.ExitCode != 0 {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestEndMarkSplitAcrossReads(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	j := integrated()
+	j.FreshPane = true
+	_, run := b.watch(j, 0)
+	end := mark("D;7")
+	b.feed(typedLine + "hello\r\n" + end[:6])
+	b.feed(end[6:] + mark("A") + "$ ")
+	got := b.ended(run)
+	if got.Status != jobs.Completed || got.ExitCode == nil || *got.ExitCode != 7 || got.Output != "hello\n" {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestAFreshPaneClosesAtTheEndMark(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	j := integrated()
+	j.FreshPane = true
+	_, run := b.watch(j, 0)
+	b.feed(typedLine + mark("D;0")) // its shell exits: no prompt comes
+	got := b.ended(run)
+	if got.Status != jobs.Completed || got.ShellReady || got.EndOffset != int64(len(typedLine+mark("D;0"))) {
+		t.Fatalf("got %+v", got)
+	}
+	if cmds := b.tmux.commands(); !slices.Equal(cmds, []string{"kill %7"}) {
+		t.Fatalf("sent %q, want the pane killed", cmds)
+	}
+}
+
+func TestAJobsDescriptionGivesThePaneItsTitleBack(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	j := integrated()
+	j.Description, j.PaneTitle = "sleeping", "old title"
+	_, run := b.watch(j, 0)
+	b.feed(typedLine + prompt("0"))
+	b.ended(run)
+	if cmds := b.tmux.commands(); !slices.Contains(cmds, `title %7 "old title"`) {
+		t.Fatalf("sent %q, want the old title back", cmds)
+	}
+}
+
+// The command's end mark, written before the interrupt went out (it was
+// ending as the stop arrived), is its own end: completed, its own status.
+func TestAnEndMarkWrittenBeforeTheInterruptIsTheCommandsOwnEnd(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.feed(typedLine)
+	b.begun(run)
+	b.machine.set(running("bash", "sleep", false))
+	var once sync.Once
+	b.tmux.setOnPane(func() { // the stop's look, before it probes and signals
+		if run.stopping.Load() {
+			once.Do(func() { b.feed(mark("D;0")) })
+		}
+	})
+	b.r.Cancel(run.ID)
+	if sig := b.signal(); sig != "SIGINT to -200" {
+		t.Fatalf("sent %s", sig)
+	}
+	b.machine.set(atPrompt("bash"))
+	b.feed(mark("A") + "$ " + mark("B"))
+	got := b.ended(run)
+	if got.Status != jobs.Completed || *got.ExitCode != 0 || got.Signal != nil || !got.ShellReady {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// SIGINT kills a program that does not catch it: one that exits 0 after
+// it was sent was exiting already.
+func TestACommandThatWasExitingAlreadyIsCompleted(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.feed(typedLine)
+	b.begun(run)
+	b.machine.set(running("bash", "sleep", false))
+	b.r.Cancel(run.ID)
+	b.signal()
+	b.machine.set(atPrompt("bash"))
+	b.feed(prompt("0"))
+	if got := b.ended(run); got.Status != jobs.Completed || *got.ExitCode != 0 || got.Signal != nil {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestACaughtInterruptReportsTheCommandsOwnExitCode(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.feed(typedLine)
+	b.begun(run)
+	b.machine.set(running("bash", "python3", true))
+	b.r.Cancel(run.ID)
+	b.signal()
+	b.machine.set(atPrompt("bash"))
+	b.feed(prompt("0"))
+	if got := b.ended(run); got.Status != jobs.Interrupted || *got.ExitCode != 0 || got.Signal != nil {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestAStopAfterTheEndSendsNothing(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.machine.set(running("bash", "sleep", false))
+	b.feed(typedLine + mark("D;0"))
+	b.r.Cancel(run.ID) // whether the watcher has read the end mark or not
+	b.machine.set(atPrompt("bash"))
+	b.feed(mark("A") + "$ " + mark("B"))
+	got := b.ended(run)
+	if got.Status != jobs.Completed || *got.ExitCode != 0 || got.Signal != nil {
+		t.Fatalf("got %+v", got)
+	}
+	if sigs, cmds := b.machine.signals(), b.tmux.commands(); len(sigs) > 0 || slices.ContainsFunc(cmds, func(c string) bool { return strings.HasPrefix(c, "press") }) {
+		t.Fatalf("sent %q and %q after the command's end", sigs, cmds)
+	}
+}
+
+// A stop before the shell started the command (no start mark yet) types
+// C-c: there is no program to signal.
+func TestAStopBeforeTheStartMarkTypesCtrlC(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.feed("sleep 30\r\n")
+	b.r.Cancel(run.ID)
+	if k := b.key(); k != "C-c" {
+		t.Fatalf("pressed %s", k)
+	}
+	b.feed(mark("C") + "^C\r\n" + prompt("130"))
+	if got := b.ended(run); got.Status != jobs.Interrupted || *got.ExitCode != 130 || *got.Signal != "SIGINT" {
+		t.Fatalf("got %+v", got)
+	}
+	if at, _ := b.s.LastKeysSubmit(); at.IsZero() {
+		t.Fatal("the C-c typed was not noted as keys submitted")
+	}
+}
+
+func TestTheTimeoutStopsTheCommandAsTimedOut(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	b.machine.set(running("bash", "sleep", false))
+	j := integrated()
+	j.TimeoutMs = 1
+	b.feed(typedLine) // started before the timeout is read
+	_, run := b.watch(j, 0)
+	if sig := b.signal(); sig != "SIGINT to -200" {
+		t.Fatalf("sent %s", sig)
+	}
+	b.machine.set(atPrompt("bash"))
+	b.feed(prompt("130"))
+	if got := b.ended(run); got.Status != jobs.TimedOut || *got.ExitCode != 130 || *got.Signal != "SIGINT" {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestACommandThatSurvivesSIGINTGetsSIGTERMASecondLater(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.feed(typedLine)
+	b.begun(run)
+	b.machine.set(running("bash", "server", true))
+	asked := time.Now()
+	b.r.Cancel(run.ID)
+	if sig := b.signal(); sig != "SIGINT to -200" {
+		t.Fatalf("sent %s first", sig)
+	}
+	if sig := b.signal(); sig != "SIGTERM to -200" || time.Since(asked) < escalation[1] {
+		t.Fatalf("sent %s %v after the stop", sig, time.Since(asked))
+	}
+	b.machine.set(atPrompt("bash"))
+	b.feed(prompt("143"))
+	if got := b.ended(run); got.Status != jobs.Interrupted || *got.ExitCode != 143 || *got.Signal != "SIGTERM" {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// Where tmux discarded output, the job's output says so on a line of its
+// own and counts it missed, instead of splicing the two sides together.
+func TestDiscardedOutputIsMarkedInPlace(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.feed(typedLine + "before-")
+	b.hub.Dropped(testPane)
+	b.feed("-after\r\n" + prompt("0"))
+	got := b.ended(run)
+	if want := "before-\n" + gapLine + "-after\n"; got.Output != want || got.MissedBytes < 1 {
+		t.Fatalf("output %q, missed %d; want %q", got.Output, got.MissedBytes, want)
+	}
+}
+
+func TestStartMarkEvictedBeforeItWasRead(t *testing.T) {
+	b := newBench(t, 1024, "bash", false)
+	j := integrated()
+	j.FreshPane = true
+	_, run := b.watch(j, 0)
+	b.feed(typedLine + strings.Repeat("x", 4096) + "\r\n" + mark("D;0") + mark("A") + "$ ")
+	// Either the bytes were lost before the job's spool was tapped (and
+	// counted), or the spool kept them all.
+	if got := b.ended(run); got.Status != jobs.Completed || got.MissedBytes == 0 && got.OutputBytes != 4097 {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestAJobOutlivesTmuxmcpsShutdown(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.feed(typedLine)
+	b.begun(run)
+	b.hub.Close()
+	if got := b.ended(run); got.Done() {
+		t.Fatalf("got %+v: the next tmuxmcp resumes it", got)
+	}
+}
+
+func TestALostLinkLeavesARemoteJobRunning(t *testing.T) {
+	b := newBench(t, 0, "bash", true)
+	_, run := b.watch(integrated(), 0)
+	b.feed(typedLine)
+	b.begun(run)
+	b.hub.Lost()
+	if got := b.ended(run); got.Done() {
+		t.Fatalf("got %+v: it is watched again once the host is back", got)
+	}
+}
+
+func TestALostLocalServerKillsTheJob(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.feed(typedLine)
+	b.begun(run)
+	b.hub.Lost()
+	if got := b.ended(run); got.Status != jobs.PaneDied || got.ExitCode != nil || got.EndOffset != int64(len(typedLine)) {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+func TestAPaneThatDiedEndsItsJobWithTheStatusItsScriptRecorded(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(&jobs.Job{Command: "exit 3", Mode: jobs.Wrapper, ShellTag: shell.MarkTag(recordedTag), FreshPane: true}, 0)
+	b.feed(". /tmp/job.run\r\n" + osc("C", run.ID))
+	b.begun(run)
+	if err := os.WriteFile(b.machine.ScriptPath(run.ID, ".rc"), []byte("3\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.hub.Sync([]stream.PaneState{{Pane: testPane, Dead: true}}, time.Now())
+	if got := b.ended(run); got.Status != jobs.PaneDied || got.ExitCode == nil || *got.ExitCode != 3 {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// A job script whose end mark never came (its shell's prompt came back
+// without it, as after an interrupt) ends with the status its script
+// recorded, once the pane is quiet.
+func TestAScriptsStatusFileEndsAJobWithoutItsEndMark(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(&jobs.Job{Command: "make", Mode: jobs.Wrapper, ShellTag: shell.MarkTag(recordedTag)}, 0)
+	if err := os.WriteFile(b.machine.ScriptPath(run.ID, ".rc"), []byte("5\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	b.feed(". /tmp/job.run\r\n" + osc("C", run.ID) + "built\r\n")
+	if got := b.ended(run); got.Status != jobs.Completed || *got.ExitCode != 5 || !got.ShellReady || got.Output != "built\n" {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// A shell without integration has no prompt marks: once its job's end
+// mark came and the pane has been quiet a moment with the prompt drawn,
+// the shell reading again is the sign, and the prompt it shows is learnt.
+func TestAShellWithoutMarksIsReadyOnceItsPromptIsDrawn(t *testing.T) {
+	b := newBench(t, 0, "sh", false)
+	b.tmux.screen = []string{"$ . /tmp/job.run", "done", "$ "}
+	b.tmux.info.CursorX, b.tmux.info.CursorY = 2, 2
+	_, run := b.watch(&jobs.Job{Command: "echo done", Mode: jobs.Wrapper}, 0)
+	b.feed(". /tmp/job.run\r\n" + osc("C", run.ID) + "done\r\n" + osc("D;0", run.ID) + "$ ")
+	if got := b.ended(run); got.Status != jobs.Completed || !got.ShellReady || got.Output != "done\n" {
+		t.Fatalf("got %+v", got)
+	}
+	if p, ok := b.r.knownPrompt(testPane, b.s, tmux.PaneInfo{}, shell.Probe{ForegroundPgrp: -1}); !ok || p != "$" {
+		t.Fatalf("learnt the prompt %q (%v)", p, ok)
+	}
+}
+
+// bash takes a line with an unclosed quote as unfinished and waits at its
+// continuation prompt: the line is cleared with C-c and nothing ran.
+func TestALineTheShellTookAsUnfinishedIsClearedAndNotStarted(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	b.tmux.screen = []string{"$ echo 'oops", "> "}
+	b.tmux.info.CursorX, b.tmux.info.CursorY = 2, 1
+	_, run := b.watch(integrated(), 0)
+	b.feed("echo 'oops\r\n> ")
+	got := b.ended(run)
+	if got.Status != jobs.NotStarted || !strings.Contains(got.LaunchError, "continuation prompt (>)") {
+		t.Fatalf("got %+v", got)
+	}
+	if cmds := b.tmux.commands(); !slices.Contains(cmds, "press %7 C-c") {
+		t.Fatalf("sent %q, want C-c", cmds)
+	}
+}
