@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/engine"
 	"github.com/tmuxmcp/tmuxmcp/host"
 	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
@@ -190,8 +192,12 @@ func testAskingThroughTheMCPClient(t *testing.T, proto string) {
 		t.Fatalf("decline: %v", r)
 	}
 	// An answer given for command A cannot approve command B.
-	err := e.h.askClient(elicitation{Command: "echo A", Pane: pane}, "")
-	state := err.(*inputRequired).res.RequestState
+	_, err := e.h.RunShellCommand(t.Context(), askingCaller{}, &engine.RunShellCommandRequest{Command: "echo A", PaneID: &pane})
+	var ask *engine.ClientAsk
+	if !errors.As(err, &ask) {
+		t.Fatalf("echo A was not put to the client: %v", err)
+	}
+	state := ask.State
 	x := mcptest.CallParams(t.Context(), t, e.cs, &mcp.CallToolParams{Name: "run_shell_command",
 		Arguments:      map[string]any{"paneId": pane, "command": "echo B-replayed"},
 		RequestState:   state,

@@ -1,18 +1,12 @@
 package tools
 
 import (
-	"context"
-	"time"
-
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/engine"
 )
 
-type cancelIn struct {
-	JobID string `json:"jobId"`
-}
-
-func (h *Handlers) cancelCommandTool() Tool {
+func (s *Server) cancelCommandTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
 		"jobId": {Type: "string", MinLength: ptr(1), Description: "The jobId of the running command to stop."},
 	}, "jobId")
@@ -24,13 +18,5 @@ func (h *Handlers) cancelCommandTool() Tool {
 		OutputSchema: jobOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Cancel a running command", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}
-	return typed(h, tool, h.cancelCommand)
-}
-
-func (h *Handlers) cancelCommand(ctx context.Context, _ *mcp.CallToolRequest, in *cancelIn) (*jobOut, error) {
-	if _, ok := h.jobs.Get(in.JobID); !ok {
-		return nil, errorf("jobId %q: no such job (list_commands shows the jobs tmuxmcp knows)", in.JobID)
-	}
-	h.run.Cancel(in.JobID)
-	return h.awaitJob(ctx, nil, in.JobID, 10*time.Second)
+	return typed(s, tool, (*engine.Host).CancelCommand)
 }

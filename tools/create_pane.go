@@ -1,115 +1,21 @@
 package tools
 
 import (
-	"context"
-	"errors"
-	"os"
-	"path"
-	"path/filepath"
-	"regexp"
-	"strings"
-	"time"
-
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tmuxmcp/tmuxmcp/host"
-	"github.com/tmuxmcp/tmuxmcp/runner"
+	"github.com/tmuxmcp/tmuxmcp/engine"
 )
 
-type createPaneIn struct {
-	Session      *string           `json:"session,omitempty"`
-	Split        *string           `json:"split,omitempty"`
-	TargetPaneID *string           `json:"targetPaneId,omitempty"`
-	CWD          *string           `json:"cwd,omitempty"`
-	Argv         []string          `json:"argv,omitempty"`
-	Env          map[string]string `json:"env,omitempty"`
-	Name         *string           `json:"name,omitempty"`
-	WaitMs       *int64            `json:"waitMs,omitempty"`
-}
-
-// defaultReadyMs is how long create_pane waits for a new shell's prompt.
-const defaultReadyMs = 15000
-
-var envName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-
-// Limits of create_pane.
-const (
-	maxArgv    = 256
-	maxEnv     = 64
-	maxNameLen = 128
-)
-
-func (in *createPaneIn) check() error {
-	if in.Split != nil {
-		switch *in.Split {
-		case "window", "horizontal", "vertical":
-		default:
-			return errorf("split %q: use window (a new window, the default), horizontal (side by side) or vertical (one above the other)", *in.Split)
-		}
-	}
-	if in.TargetPaneID != nil {
-		if _, err := parsePaneID("targetPaneId", *in.TargetPaneID); err != nil {
-			return err
-		}
-		if in.Split == nil || *in.Split == "window" {
-			return errorf("targetPaneId is only used to split a pane: add split: horizontal or vertical, or drop targetPaneId")
-		}
-	}
-	if in.CWD != nil {
-		if !filepath.IsAbs(*in.CWD) {
-			return errorf("cwd %q is not an absolute path: give a full path such as /home/me/project", *in.CWD)
-		}
-	}
-	if in.Argv != nil && (len(in.Argv) == 0 || len(in.Argv) > maxArgv) {
-		return errorf("argv: %d items given, the limit is 1..%d: omit argv for the default shell", len(in.Argv), maxArgv)
-	}
-	for i, a := range in.Argv {
-		if a == "" && i == 0 {
-			return errorf("argv[0] is empty: name the program to run, e.g. [\"python3\"]")
-		}
-	}
-	if len(in.Env) > maxEnv {
-		return errorf("env: %d variables given, the limit is %d", len(in.Env), maxEnv)
-	}
-	for k := range in.Env {
-		if !envName.MatchString(k) {
-			return errorf("env key %q is not a valid variable name: use letters, digits and _, not starting with a digit", k)
-		}
-	}
-	if in.Name != nil && (len(*in.Name) == 0 || len(*in.Name) > maxNameLen) {
-		return errorf("name: must be 1..%d bytes", maxNameLen)
-	}
-	if in.WaitMs != nil && (*in.WaitMs < 0 || *in.WaitMs > maxWaitMs) {
-		return errorf("waitMs %d: must be 0..%d (how long to wait for the new shell's prompt)", *in.WaitMs, maxWaitMs)
-	}
-	if in.WaitMs != nil && len(in.Argv) > 0 {
-		return errorf("waitMs applies only to a new shell: with argv the program starts at once (wait_for_text from the returned cursor for its output). Drop waitMs or argv")
-	}
-	return nil
-}
-
-type createPaneOut struct {
-	PaneID         string  `json:"paneId"`
-	Cursor         string  `json:"cursor"`
-	Session        string  `json:"session"`
-	SessionID      string  `json:"sessionId"`
-	WindowID       string  `json:"windowId"`
-	Ready          *bool   `json:"ready"`
-	NotReadyReason *string `json:"notReadyReason"`
-	Shell          *string `json:"shell"`
-	Integrated     bool    `json:"integrated"`
-}
-
-func (h *Handlers) createPaneTool() Tool {
+func (s *Server) createPaneTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
-		"session":      {Type: "string", MinLength: ptr(1), Description: "Session (name) for the new window. Default: the agent session, " + h.opts.Session + "."},
+		"session":      {Type: "string", MinLength: ptr(1), Description: "Session (name) for the new window. Default: the agent session, " + s.cfg.Session + "."},
 		"split":        withDefault(enum("window: a new window (does not disturb anyone's view); horizontal: split targetPaneId side by side; vertical: split it one above the other.", "window", "horizontal", "vertical"), "window"),
 		"targetPaneId": paneID("Pane to split (with split horizontal or vertical). Default: the session's current pane."),
 		"cwd":          {Type: "string", MinLength: ptr(1), Description: "Absolute directory to start in. Default: the session's directory."},
-		"argv":         {Type: "array", MinItems: ptr(1), MaxItems: ptr(maxArgv), Items: &jsonschema.Schema{Type: "string"}, Description: "Program and arguments to run instead of a shell, e.g. [\"python3\", \"-q\"] (not through a shell). The pane closes after it exits; its output stays recorded."},
-		"env":          {Type: "object", MaxProperties: ptr(maxEnv), AdditionalProperties: &jsonschema.Schema{Type: "string"}, PropertyNames: &jsonschema.Schema{Pattern: envName.String()}, Description: "Extra environment variables for the program."},
-		"name":         {Type: "string", MinLength: ptr(1), MaxLength: ptr(maxNameLen), Description: "Window name shown to people watching (split panes keep their window's name)."},
-		"waitMs":       withDefault(integer("How long to wait for the new shell to show its prompt and read input (not with argv).", 0, maxWaitMs), defaultReadyMs),
+		"argv":         {Type: "array", MinItems: ptr(1), MaxItems: ptr(engine.MaxArgv), Items: &jsonschema.Schema{Type: "string"}, Description: "Program and arguments to run instead of a shell, e.g. [\"python3\", \"-q\"] (not through a shell). The pane closes after it exits; its output stays recorded."},
+		"env":          {Type: "object", MaxProperties: ptr(engine.MaxEnv), AdditionalProperties: &jsonschema.Schema{Type: "string"}, PropertyNames: &jsonschema.Schema{Pattern: engine.EnvName.String()}, Description: "Extra environment variables for the program."},
+		"name":         {Type: "string", MinLength: ptr(1), MaxLength: ptr(engine.MaxNameLen), Description: "Window name shown to people watching (split panes keep their window's name)."},
+		"waitMs":       withDefault(integer("How long to wait for the new shell to show its prompt and read input (not with argv).", 0, engine.MaxWaitMs), engine.DefaultReadyMs),
 	})
 	out := outputObject(map[string]*jsonschema.Schema{
 		"paneId":         paneID("The new pane's id."),
@@ -131,122 +37,5 @@ func (h *Handlers) createPaneTool() Tool {
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Create a pane", ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(true)},
 	}
-	return typed(h, tool, h.createPane)
-}
-
-func (h *Handlers) createPane(ctx context.Context, _ *mcp.CallToolRequest, in *createPaneIn) (*createPaneOut, error) {
-	if err := h.connected(); err != nil {
-		return nil, err
-	}
-	if err := h.dirExists(ctx, in.CWD, "create it first or pick another"); err != nil {
-		return nil, err
-	}
-	session := h.opts.Session
-	if in.Session != nil {
-		session = *in.Session
-	}
-	split := "window"
-	if in.Split != nil {
-		split = *in.Split
-	}
-	if len(in.Argv) > 0 || len(in.Env) > 0 {
-		// Starting a program runs a command, and the environment can
-		// change what runs: the approval policy judges both.
-		cwd := ""
-		if in.CWD != nil {
-			cwd = *in.CWD
-		}
-		if err := h.allowLaunch(ctx, in.Argv, in.Env, cwd); err != nil {
-			return nil, err
-		}
-	}
-	if len(in.Argv) > 0 {
-		if err := h.programExists(ctx, in.Argv[0]); err != nil {
-			return nil, err
-		}
-	}
-	spec := runner.PaneSpec{Session: session, Split: split, Env: in.Env, Argv: in.Argv}
-	if in.TargetPaneID != nil {
-		spec.Target = *in.TargetPaneID
-	}
-	if in.CWD != nil {
-		spec.CWD = *in.CWD
-	}
-	if in.Name != nil {
-		spec.Name = *in.Name
-	}
-	np, err := h.run.CreatePane(ctx, spec)
-	if err != nil {
-		return nil, h.createError(err, session, in.TargetPaneID)
-	}
-	out := &createPaneOut{PaneID: paneName(np.Pane), Cursor: np.Stream.Cursor(0).String(), Session: np.Session, SessionID: np.SessionID, WindowID: np.WindowID}
-	if len(in.Argv) > 0 {
-		return out, nil
-	}
-	wait := time.Duration(defaultReadyMs) * time.Millisecond
-	if in.WaitMs != nil {
-		wait = time.Duration(*in.WaitMs) * time.Millisecond
-	}
-	sh, err := h.run.Ready(ctx, np.Pane, wait)
-	out.Ready = ptr(err == nil)
-	if err != nil {
-		out.NotReadyReason = ptr(h.notReady(np, err))
-		return out, nil
-	}
-	out.Shell, out.Integrated = ptr(sh.Program), sh.Live
-	return out, nil
-}
-
-// notReady says why a new pane's shell is not ready, and what to do.
-func (h *Handlers) notReady(np *runner.NewPane, err error) string {
-	var ref *runner.Refusal
-	if errors.As(err, &ref) && ref.State == runner.Exited {
-		return ref.Reason() + ". Check tmux's default-shell and the shell's startup files (`tmuxmcp doctor`)"
-	}
-	if errors.As(err, &ref) {
-		return ref.Reason() + ". It may still get there: wait_for_text from the cursor, or look with capture_pane; `tmuxmcp doctor` checks the shell's startup files"
-	}
-	return err.Error()
-}
-
-// dirExists checks that cwd is a directory where the panes run.
-func (h *Handlers) dirExists(ctx context.Context, cwd *string, fix string) error {
-	if cwd == nil {
-		return nil
-	}
-	if st, err := h.run.Machine().Stat(ctx, *cwd); err != nil || !st.Dir {
-		where := ""
-		if h.opts.Host != host.Local {
-			where = " on host " + h.opts.Host
-		}
-		return errorf("cwd %q is not an existing directory%s: %s", *cwd, where, fix)
-	}
-	return nil
-}
-
-// programExists checks that argv[0] can be run in a pane: an absolute or
-// relative path that exists, or a name on the PATH new panes get.
-func (h *Handlers) programExists(ctx context.Context, prog string) error {
-	m := h.run.Machine()
-	if strings.Contains(prog, "/") {
-		if st, err := m.Stat(ctx, prog); err != nil || st.Dir {
-			return errorf("argv[0] %q is not a program file: give a full path to an executable or a name on PATH; nothing was created", prog)
-		}
-		return nil
-	}
-	search := ""
-	if h.opts.Machine == nil {
-		search = os.Getenv("PATH")
-	}
-	if lines, err := h.fleet.Exec(ctx, "show-environment", "-g", "PATH"); err == nil && len(lines) == 1 {
-		if v, ok := strings.CutPrefix(lines[0], "PATH="); ok {
-			search = v
-		}
-	}
-	for _, dir := range filepath.SplitList(search) {
-		if st, err := m.Stat(ctx, path.Join(dir, prog)); err == nil && !st.Dir && st.Exec {
-			return nil
-		}
-	}
-	return errorf("argv[0] %q was not found on the PATH new panes get (%s): give its full path or install it; nothing was created", prog, truncate(search, 200))
+	return typed(s, tool, (*engine.Host).CreatePane)
 }

@@ -7,43 +7,19 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tmuxmcp/tmuxmcp/host"
+	"github.com/tmuxmcp/tmuxmcp/engine"
 )
 
-// Catalog returns every tool's definition under opts, without connecting
-// to tmux: for documentation and schema snapshots.
-func Catalog(opts Options) []*mcp.Tool {
-	h := &Handlers{opts: withDefaults(opts)}
+// Catalog returns every tool's definition under cfg (its limits are named
+// in the descriptions), without connecting to tmux: for documentation and
+// schema snapshots.
+func Catalog(cfg engine.Config) []*mcp.Tool {
+	s := &Server{cfg: engine.WithDefaults(cfg)}
 	var out []*mcp.Tool
-	for _, t := range h.Tools() {
-		out = append(out, t.Tool)
+	for _, t := range s.ownTools() {
+		out = append(out, withHost(t.Tool))
 	}
 	return out
-}
-
-func withDefaults(opts Options) Options {
-	if opts.WaitMax <= 0 {
-		opts.WaitMax = DefaultWaitMax
-	}
-	if opts.ResultMax <= 0 {
-		opts.ResultMax = DefaultResultMax
-	}
-	if opts.Session == "" {
-		opts.Session = "agent"
-	}
-	if opts.Host == "" {
-		opts.Host = host.Local
-	}
-	if len(opts.ApprovalVia) == 0 {
-		opts.ApprovalVia = []string{"tmux", "elicitation"}
-	}
-	if opts.ReviewTimeout <= 0 {
-		opts.ReviewTimeout = DefaultReviewTimeout
-	}
-	if opts.StateDir == "" {
-		opts.StateDir = DefaultStateDir()
-	}
-	return opts
 }
 
 // Markdown renders the tool reference that docs/tools.md embeds: each

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/engine"
 	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/machine"
@@ -24,12 +25,19 @@ import (
 
 func TestMain(m *testing.M) { tmuxtest.Main(m) }
 
-// env is a private tmux server, tmuxmcp's handlers on it, and an MCP client
-// session connected to them in memory.
+// env is a private tmux server, the engine's host on it, the MCP adapter,
+// and an MCP client session connected to it in memory.
 type env struct {
 	target tmux.Target
-	h      *Handlers
+	h      *engine.Host
+	s      *Server
 	cs     *mcp.ClientSession
+}
+
+// close stops the adapter and the host (as tmuxmcp does when it exits).
+func (e *env) close() {
+	e.s.Close()
+	e.h.Close()
 }
 
 type envOptions struct {
@@ -79,11 +87,12 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if o.machine != nil {
 		machine = o.machine(stateDir)
 	}
-	h, err := Start(ctx, target, hub, Options{Session: "agent", WaitMax: o.waitMax, Version: "test", StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review, ApprovalVia: o.via, Approver: o.approver, RestartServer: restartFunc(t, o.restart, target), CheckResults: true, Host: o.host, Machine: machine}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, err := engine.Open(ctx, target, hub, engine.Config{Session: "agent", WaitMax: o.waitMax, StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review, ApprovalVia: o.via, Approver: o.approver, RestartServer: restartFunc(t, o.restart, target), Host: o.host, Machine: machine}, slog.New(slog.NewTextHandler(io.Discard, nil)))
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	server := h.NewServer()
+	s := New(engine.NewHosts(h), Options{Version: "test", CheckResults: true})
+	server := s.NewServer()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)
 	if err != nil {
@@ -97,9 +106,10 @@ func newEnv(t *testing.T, o envOptions) *env {
 	t.Cleanup(func() {
 		cs.Close()
 		ss.Close()
+		s.Close()
 		h.Close()
 	})
-	return &env{target: target, h: h, cs: cs}
+	return &env{target: target, h: h, s: s, cs: cs}
 }
 
 func restartFunc(t *testing.T, on bool, target tmux.Target) func(context.Context) error {
@@ -180,3 +190,12 @@ func homeEnvWith(t *testing.T, sh string, files map[string]string, o envOptions)
 	o.target, o.shell = &target, sh
 	return newEnv(t, o)
 }
+
+// askingCaller is a caller whose client can ask its user and carries no
+// answer yet.
+type askingCaller struct{}
+
+func (askingCaller) Progress(context.Context, float64, float64, string) {}
+func (askingCaller) WantsProgress() bool                                { return false }
+func (askingCaller) CanAsk() bool                                       { return true }
+func (askingCaller) Answer() (string, bool, bool)                       { return "", false, false }

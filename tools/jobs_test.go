@@ -15,7 +15,7 @@ func TestAJobThatEndedWhileTmuxmcpWasDownIsAwaitedAndFreesItsPane(t *testing.T) 
 	pane, _ := e.shell(t)
 	// A script job: its status is also written to a file.
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 1\necho done\n(exit 4)", "waitMs": 100})
-	e.h.Close()
+	e.close()
 	// Let the command finish while nobody watches.
 	if _, err := e.target.Run(t.Context(), "wait-for", "-L", "never-signalled-lock"); err != nil {
 		t.Fatal(err)
@@ -40,9 +40,9 @@ func TestShutdownLeavesRunningJobsRunning(t *testing.T) {
 	// What SIGTERM does: drain (every stream ends hub_closed), then close.
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	<-e.h.Draining(ctx).Done()
-	e.h.Close()
-	j, _ := e.h.jobs.Get(r.Str("jobId"))
+	<-e.s.Draining(ctx).Done()
+	e.close()
+	j, _ := e.h.Job(r.Str("jobId"))
 	if j.Status != jobs.Running {
 		t.Fatalf("after shutdown the job is %s, want running", j.Status)
 	}

@@ -6,6 +6,7 @@ import (
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/engine"
 )
 
 // toolListBudget is what tools/list may cost every agent's context;
@@ -25,7 +26,7 @@ func TestTheToolListFitsItsBudget(t *testing.T) {
 		budget int
 	}{{false, toolListBudget}, {true, hostsBudget}} {
 		var list []*mcp.Tool
-		for _, tool := range Catalog(Options{}) {
+		for _, tool := range Catalog(engine.Config{}) {
 			list = append(list, servedOn(tool, c.remote))
 		}
 		b, err := json.Marshal(&mcp.ListToolsResult{Tools: list})
@@ -47,7 +48,7 @@ func TestTheToolListFitsItsBudget(t *testing.T) {
 // are null and whose enums take their values (every result of the tests
 // is checked against the full schema besides).
 func TestLeanOutputSchemasAcceptNulls(t *testing.T) {
-	for _, tool := range Catalog(Options{}) {
+	for _, tool := range Catalog(engine.Config{}) {
 		full := tool.OutputSchema.(*jsonschema.Schema)
 		thin := served(tool).OutputSchema.(*jsonschema.Schema)
 		rt, err := thin.Resolve(nil)

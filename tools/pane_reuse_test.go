@@ -1,6 +1,7 @@
 package tools
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -40,14 +41,14 @@ func TestNewPaneWithAnOldIDInheritsNothing(t *testing.T) {
 	// kill_pane forgets a half-typed line too.
 	e.ok(t, "type_text", map[string]any{"paneId": fresh, "text": "rm -rf /tmp/nothing-here #"})
 	e.ok(t, "kill_pane", map[string]any{"paneId": fresh})
-	if st := e.h.line(mustPane(t, fresh)); st.Text != "" {
+	if st := e.h.TypedLine(mustPane(t, fresh)); st.Text != "" {
 		t.Fatalf("kill_pane left the typed line %q", st.Text)
 	}
 }
 
 func mustPane(t *testing.T, id string) int {
 	t.Helper()
-	n, err := parsePaneID("paneId", id)
+	n, err := strconv.Atoi(strings.TrimPrefix(id, "%"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,14 +2,13 @@ package tools
 
 import (
 	"context"
-	"fmt"
 	"strconv"
 	"strings"
 	"sync"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tmuxmcp/tmuxmcp/tmux"
+	"github.com/tmuxmcp/tmuxmcp/engine"
 )
 
 // paneTemplate is the resource template of panes: {n} is the number of %n
@@ -28,18 +27,18 @@ func paneURI(n int) string { return "tmux://pane/" + strconv.Itoa(n) }
 // tmux reader.
 type paneList struct {
 	mu      sync.Mutex
-	latest  []tmux.PaneInfo
+	latest  []engine.PaneEntry
 	pending chan struct{}     // signalled when latest changed
 	listed  map[string]string // uri -> title, as the server lists them
 }
 
 // panesListed hands the newest pane listing to the resource list.
-func (h *Handlers) panesListed(panes []tmux.PaneInfo) {
-	h.list.mu.Lock()
-	h.list.latest = panes
-	h.list.mu.Unlock()
+func (s *Server) panesListed(panes []engine.PaneEntry) {
+	s.list.mu.Lock()
+	s.list.latest = panes
+	s.list.mu.Unlock()
 	select {
-	case h.list.pending <- struct{}{}:
+	case s.list.pending <- struct{}{}:
 	default:
 	}
 }
@@ -47,30 +46,31 @@ func (h *Handlers) panesListed(panes []tmux.PaneInfo) {
 // startPaneList lists the panes known now on s, before any session
 // connects (a list_changed notification must not reach a client before
 // its initialize answer), then applies every later listing until Close.
-func (h *Handlers) startPaneList(s *mcp.Server) {
+func (s *Server) startPaneList(srv *mcp.Server) {
 	listed := map[string]string{} // uri -> title, as s lists them
 	apply := func() {
-		h.list.mu.Lock()
-		panes := h.list.latest
-		h.list.mu.Unlock()
-		applyPaneList(s, listed, panes, h.readPane)
+		s.list.mu.Lock()
+		panes := s.list.latest
+		s.list.mu.Unlock()
+		applyPaneList(srv, listed, panes, s.readPane)
 	}
+	s.hosts.Local().OnPanes(s.panesListed) // resources are the local host's panes
 	apply()
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	select {
-	case <-h.closing:
+	case <-s.closing:
 		return
 	default:
 	}
-	h.wg.Add(1)
+	s.wg.Add(1)
 	go func() {
-		defer h.wg.Done()
+		defer s.wg.Done()
 		for {
 			select {
-			case <-h.list.pending:
+			case <-s.list.pending:
 				apply()
-			case <-h.closing:
+			case <-s.closing:
 				return
 			}
 		}
@@ -79,17 +79,17 @@ func (h *Handlers) startPaneList(s *mcp.Server) {
 
 // applyPaneList adds to s the live panes not in listed yet (or whose place
 // changed) and removes the gone ones, keeping listed in step.
-func applyPaneList(s *mcp.Server, listed map[string]string, panes []tmux.PaneInfo, read mcp.ResourceHandler) {
+func applyPaneList(s *mcp.Server, listed map[string]string, panes []engine.PaneEntry, read mcp.ResourceHandler) {
 	live := make(map[string]*mcp.Resource, len(panes))
 	for _, p := range panes {
 		if p.Dead {
 			continue
 		}
-		uri := paneURI(p.ID)
+		uri := paneURI(p.Pane)
 		live[uri] = &mcp.Resource{
-			URI: uri, Name: paneName(p.ID), MIMEType: "text/plain",
-			Title:       fmt.Sprintf("%s:%d.%d", p.SessionName, p.WindowIndex, p.PaneIndex),
-			Description: "What pane " + paneName(p.ID) + " shows now, as plain text; subscribe for updates when it prints.",
+			URI: uri, Name: paneName(p.Pane), MIMEType: "text/plain",
+			Title:       p.Place,
+			Description: "What pane " + paneName(p.Pane) + " shows now, as plain text; subscribe for updates when it prints.",
 		}
 	}
 	var gone []string
@@ -171,13 +171,13 @@ func (subs *subscriptions) watchEndLocked(ss *mcp.ServerSession) {
 
 // Watchers returns how many panes have a live resource watcher (one per
 // pane, however many sessions subscribed to it).
-func (h *Handlers) Watchers() int {
-	h.subs.mu.Lock()
-	defer h.subs.mu.Unlock()
-	return len(h.subs.watches)
+func (s *Server) Watchers() int {
+	s.subs.mu.Lock()
+	defer s.subs.mu.Unlock()
+	return len(s.subs.watches)
 }
 
-func (h *Handlers) paneTemplate() *mcp.ResourceTemplate {
+func (s *Server) paneTemplate() *mcp.ResourceTemplate {
 	return &mcp.ResourceTemplate{
 		Name:        "pane",
 		Title:       "tmux pane",
@@ -187,12 +187,12 @@ func (h *Handlers) paneTemplate() *mcp.ResourceTemplate {
 	}
 }
 
-func (h *Handlers) readPane(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
+func (s *Server) readPane(ctx context.Context, req *mcp.ReadResourceRequest) (*mcp.ReadResourceResult, error) {
 	n, ok := paneFromURI(req.Params.URI)
 	if !ok {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
-	out, err := h.capturePane(ctx, nil, &capturePaneIn{PaneID: paneName(n)})
+	out, err := s.hosts.Local().CapturePane(ctx, nil, &engine.CapturePaneRequest{PaneID: paneName(n)})
 	if err != nil {
 		return nil, mcp.ResourceNotFoundError(req.Params.URI)
 	}
@@ -202,7 +202,7 @@ func (h *Handlers) readPane(ctx context.Context, req *mcp.ReadResourceRequest) (
 	}}}, nil
 }
 
-func (h *Handlers) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
+func (s *Server) subscribe(ctx context.Context, req *mcp.SubscribeRequest) error {
 	n, ok := paneFromURI(req.Params.URI)
 	if !ok {
 		if strings.HasPrefix(req.Params.URI, "tmux://") {
@@ -210,48 +210,48 @@ func (h *Handlers) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 		}
 		return nil // not ours: subscribed, and no update will ever come
 	}
-	_, s, err := h.paneStream(ctx, "uri", paneName(n))
+	rec, err := s.hosts.Local().Recording(ctx, "uri", paneName(n))
 	if err != nil {
 		return mcp.ResourceNotFoundError(req.Params.URI)
 	}
-	h.subs.mu.Lock()
-	defer h.subs.mu.Unlock()
-	if w := h.subs.watches[req.Params.URI]; w != nil {
+	s.subs.mu.Lock()
+	defer s.subs.mu.Unlock()
+	if w := s.subs.watches[req.Params.URI]; w != nil {
 		w.sessions[req.Session] = true
-		h.subs.watchEndLocked(req.Session)
+		s.subs.watchEndLocked(req.Session)
 		return nil
 	}
-	h.mu.Lock()
+	s.mu.Lock()
 	select {
-	case <-h.closing:
-		h.mu.Unlock()
+	case <-s.closing:
+		s.mu.Unlock()
 		return nil
 	default:
 	}
-	h.wg.Add(1)
-	h.mu.Unlock()
+	s.wg.Add(1)
+	s.mu.Unlock()
 	wctx, cancel := context.WithCancel(context.Background())
 	w := &resourceWatch{sessions: map[*mcp.ServerSession]bool{req.Session: true}, stop: cancel}
-	h.subs.watches[req.Params.URI] = w
-	h.subs.watchEndLocked(req.Session)
+	s.subs.watches[req.Params.URI] = w
+	s.subs.watchEndLocked(req.Session)
 	uri := req.Params.URI
 	go func() {
-		defer h.wg.Done()
+		defer s.wg.Done()
 		defer func() {
 			// The recording ended (pane gone, reconnect): a later subscribe
 			// starts a watcher on the pane's new recording.
-			h.subs.mu.Lock()
-			if h.subs.watches[uri] == w {
-				delete(h.subs.watches, uri)
+			s.subs.mu.Lock()
+			if s.subs.watches[uri] == w {
+				delete(s.subs.watches, uri)
 			}
-			h.subs.mu.Unlock()
+			s.subs.mu.Unlock()
 		}()
-		pos := s.End()
+		pos := rec.End()
 		for {
-			c := s.ReadRaw(pos, 0, nil)
+			c := rec.ReadRaw(pos, 0, nil)
 			if c.End > pos {
 				pos = c.End
-				if srv := h.server; srv != nil {
+				if srv := s.server; srv != nil {
 					_ = srv.ResourceUpdated(wctx, &mcp.ResourceUpdatedNotificationParams{URI: uri})
 				}
 				// Coalesce: at most one update per pane per updateEvery.
@@ -259,7 +259,7 @@ func (h *Handlers) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 				case <-time.After(updateEvery):
 				case <-wctx.Done():
 					return
-				case <-h.closing:
+				case <-s.closing:
 					return
 				}
 				continue
@@ -271,7 +271,7 @@ func (h *Handlers) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 			case <-c.Changed:
 			case <-wctx.Done():
 				return
-			case <-h.closing:
+			case <-s.closing:
 				return
 			}
 		}
@@ -279,20 +279,20 @@ func (h *Handlers) subscribe(ctx context.Context, req *mcp.SubscribeRequest) err
 	return nil
 }
 
-func (h *Handlers) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
-	h.subs.mu.Lock()
-	defer h.subs.mu.Unlock()
-	if w := h.subs.watches[req.Params.URI]; w != nil && w.sessions[req.Session] {
-		h.subs.leaveLocked(req.Params.URI, w, req.Session)
+func (s *Server) unsubscribe(_ context.Context, req *mcp.UnsubscribeRequest) error {
+	s.subs.mu.Lock()
+	defer s.subs.mu.Unlock()
+	if w := s.subs.watches[req.Params.URI]; w != nil && w.sessions[req.Session] {
+		s.subs.leaveLocked(req.Params.URI, w, req.Session)
 	}
 	return nil
 }
 
 // complete offers the live panes for the {n} of the pane template.
-func (h *Handlers) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
+func (s *Server) complete(_ context.Context, req *mcp.CompleteRequest) (*mcp.CompleteResult, error) {
 	vals := []string{}
 	if req.Params.Ref != nil && req.Params.Ref.Type == "ref/resource" && req.Params.Ref.URI == paneTemplate && req.Params.Argument.Name == "n" {
-		for _, p := range h.hub.Panes() {
+		for _, p := range s.hosts.Local().Recorded() {
 			if v := strconv.Itoa(p); strings.HasPrefix(v, req.Params.Argument.Value) {
 				vals = append(vals, v)
 			}

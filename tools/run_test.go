@@ -112,7 +112,7 @@ func TestRunShellCommandSurvivesRestart(t *testing.T) {
 		t.Fatalf("got %v", r)
 	}
 	// A second tmuxmcp on the same server and state directory.
-	e.h.Close()
+	e.close()
 	e2 := newEnv(t, envOptions{target: &e.target, stateDir: state})
 	a := e2.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 20000})
 	if a.Str("status") != "completed" || a.Num("exitCode") != 0 || a.Str("output") != "done\n" {

@@ -9,10 +9,6 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/stream"
 )
 
-// Hand-tuned schema builders. Every schema is written out, so patterns,
-// bounds, enums and nullability say exactly what the handlers enforce;
-// testdata/schemas/*.json snapshots catch any accidental change.
-
 // PaneIDPattern is the pattern of a tmux pane id.
 const PaneIDPattern = `^%\d+$`
 

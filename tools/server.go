@@ -1,8 +1,10 @@
-// Package tools holds tmuxmcp's MCP tool handlers: one file per tool family,
-// each with its description, hand-tuned input and output schemas and
-// explicit annotations. Handlers translate between MCP arguments and the
-// stream hub (reads, waits) and the tmux fleet (actions); they own the
-// user-facing texts, so every error names the field, the value and the fix.
+// Package tools is tmuxmcp's MCP adapter: one file per tool, each with its
+// description, hand-tuned input and output schemas and explicit
+// annotations, calling one method of the engine. It decodes and checks a
+// call's arguments, picks the host the call runs on, and encodes the
+// engine's result or error; it also serves the pane resources. Everything
+// a tool does happens in the engine: this package knows nothing of tmux,
+// the runner, jobs, policy or approval.
 package tools
 
 import (
@@ -12,203 +14,95 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tmuxmcp/tmuxmcp/approval"
-	"github.com/tmuxmcp/tmuxmcp/audit"
-	"github.com/tmuxmcp/tmuxmcp/input"
-	"github.com/tmuxmcp/tmuxmcp/jobs"
-	"github.com/tmuxmcp/tmuxmcp/machine"
-	"github.com/tmuxmcp/tmuxmcp/policy"
-	"github.com/tmuxmcp/tmuxmcp/runner"
-	"github.com/tmuxmcp/tmuxmcp/shell"
-	"github.com/tmuxmcp/tmuxmcp/stream"
-	"github.com/tmuxmcp/tmuxmcp/tmux"
+	"github.com/tmuxmcp/tmuxmcp/engine"
 )
 
 //go:embed instructions.md
 var instructions string
 
-// Options are the server-wide limits and defaults.
+// Options are the adapter's own settings; the limits and the policy are
+// the engine's (engine.Config).
 type Options struct {
-	// Session is the session create_pane uses when none is given.
-	Session string
-	// WaitMax is the ceiling on wait_for_text's timeoutMs.
-	WaitMax time.Duration
-	// ResultMax is the ceiling on the bytes of text one result returns.
-	ResultMax int
 	// Version is reported to clients.
 	Version string
-	// StateDir holds job records, their outputs and the shell integration
-	// scripts; default $XDG_STATE_HOME/tmuxmcp.
-	StateDir string
-	// Policy decides whether submitted input may run; nil allows all.
-	Policy *policy.Policy
-	// Audit receives a line per decision and per job completion; may be nil.
-	Audit *audit.Log
-	// ReviewTimeout is how long a person has to answer an approval prompt.
-	ReviewTimeout time.Duration
-	// RestartServer, when set, starts the tmux server again (the embedded
-	// default); tools call it when they find the server gone.
-	RestartServer func(context.Context) error
-	// ApprovalVia lists how to ask a person, in order of preference:
-	// "tmux" (a popup on attached clients), "elicitation" (the MCP client
-	// asks its user) and "exec" (the program Approver). Default: tmux,
-	// then elicitation.
-	ApprovalVia []string
-	// Approver is the program a person away from the terminal answers
-	// through (--approval-via exec:PROGRAM): it races the tmux popups.
-	Approver string
-	// Shell is the installed shell integration; nil installs it under
-	// StateDir/shell.
-	Shell *shell.Integration
 	// CheckResults validates every result against its tool's output
 	// schema before it is sent, failing the call when it does not match
 	// (a tmuxmcp bug). The tests turn it on; it costs about 0.3 ms a call,
 	// the largest part of a wait's latency, so serving leaves it off
 	// unless $TMUXMCP_CHECK_RESULTS is set.
 	CheckResults bool
-	// KeepPagers leaves PAGER, GIT_PAGER, MANPAGER, SYSTEMD_PAGER,
-	// PSQL_PAGER, GH_PAGER and AWS_PAGER alone in the panes tmuxmcp
-	// creates; by default they are set so nothing opens a pager
-	// (shell.NoPagerEnv).
-	KeepPagers bool
-	// Host names the host this server's panes are on (host.Local when
-	// empty); Machine is that host (nil: this machine).
-	Host    string
-	Machine machine.Machine
 	// Trace, when set, is given the timeline of each wait_for_text that
 	// matched: the latency breakdown `make bench` prints
-	// ($TMUXMCP_LATENCY_TRACE).
+	// ($TMUXMCP_LATENCY_TRACE). The hosts must be opened with
+	// engine.Config.Trace.
 	Trace func(WaitTrace)
 }
 
-// WaitTrace is where one matched wait_for_text spent its time on the way
-// from tmux's output to its answer.
-type WaitTrace struct {
-	// Appended is when the pane's stream last grew before the match: for
-	// output arriving a line at a time, when the matching line did.
-	Appended time.Time
-	Matched  time.Time // the wait returned its match
-	Encoded  time.Time // the result was built and encoded as JSON
-}
+// WaitTrace is where one matched wait_for_text spent its time.
+type WaitTrace = engine.WaitTrace
 
-// DefaultWaitMax is the default ceiling on waits (--wait-max).
-const DefaultWaitMax = 120 * time.Second
-
-// DefaultResultMax is the default result byte ceiling.
-const DefaultResultMax = 64 << 10
-
-// Handlers holds what every tool needs: the hub of pane streams, the fleet
-// of tmux control connections, and the options.
-type Handlers struct {
-	hub   *stream.Hub
-	fleet *tmux.Fleet
+// Server serves the tool contract over MCP for a set of hosts.
+type Server struct {
+	hosts *engine.Hosts
+	cfg   engine.Config // the local host's: limits named in descriptions
 	opts  Options
-	log   *slog.Logger
 
-	jobs *jobs.Store
-	run  *runner.Runner // the command engine: readiness, launch, watching
+	mu     sync.Mutex
+	subs   subscriptions // pane resources being watched
+	list   paneList      // the live panes as resources/list shows them
+	server *mcp.Server   // for resource-updated notifications
 
-	mu       sync.Mutex
-	panes    map[int]tmux.PaneInfo // the latest listing
-	selfPane int                   // the pane tmuxmcp itself runs in on this server, or -1
-	slot     approval.Slot         // the one review open at a time, and "allow for this session"
-	elicits  approval.Elicitations // open elicitations, by request state
-	subs     subscriptions         // pane resources being watched
-	lines    *input.Lines          // each pane's edit line as tmuxmcp typed it (for the policy)
-	list     paneList              // the live panes as resources/list shows them
-	waits    map[int]int           // open waits per pane
-	waitsAll int                   // open waits in all
-	server   *mcp.Server           // for resource-updated notifications
+	toolsOnce sync.Once
+	onHost    map[string]hostHandler // each tool's handler on a chosen host
 
-	remotes    []*Remote                  // the other hosts, whose calls route through these
-	resumeNext atomic.Bool                // a remote host came back: Resume after the next listing
-	toolsOnce  sync.Once                  // byName is built once
-	byName     map[string]mcp.ToolHandler // this host's own tool handlers
-
-	startMu   sync.Mutex    // one job launch at a time
 	closing   chan struct{} // closed by Close: resource watchers stop
 	closeOnce sync.Once
 	calls     inFlight       // tool calls in progress, for a clean shutdown
 	wg        sync.WaitGroup // resource watchers
 }
 
-// Start connects to the tmux server, begins recording every pane and
-// returns the handlers. Close stops it all.
-func Start(ctx context.Context, target tmux.Target, hub *stream.Hub, opts Options, log *slog.Logger) (*Handlers, error) {
-	opts = withDefaults(opts)
-	h := &Handlers{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1,
+// New returns the adapter for hosts. Close it before closing the hosts.
+func New(hosts *engine.Hosts, opts Options) *Server {
+	return &Server{hosts: hosts, cfg: hosts.Local().Config(), opts: opts,
 		closing: make(chan struct{}),
-		subs:    subscriptions{watches: map[string]*resourceWatch{}, ending: map[*mcp.ServerSession]bool{}}, lines: input.NewLines(), waits: map[int]int{},
-		list: paneList{pending: make(chan struct{}, 1)}}
-	store, err := jobs.Open(filepath.Join(opts.StateDir, "jobs"))
-	if err != nil {
-		return nil, err
-	}
-	h.jobs = store
-	integ := opts.Shell
-	if integ == nil {
-		if integ, err = shell.Install(filepath.Join(opts.StateDir, "shell")); err != nil {
-			log.Warn("no shell integration; commands use the inline wrapper", "err", err)
-		}
-	}
-	// The runner exists before the fleet's first pane listing reaches it.
-	var env map[string]string
-	if !opts.KeepPagers {
-		env = shell.NoPagerEnv()
-	}
-	h.run = runner.New(runner.Config{Hub: hub, Jobs: store, Shell: integ, Session: opts.Session, Log: log, Ended: h.jobEnded, Env: env, Machine: opts.Machine, Remote: opts.Machine != nil})
-	fleet, err := tmux.StartFleet(ctx, target, hubEvents{h}, log)
-	if err != nil {
-		return nil, err
-	}
-	h.fleet = fleet
-	h.run.SetFleet(fleet)
-	h.mu.Lock()
-	listed := make([]tmux.PaneInfo, 0, len(h.panes))
-	for _, p := range h.panes {
-		listed = append(listed, p)
-	}
-	h.mu.Unlock()
-	h.run.Track(listed) // the first listing came before the runner had the fleet
-	h.selfPane = h.findSelfPane(ctx)
-	h.resumePending()
-	h.run.Resume(ctx)
-	return h, nil
+		subs:    subscriptions{watches: map[string]*resourceWatch{}, ending: map[*mcp.ServerSession]bool{}},
+		list:    paneList{pending: make(chan struct{}, 1)}}
+}
+
+// Close stops the resource watchers.
+func (s *Server) Close() {
+	s.closeOnce.Do(func() {
+		close(s.closing)
+		s.wg.Wait()
+	})
 }
 
 // Draining returns a context that ends once ctx has ended and every open
 // call has been answered: when ctx ends (SIGTERM, SIGINT), every stream
 // ends with hub_closed, so open waits return that outcome, and the
 // transport stays up until their results are written (at most 5 s).
-func (h *Handlers) Draining(ctx context.Context) context.Context {
+func (s *Server) Draining(ctx context.Context) context.Context {
 	out, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	go func() {
 		select {
 		case <-ctx.Done():
-		case <-h.closing:
+		case <-s.closing:
 			cancel()
 			return
 		}
-		h.hub.Close()
-		for _, r := range h.Remotes() {
-			if rh := r.started(); rh != nil {
-				rh.hub.Close()
-			}
+		for _, h := range s.hosts.Started() {
+			h.CloseStreams()
 		}
 		done := make(chan struct{})
-		go func() { h.calls.idle(); close(done) }()
+		go func() { s.calls.idle(); close(done) }()
 		select {
 		case <-done:
 		case <-time.After(5 * time.Second):
@@ -218,104 +112,63 @@ func (h *Handlers) Draining(ctx context.Context) context.Context {
 	return out
 }
 
-// Close detaches from tmux and ends every stream with hub_closed.
-func (h *Handlers) Close() {
-	h.closeOnce.Do(func() {
-		close(h.closing)
-		for _, r := range h.Remotes() {
-			if rh := r.started(); rh != nil {
-				rh.Close()
-			}
-		}
-		h.run.Close()
-		h.wg.Wait()
-		h.fleet.Close()
-		h.hub.Close()
-	})
-}
-
-// Fleet returns the tmux connections (for doctor and tests).
-func (h *Handlers) Fleet() *tmux.Fleet { return h.fleet }
-
-// findSelfPane returns the pane tmuxmcp runs in, when it runs inside a
-// pane of the server it controls, so kill_pane can refuse it.
-func (h *Handlers) findSelfPane(ctx context.Context) int {
-	env, pane := os.Getenv("TMUX"), os.Getenv("TMUX_PANE")
-	if env == "" || !strings.HasPrefix(pane, "%") || h.opts.Machine != nil {
-		return -1
-	}
-	lines, err := h.fleet.Exec(ctx, "display-message", "-p", "#{socket_path}")
-	if err != nil || len(lines) == 0 {
-		return -1
-	}
-	sock, _, _ := strings.Cut(env, ",")
-	if sock != lines[0] {
-		return -1
-	}
-	n, err := strconv.Atoi(pane[1:])
-	if err != nil {
-		return -1
-	}
-	return n
-}
-
 // NewServer returns an MCP server with every tool registered.
-func (h *Handlers) NewServer() *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "tmuxmcp", Title: "tmux for agents", Version: h.opts.Version},
+func (s *Server) NewServer() *mcp.Server {
+	srv := mcp.NewServer(&mcp.Implementation{Name: "tmuxmcp", Title: "tmux for agents", Version: s.opts.Version},
 		&mcp.ServerOptions{
 			Instructions:       instructions,
-			SubscribeHandler:   h.subscribe,
-			UnsubscribeHandler: h.unsubscribe,
-			CompletionHandler:  h.complete,
+			SubscribeHandler:   s.subscribe,
+			UnsubscribeHandler: s.unsubscribe,
+			CompletionHandler:  s.complete,
 		})
-	remote := len(h.Remotes()) > 0
-	for _, t := range h.Tools() {
-		s.AddTool(servedOn(t.Tool, remote), h.route(t.Tool.Name))
+	remote := len(s.hosts.Remotes()) > 0
+	for _, t := range s.Tools() {
+		srv.AddTool(servedOn(t.Tool, remote), t.Handler)
 	}
-	s.AddResourceTemplate(h.paneTemplate(), h.readPane)
-	h.server = s
-	h.startPaneList(s)
-	return s
+	srv.AddResourceTemplate(s.paneTemplate(), s.readPane)
+	s.server = srv
+	s.startPaneList(srv)
+	return srv
 }
 
 // Tool is one tool with its handler, as registered on the server.
 type Tool struct {
 	Tool    *mcp.Tool
 	Handler mcp.ToolHandler
+
+	onHost hostHandler
 }
 
+// hostHandler runs a call on the host route picked for it.
+type hostHandler func(ctx context.Context, req *mcp.CallToolRequest, h *engine.Host) (*mcp.CallToolResult, error)
+
 // Tools returns every tool in a stable order, each taking the host
-// argument (which route takes off before a host's handler sees the call).
-func (h *Handlers) Tools() []Tool {
-	ts := h.ownTools()
+// argument (which route takes off before the call runs on its host).
+func (s *Server) Tools() []Tool {
+	ts := s.ownTools()
 	for i := range ts {
 		ts[i].Tool = withHost(ts[i].Tool)
+		ts[i].Handler = s.route(ts[i].Tool.Name)
 	}
 	return ts
 }
 
-func (h *Handlers) ownTools() []Tool {
+func (s *Server) ownTools() []Tool {
 	return []Tool{
-		h.waitForTextTool(),
-		h.captureSinceTool(),
-		h.capturePaneTool(),
-		h.typeTextTool(),
-		h.sendKeysTool(),
-		h.listPanesTool(),
-		h.createPaneTool(),
-		h.killPaneTool(),
-		h.runShellCommandTool(),
-		h.awaitCommandResultTool(),
-		h.cancelCommandTool(),
-		h.listCommandsTool(),
+		s.waitForTextTool(),
+		s.captureSinceTool(),
+		s.capturePaneTool(),
+		s.typeTextTool(),
+		s.sendKeysTool(),
+		s.listPanesTool(),
+		s.createPaneTool(),
+		s.killPaneTool(),
+		s.runShellCommandTool(),
+		s.awaitCommandResultTool(),
+		s.cancelCommandTool(),
+		s.listCommandsTool(),
 	}
 }
-
-// inputRequired carries a multi-round-trip result: the client answers its
-// input requests and calls the tool again with the answers.
-type inputRequired struct{ res *mcp.CallToolResult }
-
-func (e *inputRequired) Error() string { return "input required" }
 
 // toolError is a tool-level error (isError): something the caller can fix.
 type toolError struct{ msg string }
@@ -324,78 +177,94 @@ func (e *toolError) Error() string { return e.msg }
 
 func errorf(format string, args ...any) error { return &toolError{fmt.Sprintf(format, args...)} }
 
-// typed builds a Tool from a typed handler. Arguments are decoded strictly
-// (unknown fields and wrong types are errors naming the field), checked by
-// the input's own check method, which gives friendlier errors than schema
-// validation, and then by the schema itself as a safety net. The output is
-// validated against the output schema, so the advertised contract holds.
-func typed[In any, Out any](h *Handlers, tool *mcp.Tool, handle func(context.Context, *mcp.CallToolRequest, *In) (*Out, error)) Tool {
+// checker is a request that checks its own arguments, with errors that
+// name the field, the value and the fix.
+type checker interface{ Check() error }
+
+// typed builds a Tool from an engine method. Arguments are decoded
+// strictly (unknown fields and wrong types are errors naming the field),
+// checked by the request's own Check method, which gives friendlier errors
+// than schema validation, and then by the schema itself as a safety net.
+// The output is validated against the output schema, so the advertised
+// contract holds.
+func typed[In any, Out any](s *Server, tool *mcp.Tool, method func(*engine.Host, context.Context, engine.Caller, *In) (*Out, error)) Tool {
 	inRes := mustResolve(tool.InputSchema.(*jsonschema.Schema))
 	outRes := mustResolve(tool.OutputSchema.(*jsonschema.Schema))
-	return Tool{Tool: tool, Handler: func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
-		h.calls.begin()
-		defer h.calls.end()
+	return Tool{Tool: tool, onHost: func(ctx context.Context, req *mcp.CallToolRequest, h *engine.Host) (res *mcp.CallToolResult, err error) {
 		defer func() {
 			// A bug must cost one call, never the server and every wait.
 			if p := recover(); p != nil {
 				res, err = errorResult(fmt.Errorf("%s failed inside tmuxmcp (a bug: %v); nothing more is known about its effect — check with list_panes or capture_pane before retrying", tool.Name, p)), nil
 			}
 		}()
-		raw := req.Params.Arguments
-		if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-			raw = json.RawMessage("{}")
-		}
-		in := new(In)
-		if err := decodeStrict(raw, in); err != nil {
+		in, err := decodeArgs[In](req.Params.Arguments, inRes)
+		if err != nil {
 			return errorResult(err), nil
 		}
-		if c, ok := any(in).(interface{ check() error }); ok {
-			if err := c.check(); err != nil {
-				return errorResult(err), nil
-			}
-		}
-		var generic map[string]any
-		if err := json.Unmarshal(raw, &generic); err == nil {
-			// An explicit null means "not given" for optional arguments.
-			for k, v := range generic {
-				if v == nil {
-					delete(generic, k)
-				}
-			}
-			if err := inRes.Validate(generic); err != nil {
-				return errorResult(schemaError(err)), nil
-			}
-		}
-		out, err := handle(ctx, req, in)
-		var ir *inputRequired
-		if errors.As(err, &ir) {
-			return ir.res, nil // ask the client for input (elicitation), then be called again
+		out, err := method(h, ctx, mcpCaller{req}, in)
+		var ask *engine.ClientAsk
+		if errors.As(err, &ask) {
+			return askResult(ask), nil // ask the client's user, then be called again
 		}
 		if err != nil {
 			return errorResult(err), nil
 		}
-		b, err := marshal(out)
-		if err != nil {
-			return nil, fmt.Errorf("%s: encode result: %w", tool.Name, err)
-		}
-		if t, ok := any(out).(interface{ traced() *WaitTrace }); ok && h.opts.Trace != nil {
-			if wt := t.traced(); wt != nil {
-				wt.Encoded = time.Now()
-				h.opts.Trace(*wt)
-			}
-		}
-		if h.opts.CheckResults {
-			var check any
-			_ = json.Unmarshal(b, &check)
-			if err := outRes.Validate(check); err != nil {
-				return nil, fmt.Errorf("%s: result does not match the output schema (a tmuxmcp bug): %w", tool.Name, err)
-			}
-		}
-		return &mcp.CallToolResult{
-			Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
-			StructuredContent: json.RawMessage(b),
-		}, nil
+		return s.encode(tool.Name, out, outRes)
 	}}
+}
+
+// decodeArgs decodes and checks a call's arguments.
+func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (*In, error) {
+	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
+		raw = json.RawMessage("{}")
+	}
+	in := new(In)
+	if err := decodeStrict(raw, in); err != nil {
+		return nil, err
+	}
+	if c, ok := any(in).(checker); ok {
+		if err := c.Check(); err != nil {
+			return nil, err
+		}
+	}
+	var generic map[string]any
+	if err := json.Unmarshal(raw, &generic); err == nil {
+		// An explicit null means "not given" for optional arguments.
+		for k, v := range generic {
+			if v == nil {
+				delete(generic, k)
+			}
+		}
+		if err := schema.Validate(generic); err != nil {
+			return nil, schemaError(err)
+		}
+	}
+	return in, nil
+}
+
+// encode is a tool's result as sent: JSON text and structured content.
+func (s *Server) encode(name string, out any, schema *jsonschema.Resolved) (*mcp.CallToolResult, error) {
+	b, err := marshal(out)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode result: %w", name, err)
+	}
+	if t, ok := out.(interface{ Trace() *WaitTrace }); ok && s.opts.Trace != nil {
+		if wt := t.Trace(); wt != nil {
+			wt.Encoded = time.Now()
+			s.opts.Trace(*wt)
+		}
+	}
+	if s.opts.CheckResults {
+		var check any
+		_ = json.Unmarshal(b, &check)
+		if err := schema.Validate(check); err != nil {
+			return nil, fmt.Errorf("%s: result does not match the output schema (a tmuxmcp bug): %w", name, err)
+		}
+	}
+	return &mcp.CallToolResult{
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		StructuredContent: json.RawMessage(b),
+	}, nil
 }
 
 // marshal encodes a result without HTML escaping: output holding < > &
@@ -475,23 +344,6 @@ func jsonTypeName(kind string) string {
 	}
 	return "a " + kind
 }
-
-// parsePaneID turns "%12" into 12; field names the argument for errors.
-func parsePaneID(field, s string) (int, error) {
-	if s == "" {
-		return 0, errorf("%s is required: give a pane id such as %%3 (list_panes shows every pane's id)", field)
-	}
-	if !strings.HasPrefix(s, "%") {
-		return 0, errorf("%s %q is not a tmux pane id: write it as %%N, e.g. %%3 (list_panes shows every pane's id)", field, s)
-	}
-	n, err := strconv.Atoi(s[1:])
-	if err != nil || n < 0 || s[1:] == "" || (len(s) > 2 && s[1] == '0') {
-		return 0, errorf("%s %q is not a tmux pane id: write it as %%N, e.g. %%3 (list_panes shows every pane's id)", field, s)
-	}
-	return n, nil
-}
-
-func paneName(n int) string { return "%" + strconv.Itoa(n) }
 
 func ptr[T any](v T) *T { return &v }
 
@@ -585,3 +437,5 @@ func (f *inFlight) idle() {
 		<-ch
 	}
 }
+
+func paneName(n int) string { return "%" + strconv.Itoa(n) }

@@ -172,7 +172,7 @@ func (m *matrix) ok(t *testing.T, pane, command string, extra ...any) result {
 	if pane != "" && r.M["shellReady"] != true {
 		t.Fatalf("%q completed, but its shell was not ready: %v%s", short(command), r, m.screen(t, pane))
 	}
-	if j, ok := m.e.h.jobs.Get(r.Str("jobId")); ok {
+	if j, ok := m.e.h.Job(r.Str("jobId")); ok {
 		m.mu.Lock()
 		m.readyWaits = append(m.readyWaits, time.Duration(j.ReadyWaitMs)*time.Millisecond)
 		m.mu.Unlock()

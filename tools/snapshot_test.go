@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tmuxmcp/tmuxmcp/engine"
 	"github.com/tmuxmcp/tmuxmcp/input"
 )
 
@@ -16,7 +17,7 @@ import (
 var update = os.Getenv("UPDATE_SNAPSHOTS") != ""
 
 func TestToolSchemasMatchSnapshots(t *testing.T) {
-	for _, tool := range Catalog(Options{}) {
+	for _, tool := range Catalog(engine.Config{}) {
 		got, err := json.MarshalIndent(tool, "", "  ")
 		if err != nil {
 			t.Fatal(err)
@@ -44,7 +45,7 @@ func TestToolSchemasMatchSnapshots(t *testing.T) {
 
 func TestEveryToolIsDescribedAndAnnotatedExplicitly(t *testing.T) {
 	readOnly := map[string]bool{"wait_for_text": true, "capture_since": true, "capture_pane": true, "list_panes": true, "await_command_result": true, "list_commands": true}
-	tools := Catalog(Options{})
+	tools := Catalog(engine.Config{})
 	if len(tools) != 12 {
 		t.Fatalf("%d tools", len(tools))
 	}
@@ -66,7 +67,7 @@ func TestEveryToolIsDescribedAndAnnotatedExplicitly(t *testing.T) {
 }
 
 func TestToolReferenceIsGenerated(t *testing.T) {
-	docSection(t, "tools", Markdown(Catalog(Options{})))
+	docSection(t, "tools", Markdown(Catalog(engine.Config{})))
 }
 
 func TestKeyTableIsGenerated(t *testing.T) {

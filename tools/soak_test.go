@@ -145,7 +145,7 @@ func TestSoak(t *testing.T) {
 		}
 	}()
 	wg.Wait()
-	e.h.Close()
+	e.close()
 	runtime.GC()
 	time.Sleep(200 * time.Millisecond)
 	g1, rss1 := runtime.NumGoroutine(), vmRSS(t)

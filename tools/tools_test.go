@@ -443,10 +443,10 @@ func TestCursorsOfOtherRecordings(t *testing.T) {
 func TestOutputDroppedByTmuxIsReported(t *testing.T) {
 	e := newEnv(t, envOptions{})
 	pane, c := e.shell(t)
-	n, _ := parsePaneID("paneId", pane)
+	n := mustPane(t, pane)
 	// What tmux does when tmuxmcp falls pause-after seconds behind: discard
 	// the pane's queued output and send %pause. tmuxmcp resumes it itself.
-	if _, err := e.h.fleet.ExecPane(context.Background(), n, nil, "refresh-client", "-A", pane+":pause"); err != nil {
+	if _, err := e.h.Fleet().ExecPane(context.Background(), n, nil, "refresh-client", "-A", pane+":pause"); err != nil {
 		t.Fatal(err)
 	}
 	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"never"}, "timeoutMs": 20000})

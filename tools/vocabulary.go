@@ -9,12 +9,6 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/stream"
 )
 
-// The closed vocabularies of results are typed once, in the package that
-// owns each (jobs.Status, stream.Outcome, stream.Failure,
-// approval.Decision); the schemas' enums and descriptions are built from
-// those values and the meanings below, which say what each value tells an
-// agent to do. A value without a meaning here fails TestEveryVocabularyValueIsDescribed.
-
 // statusMeans says what each job status tells the caller.
 func statusMeans() map[jobs.Status]string {
 	return map[jobs.Status]string{

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/engine"
 	"github.com/tmuxmcp/tmuxmcp/host"
 	"github.com/tmuxmcp/tmuxmcp/runner"
 	"github.com/tmuxmcp/tmuxmcp/shell"
@@ -89,7 +90,7 @@ func checkShell(ctx context.Context, c *config, conn *host.SSH) (bool, string) {
 	_, _ = rand.Read(b)
 	target := tmux.Target{SocketName: "tmuxmcp-doctor-" + hex.EncodeToString(b), ConfigFile: c.target.ConfigFile, Binary: c.target.Binary}
 	trace := filepath.Join(tmp, "trace")
-	opts := tools.Options{Session: "doctor", StateDir: tmp, Version: versionString()}
+	opts := engine.Config{Session: "doctor", StateDir: tmp}
 	var integ *shell.Integration
 	remoteTrace := ""
 	if conn != nil {
@@ -134,10 +135,12 @@ func checkShell(ctx context.Context, c *config, conn *host.SSH) (bool, string) {
 	shellPath, _ := target.Run(ctx, "show-options", "-gv", "default-shell")
 	hub := stream.NewHub(0)
 	log := slog.New(slog.DiscardHandler)
-	h, err := tools.Start(ctx, target, hub, opts, log)
+	local, err := engine.Open(ctx, target, hub, opts, log)
 	if err != nil {
 		return false, fmt.Sprintf("could not attach to the throwaway tmux server: %v", err)
 	}
+	defer local.Close()
+	h := tools.New(engine.NewHosts(local), tools.Options{Version: versionString()})
 	defer h.Close()
 	cs, closeClient, err := inMemoryClient(ctx, h)
 	if err != nil {
@@ -232,7 +235,7 @@ func paneOutput(call func(string, map[string]any) (map[string]any, error), pane 
 }
 
 // inMemoryClient connects an MCP client to h's tools.
-func inMemoryClient(ctx context.Context, h *tools.Handlers) (*mcp.ClientSession, func(), error) {
+func inMemoryClient(ctx context.Context, h *tools.Server) (*mcp.ClientSession, func(), error) {
 	server := h.NewServer()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)

@@ -10,8 +10,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/tmuxmcp/tmuxmcp/engine"
 	"github.com/tmuxmcp/tmuxmcp/httpmcp"
-	"github.com/tmuxmcp/tmuxmcp/tools"
 )
 
 // What doctor checks besides tmux and the shell: the state directory, the
@@ -39,7 +39,7 @@ func stateDirOf(c *config) string {
 	if c.stateDir != "" {
 		return c.stateDir
 	}
-	return tools.DefaultStateDir()
+	return engine.DefaultStateDir()
 }
 
 // checkStateDir: the directory holds job records, command outputs and the

@@ -11,12 +11,12 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/tmuxmcp/tmuxmcp/engine"
 	"github.com/tmuxmcp/tmuxmcp/host"
 	"github.com/tmuxmcp/tmuxmcp/runner"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
-	"github.com/tmuxmcp/tmuxmcp/tools"
 )
 
 // hostFlags is the repeatable --host NAME=ssh://[user@]host[:port] flag.
@@ -72,16 +72,16 @@ func loadConfig(path string, specs *host.Specs) error {
 // start.
 type remoteHost struct {
 	conn   *host.SSH
-	remote *tools.Remote
+	remote *engine.Remote
 }
 
 // remoteHosts prepares every configured host; nothing connects yet.
-func remoteHosts(c *config, stateDir string, opts tools.Options, log *slog.Logger) []remoteHost {
+func remoteHosts(c *config, stateDir string, opts engine.Config, log *slog.Logger) []remoteHost {
 	var out []remoteHost
 	for _, spec := range c.hosts.specs {
 		conn := host.New(spec, host.Options{ConfigFile: c.sshConfig, ControlDir: filepath.Join(stateDir, "ssh"), Log: log})
 		dir := filepath.Join(stateDir, "hosts", spec.Name)
-		r := &tools.Remote{Name: spec.Name, JobsDir: filepath.Join(dir, "jobs"), Start: func(ctx context.Context) (*tools.Handlers, error) {
+		r := &engine.Remote{Name: spec.Name, JobsDir: filepath.Join(dir, "jobs"), Start: func(ctx context.Context) (*engine.Host, error) {
 			return startRemote(ctx, c, spec, conn, dir, opts, log.With("host", spec.Name))
 		}}
 		out = append(out, remoteHost{conn: conn, remote: r})
@@ -91,7 +91,7 @@ func remoteHosts(c *config, stateDir string, opts tools.Options, log *slog.Logge
 
 // startRemote connects to a host, starts (or reuses) its private tmux
 // server with the session, and starts its tools.
-func startRemote(ctx context.Context, c *config, spec host.Spec, conn *host.SSH, dir string, opts tools.Options, log *slog.Logger) (*tools.Handlers, error) {
+func startRemote(ctx context.Context, c *config, spec host.Spec, conn *host.SSH, dir string, opts engine.Config, log *slog.Logger) (*engine.Host, error) {
 	ctx, cancel := context.WithTimeout(ctx, host.ConnectTimeout+10e9)
 	defer cancel()
 	if err := conn.Connect(ctx); err != nil {
@@ -123,7 +123,7 @@ func startRemote(ctx context.Context, c *config, spec host.Spec, conn *host.SSH,
 	o.Host, o.Machine, o.Shell, o.StateDir, o.RestartServer = spec.Name, conn, integ, dir, ensure
 	hub := stream.NewHub(c.retain)
 	hub.SetRetainTotal(c.retainAll)
-	h, err := tools.Start(ctx, target, hub, o, log)
+	h, err := engine.Open(ctx, target, hub, o, log)
 	if err != nil {
 		return nil, fmt.Errorf("host %s: %w", spec.Name, err)
 	}

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/engine"
 	"github.com/tmuxmcp/tmuxmcp/httpmcp"
 	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
@@ -38,16 +39,17 @@ func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
 const testToken = "0123456789abcdef0123456789abcdef"
 
 // httpEnv serves a real tmux-backed server over httpmcp with testToken.
-func httpEnv(t *testing.T) (*httptest.Server, *tools.Handlers) {
+func httpEnv(t *testing.T) (*httptest.Server, *tools.Server) {
 	t.Helper()
 	target := tmuxtest.Server(t, "agent", 120, 40)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	h, err := tools.Start(ctx, target, stream.NewHub(0), tools.Options{Session: "agent", StateDir: t.TempDir(), Version: "test", CheckResults: true}, log)
+	local, err := engine.Open(ctx, target, stream.NewHub(0), engine.Config{Session: "agent", StateDir: t.TempDir()}, log)
 	if err != nil {
 		t.Fatal(err)
 	}
+	h := tools.New(engine.NewHosts(local), tools.Options{Version: "test", CheckResults: true})
 	server := h.NewServer()
 	srv := httptest.NewUnstartedServer(httpmcp.Handler(server, httpmcp.Config{Token: testToken, TokenWhere: "the test", SessionTimeout: time.Minute, Log: log}))
 	srv.Config.ReadHeaderTimeout = httpmcp.ReadHeaderTimeout
@@ -59,6 +61,7 @@ func httpEnv(t *testing.T) (*httptest.Server, *tools.Handlers) {
 			_ = ss.Close()
 		}
 		h.Close()
+		local.Close()
 	})
 	return srv, h
 }

@@ -29,6 +29,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/engine"
 	"github.com/tmuxmcp/tmuxmcp/httpmcp"
 	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/runner"
@@ -161,11 +162,11 @@ func (c *config) defineFlags(fs *flag.FlagSet) (debugLog, showVersion *bool) {
 	fs.StringVar(&c.session, "session", "agent", "session to create panes in; created if missing")
 	fs.IntVar(&c.retain, "retain", stream.DefaultRetain, "bytes of output retained per pane")
 	fs.IntVar(&c.retainAll, "retain-total", stream.DefaultRetainTotal, "bytes of output retained across all panes; past it the least recently written panes lose their oldest bytes first")
-	fs.DurationVar(&c.waitMax, "wait-max", tools.DefaultWaitMax, "ceiling on wait_for_text timeouts")
+	fs.DurationVar(&c.waitMax, "wait-max", engine.DefaultWaitMax, "ceiling on wait_for_text timeouts")
 	fs.StringVar(&c.stateDir, "state-dir", "", "directory for job records and outputs (default $XDG_STATE_HOME/tmuxmcp or ~/.local/state/tmuxmcp)")
 	fs.StringVar(&c.approval, "approval", "auto", "what commands not matched by a --policy rule get: auto (run), ask (a person attached to tmux approves each in a popup) or deny (blocked)")
 	fs.StringVar(&c.policy, "policy", "", "JSON policy file: {\"rules\": [{\"action\": \"allow|ask|deny\", \"command\": \"regex\", \"program\": \"regex\", \"cwd\": \"regex\"}]}, first match wins")
-	fs.DurationVar(&c.review, "review-timeout", tools.DefaultReviewTimeout, "how long a person has to answer an approval prompt before the command is denied (denied-timeout)")
+	fs.DurationVar(&c.review, "review-timeout", engine.DefaultReviewTimeout, "how long a person has to answer an approval prompt before the command is denied (denied-timeout)")
 	fs.StringVar(&c.httpAddr, "http", "", fmt.Sprintf("serve Streamable HTTP at http://ADDR/mcp (https:// with --tls-cert) instead of stdio, e.g. 127.0.0.1:8765 (a bearer token is required unless --no-auth); requests without it are refused from their headers, bodies must arrive within %v, idle connections close after %v", httpmcp.DefaultBodyTimeout, httpmcp.IdleConnTimeout))
 	fs.BoolVar(&c.keepPagers, "keep-pagers", false, "leave PAGER, GIT_PAGER, MANPAGER, SYSTEMD_PAGER, PSQL_PAGER, GH_PAGER and AWS_PAGER as your shell sets them in the panes tmuxmcp starts (default: set so git log, man, journalctl and psql print instead of opening a pager that waits for a key)")
 	fs.BoolVar(&c.remote, "allow-remote", false, "allow --http on a non-loopback address; give --tls-cert and --tls-key too, or the bearer token crosses the network in clear text (logged as a warning)")
@@ -370,7 +371,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	}
 	stateDir := c.stateDir
 	if stateDir == "" {
-		stateDir = tools.DefaultStateDir()
+		stateDir = engine.DefaultStateDir()
 	}
 	integ, err := shell.Install(filepath.Join(stateDir, "shell"))
 	if err != nil {
@@ -404,9 +405,10 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 		return err
 	}
 	defer trace.close()
-	opts := tools.Options{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, Version: versionString(), StateDir: stateDir, ReviewTimeout: c.review, ApprovalVia: c.viaList, Approver: c.approver, Shell: integ, KeepPagers: c.keepPagers, CheckResults: os.Getenv("TMUXMCP_CHECK_RESULTS") != ""}
+	opts := engine.Config{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, StateDir: stateDir, ReviewTimeout: c.review, ApprovalVia: c.viaList, Approver: c.approver, Shell: integ, KeepPagers: c.keepPagers}
+	served := tools.Options{Version: versionString(), CheckResults: os.Getenv("TMUXMCP_CHECK_RESULTS") != ""}
 	if trace != nil {
-		opts.Trace = trace.wait
+		opts.Trace, served.Trace = true, trace.wait
 	}
 	if c.policy != "" || c.def != policy.Allow {
 		if c.policy != "" {
@@ -428,28 +430,34 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	}
 	hub := stream.NewHub(c.retain)
 	hub.SetRetainTotal(c.retainAll)
-	h, err := tools.Start(startCtx, c.target, hub, opts, log)
+	local, err := engine.Open(startCtx, c.target, hub, opts, log)
 	if err != nil {
 		return err
 	}
 	remotes := remoteHosts(c, stateDir, opts, log)
 	defer func() {
 		for _, r := range remotes {
-			r.conn.Close() // after every host's tools have stopped
+			r.conn.Close() // after every host has stopped
 		}
 	}()
-	defer h.Close()
+	var others []*engine.Remote
 	for _, r := range remotes {
-		h.AddRemote(r.remote)
+		others = append(others, r.remote)
+	}
+	hosts := engine.NewHosts(local, others...)
+	defer hosts.Close()
+	for _, r := range remotes {
 		go func() {
 			// Connect now, so list_panes shows the host's panes at once; a
 			// host that cannot be reached is tried again by the next call
 			// that names it.
-			if _, err := r.remote.Handlers(ctx); err != nil {
+			if _, err := r.remote.Host(ctx); err != nil {
 				log.Warn("host not reachable yet", "host", r.remote.Name, "err", err)
 			}
 		}()
 	}
+	h := tools.New(hosts, served)
+	defer h.Close()
 	watch := "tmux " + strings.Join(tmux.Target{SocketName: c.target.SocketName, SocketPath: c.target.SocketPath}.Args(), " ") + " attach -t " + c.session
 	server := h.NewServer()
 	if c.httpAddr != "" {
@@ -507,7 +515,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 
 // serveHTTPMode serves server over Streamable HTTP and tells a person on
 // stderr how to connect and watch.
-func serveHTTPMode(ctx context.Context, c *config, h *tools.Handlers, server *mcp.Server, watch string, hints io.Writer, log *slog.Logger) error {
+func serveHTTPMode(ctx context.Context, c *config, h *tools.Server, server *mcp.Server, watch string, hints io.Writer, log *slog.Logger) error {
 	setup, err := httpmcp.Prepare(c.httpOptions(), log)
 	if err != nil {
 		return err

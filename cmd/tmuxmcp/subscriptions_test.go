@@ -11,7 +11,7 @@ import (
 )
 
 // waitWatchers waits for h to have want resource watchers.
-func waitWatchers(t *testing.T, h *tools.Handlers, want int) {
+func waitWatchers(t *testing.T, h *tools.Server, want int) {
 	t.Helper()
 	deadline := time.Now().Add(20 * time.Second)
 	for h.Watchers() != want {

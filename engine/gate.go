@@ -1,4 +1,4 @@
-package tools
+package engine
 
 import (
 	"context"
@@ -35,7 +35,7 @@ const resolveTimeout = 5 * time.Second
 // subject describes what input would be submitted where, for the policy:
 // the host, the program it goes to, the shell whose language it is in
 // (when that program is a shell) and the directory, resolved on the host.
-func (h *Handlers) subject(ctx context.Context, pane int, command string) approval.Subject {
+func (h *Host) subject(ctx context.Context, pane int, command string) approval.Subject {
 	s := approval.Subject{Line: command, Host: h.opts.Host}
 	if pane < 0 {
 		s.Program = h.run.DefaultShell(ctx)
@@ -57,7 +57,7 @@ func (h *Handlers) subject(ctx context.Context, pane int, command string) approv
 // unresolved says a remote host could not be asked (as opposed to
 // answering that there is no such directory): the policy then judges the
 // line no better than ask.
-func (h *Handlers) resolveDir(ctx context.Context, dir string) (resolved string, unresolved bool) {
+func (h *Host) resolveDir(ctx context.Context, dir string) (resolved string, unresolved bool) {
 	ctx, cancel := context.WithTimeout(ctx, resolveTimeout)
 	defer cancel()
 	var failed error
@@ -82,7 +82,7 @@ func (f dirResolverFunc) ResolveDir(ctx context.Context, dir string) (string, er
 // when given: the decision for the result and audit log, who decided, and
 // the subject it judged. A nil policy allows everything without reading
 // the pane.
-func (h *Handlers) judge(ctx context.Context, pane int, command, cwd string) (decision approval.Decision, decidedBy string, subj approval.Subject) {
+func (h *Host) judge(ctx context.Context, pane int, command, cwd string) (decision approval.Decision, decidedBy string, subj approval.Subject) {
 	if h.opts.Policy == nil {
 		return approval.AutoApproved, "policy:default", approval.Subject{Line: command, CWD: cwd, Host: h.opts.Host}
 	}
@@ -99,9 +99,9 @@ func (h *Handlers) judge(ctx context.Context, pane int, command, cwd string) (de
 	return decision, decidedBy, subj
 }
 
-// decide applies the (non-nil) policy to subj on this Handlers' host: the
+// decide applies the (non-nil) policy to subj on this Host' host: the
 // decision, who made it, and for a refusal that is no rule's, why.
-func (h *Handlers) decide(subj approval.Subject) (decision approval.Decision, decidedBy, why string) {
+func (h *Host) decide(subj approval.Subject) (decision approval.Decision, decidedBy, why string) {
 	subj.Host = h.opts.Host
 	v := approval.Judge(h.opts.Policy, subj)
 	switch v.Action {
@@ -117,7 +117,7 @@ func (h *Handlers) decide(subj approval.Subject) (decision approval.Decision, de
 }
 
 // startReview claims the one review slot, or says why nobody can be asked.
-func (h *Handlers) startReview(ctx context.Context, tool string, pane int, command string) error {
+func (h *Host) startReview(ctx context.Context, tool string, pane int, command string) error {
 	if len(h.humanClients(ctx)) == 0 && h.opts.Approver == "" {
 		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneOrEmpty(pane), Command: command, Decision: string(approval.Rejected), DecidedBy: "nobody", Refusal: ownerSessionUnavailable})
 		return ownerReviewUnavailable(ownerSessionUnavailable, fmt.Sprintf("This input (%s)", truncate(approval.Visible(command), 60)))
@@ -136,9 +136,9 @@ func paneOrEmpty(pane int) string {
 	return paneName(pane)
 }
 
-// audit records an event, naming this Handlers' host, when an audit log
+// audit records an event, naming this Host' host, when an audit log
 // is configured.
-func (h *Handlers) audit(ev audit.Event) {
+func (h *Host) audit(ev audit.Event) {
 	if ev.Host == "" {
 		ev.Host = h.opts.Host
 	}
@@ -151,7 +151,7 @@ func (h *Handlers) audit(ev audit.Event) {
 // (argv; nil for the default shell) with the environment env: the command
 // judged is the line a shell would need to run it (env assignments, then
 // argv quoted), its program argv[0], and every variable is judged by name.
-func (h *Handlers) allowLaunch(ctx context.Context, argv []string, env map[string]string, cwd string) error {
+func (h *Host) allowLaunch(ctx context.Context, argv []string, env map[string]string, cwd string) error {
 	if h.opts.Policy == nil {
 		return nil
 	}

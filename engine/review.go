@@ -1,4 +1,4 @@
-package tools
+package engine
 
 import (
 	"context"
@@ -20,7 +20,7 @@ const DefaultReviewTimeout = 600 * time.Second
 
 // humanClients lists the tmux clients people have attached (not control
 // clients such as tmuxmcp's own).
-func (h *Handlers) humanClients(ctx context.Context) []string {
+func (h *Host) humanClients(ctx context.Context) []string {
 	lines, err := h.fleet.Exec(ctx, "list-clients", "-F", "#{client_control_mode}\x1f#{client_name}")
 	if err != nil {
 		return nil
@@ -39,7 +39,7 @@ func (h *Handlers) humanClients(ctx context.Context) []string {
 // whose queue a waiting command would stall), and to the approver program.
 // A popup runs where the tmux server does, so its files are kept on that
 // machine.
-func (h *Handlers) asker(ctx context.Context) *approval.Asker {
+func (h *Host) asker(ctx context.Context) *approval.Asker {
 	target := h.fleet.Target()
 	title := " tmuxmcp asks: run this command? "
 	if h.opts.Host != host.Local {
@@ -70,7 +70,7 @@ type privateDirer interface {
 // holds open requests' files: under the state directory here, under the
 // host's private directory on a remote host; "" when that cannot be told
 // (then no popup is shown).
-func (h *Handlers) approvalDir(ctx context.Context) string {
+func (h *Host) approvalDir(ctx context.Context) string {
 	if h.opts.Machine == nil {
 		return filepath.Join(h.opts.StateDir, "approvals")
 	}
@@ -88,9 +88,9 @@ func (h *Handlers) approvalDir(ctx context.Context) string {
 	return path.Join(dir, "approvals")
 }
 
-// ask puts req, for this Handlers' host, to the people attached to its
+// ask puts req, for this Host' host, to the people attached to its
 // tmux server and to the approver program, and returns the first answer.
-func (h *Handlers) ask(ctx context.Context, req approval.Request) approval.Answer {
+func (h *Host) ask(ctx context.Context, req approval.Request) approval.Answer {
 	req.Host = h.opts.Host
 	return h.asker(ctx).Ask(ctx, h.humanClients(ctx), req)
 }
@@ -99,7 +99,7 @@ func (h *Handlers) ask(ctx context.Context, req approval.Request) approval.Answe
 // program) about a request whose review startReview began, waits for the
 // first answer (or ctx), ends the review and returns the decision and who
 // made it.
-func (h *Handlers) askInTmux(ctx context.Context, req approval.Request) (approval.Decision, string) {
+func (h *Host) askInTmux(ctx context.Context, req approval.Request) (approval.Decision, string) {
 	ans := h.ask(ctx, req)
 	h.slot.Release(ans.AllowAll)
 	return ans.Decision, ans.By
@@ -107,7 +107,7 @@ func (h *Handlers) askInTmux(ctx context.Context, req approval.Request) (approva
 
 // review runs a person's review of a pending job, then the job itself if
 // approved. It runs as the job's run: cancel_command withdraws it.
-func (h *Handlers) review(run *runner.Run, req approval.Request, in *runIn, pane int) {
+func (h *Host) review(run *runner.Run, req approval.Request, in *RunShellCommandRequest, pane int) {
 	ctx := context.Background()
 	// While the person is asked, cancel_command withdraws the request.
 	rctx, endReview := context.WithCancel(ctx)

@@ -1,4 +1,4 @@
-package tools
+package engine
 
 import (
 	"errors"
@@ -12,7 +12,7 @@ import (
 // runnerError turns what the runner said about pane into a tool error: a
 // refusal names the pane's state and the next step; anything else is a
 // pane error.
-func (h *Handlers) runnerError(field string, pane int, err error) error {
+func (h *Host) runnerError(field string, pane int, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -65,7 +65,7 @@ func (h *Handlers) runnerError(field string, pane int, err error) error {
 }
 
 // createError turns tmux's refusal to create a pane into a tool error.
-func (h *Handlers) createError(err error, session string, target *string) error {
+func (h *Host) createError(err error, session string, target *string) error {
 	var ce *tmux.CommandError
 	if errors.As(err, &ce) {
 		switch {
@@ -82,4 +82,13 @@ func (h *Handlers) createError(err error, session string, target *string) error 
 		return lostError()
 	}
 	return err
+}
+
+// names are values of a string vocabulary as strings.
+func names[T ~string](values []T) []string {
+	s := make([]string, len(values))
+	for i, v := range values {
+		s[i] = string(v)
+	}
+	return s
 }

@@ -1,9 +1,10 @@
-package tools
+package engine
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -14,12 +15,16 @@ import (
 )
 
 // hubEvents feeds what the tmux fleet sees into the stream hub.
-type hubEvents struct{ h *Handlers }
+type hubEvents struct{ h *Host }
 
 func (e hubEvents) PaneOutput(pane int, data []byte) { e.h.hub.Output(pane, data) }
-func (e hubEvents) PaneRestarted(pane int)           { e.h.hub.Restart(pane, stream.TopologyChanged) }
-func (e hubEvents) PaneOutputDropped(pane int)       { e.h.hub.Dropped(pane) }
-func (e hubEvents) Disconnected(error)               { e.h.hub.Lost() }
+
+func (e hubEvents) PaneRestarted(pane int) { e.h.hub.Restart(pane, stream.TopologyChanged) }
+
+func (e hubEvents) PaneOutputDropped(pane int) { e.h.hub.Dropped(pane) }
+
+func (e hubEvents) Disconnected(error) { e.h.hub.Lost() }
+
 func (e hubEvents) Reconnected() {
 	e.h.hub.Reconnected()
 	if e.h.opts.Machine != nil {
@@ -51,7 +56,13 @@ func (e hubEvents) PanesListed(panes []tmux.PaneInfo, listedAt time.Time) {
 			e.h.run.Rewatch(ctx)
 		}()
 	}
-	e.h.panesListed(panes)
+	e.h.mu.Lock()
+	subs := slices.Clone(e.h.onPanes)
+	e.h.mu.Unlock()
+	entries := paneEntries(panes)
+	for _, f := range subs {
+		f(entries)
+	}
 }
 
 // lostError is the error for a call that met a connection to tmux just as
@@ -62,7 +73,7 @@ func lostError() error {
 
 // connected returns a clear error when tmux is gone. With the embedded
 // default server it first starts that server again and reconnects.
-func (h *Handlers) connected() error {
+func (h *Host) connected() error {
 	err := h.fleet.Err()
 	if err == nil {
 		return nil
@@ -97,7 +108,7 @@ func (h *Handlers) connected() error {
 
 // paneStream returns the pane number and its live stream, adopting a pane
 // tmux has but tmuxmcp has not recorded yet. field names the argument.
-func (h *Handlers) paneStream(ctx context.Context, field, id string) (int, *stream.PaneStream, error) {
+func (h *Host) paneStream(ctx context.Context, field, id string) (int, *stream.PaneStream, error) {
 	n, err := parsePaneID(field, id)
 	if err != nil {
 		return 0, nil, err
@@ -112,7 +123,7 @@ func (h *Handlers) paneStream(ctx context.Context, field, id string) (int, *stre
 }
 
 // paneExists asks tmux whether pane n exists.
-func (h *Handlers) paneExists(ctx context.Context, field string, n int) error {
+func (h *Host) paneExists(ctx context.Context, field string, n int) error {
 	if err := h.connected(); err != nil {
 		return err
 	}
@@ -121,7 +132,7 @@ func (h *Handlers) paneExists(ctx context.Context, field string, n int) error {
 }
 
 // paneError turns a tmux error about pane n into a tool error.
-func (h *Handlers) paneError(field string, n int, err error) error {
+func (h *Host) paneError(field string, n int, err error) error {
 	if err == nil {
 		return nil
 	}
@@ -151,7 +162,7 @@ type readStart struct {
 // startPoint resolves paneId and an optional cursor. A cursor of a pane's
 // earlier recording that is still retained (the pane died or was killed)
 // reads that recording; an unknown recording is reported as expired.
-func (h *Handlers) startPoint(ctx context.Context, paneID string, cursorText *string) (readStart, error) {
+func (h *Host) startPoint(ctx context.Context, paneID string, cursorText *string) (readStart, error) {
 	pane, err := parsePaneID("paneId", paneID)
 	if err != nil {
 		return readStart{}, err
@@ -202,7 +213,7 @@ func failureText(f stream.Failure) *string {
 
 // recording names the pane's live recording ("" when none): per-pane
 // state kept under it is not inherited by a later pane with the same id.
-func (h *Handlers) recording(pane int) string {
+func (h *Host) recording(pane int) string {
 	if s, ok := h.hub.Live(pane); ok {
 		return s.ID().String()
 	}
@@ -210,19 +221,59 @@ func (h *Handlers) recording(pane int) string {
 }
 
 // line is the pane's edit line as tmuxmcp typed it, in its live recording.
-func (h *Handlers) line(pane int) input.Line { return h.lines.Get(pane, h.recording(pane)) }
+func (h *Host) line(pane int) input.Line { return h.lines.Get(pane, h.recording(pane)) }
 
 // setLine records the pane's edit line in its live recording.
-func (h *Handlers) setLine(pane int, l input.Line) { h.lines.Set(pane, h.recording(pane), l) }
+func (h *Host) setLine(pane int, l input.Line) { h.lines.Set(pane, h.recording(pane), l) }
 
 // lineSubmitted records that the pane's line was submitted whole.
-func (h *Handlers) lineSubmitted(pane int) { h.lines.Submitted(pane, h.recording(pane)) }
+func (h *Host) lineSubmitted(pane int) { h.lines.Submitted(pane, h.recording(pane)) }
 
 // hubStream finds a recording by its id's hex form.
-func (h *Handlers) hubStream(hexID string) (*stream.PaneStream, bool) {
+func (h *Host) hubStream(hexID string) (*stream.PaneStream, bool) {
 	c, err := cursor.Parse("ltxc1." + hexID + ".0")
 	if err != nil {
 		return nil, false
 	}
 	return h.hub.Stream(c.Stream)
 }
+
+// PaneEntry is a pane as a listing of the panes names it.
+type PaneEntry struct {
+	Pane  int    // its number: pane %N
+	Place string // session:window.pane
+	Dead  bool   // its program exited and tmux keeps it (remain-on-exit)
+}
+
+// OnPanes calls f with the panes tmux lists now, then with every later
+// listing (after every change of the panes: one created, closed, moved).
+// f must not block.
+func (h *Host) OnPanes(f func([]PaneEntry)) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.onPanes = append(h.onPanes, f)
+	now := make([]tmux.PaneInfo, 0, len(h.panes))
+	for _, p := range h.panes {
+		now = append(now, p)
+	}
+	slices.SortFunc(now, func(a, b tmux.PaneInfo) int { return a.ID - b.ID })
+	f(paneEntries(now))
+}
+
+func paneEntries(panes []tmux.PaneInfo) []PaneEntry {
+	out := make([]PaneEntry, len(panes))
+	for i, p := range panes {
+		out[i] = PaneEntry{Pane: p.ID, Place: fmt.Sprintf("%s:%d.%d", p.SessionName, p.WindowIndex, p.PaneIndex), Dead: p.Dead}
+	}
+	return out
+}
+
+// Recording is pane paneId's live recording, adopting a pane tmux has but
+// tmuxmcp has not recorded yet; field names the argument in errors.
+func (h *Host) Recording(ctx context.Context, field, paneID string) (*stream.PaneStream, error) {
+	_, s, err := h.paneStream(ctx, field, paneID)
+	return s, err
+}
+
+// Recorded are the panes with a live recording.
+func (h *Host) Recorded() []int { return h.hub.Panes() }

@@ -1,4 +1,4 @@
-package tools
+package engine
 
 import (
 	"time"
@@ -9,14 +9,14 @@ import (
 )
 
 // jobEnded writes a job's completion to the audit log.
-func (h *Handlers) jobEnded(j *jobs.Job) {
+func (h *Host) jobEnded(j *jobs.Job) {
 	h.lineAfterJob(j)
 	h.audit(audit.Event{Event: "completed", RequestID: j.RequestID, JobID: j.ID, PaneID: j.PaneID, Status: string(j.Status), ExitCode: j.ExitCode})
 }
 
 // resumePending ends the reviews a previous tmuxmcp opened: nobody is left
 // to answer them.
-func (h *Handlers) resumePending() {
+func (h *Host) resumePending() {
 	for _, j := range h.jobs.List() {
 		if j.Decision != string(approval.Pending) {
 			continue
@@ -29,7 +29,7 @@ func (h *Handlers) resumePending() {
 // lineAfterJob starts the pane's line afresh once a job in it is over: keys
 // sent meanwhile went to the job's program (q to a pager, an answer to a
 // prompt), not to the shell's next command line.
-func (h *Handlers) lineAfterJob(j *jobs.Job) {
+func (h *Host) lineAfterJob(j *jobs.Job) {
 	if !j.Done() || j.PaneID == "" || h.opts.Policy != nil {
 		// Under a policy the line keeps what was typed: type-ahead the
 		// job's program did not read reaches the shell, and must be

@@ -1,0 +1,227 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/approval"
+	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/runner"
+)
+
+// launch is one run_shell_command on its way to a job, a step per method
+// in the order they are taken: the job its requestId already names
+// (prior), the pane's readiness (ready), the policy's decision and a
+// person's answer (decide, askPerson, answered), then the job record and
+// the typing (inFreshPane, inPane).
+type launch struct {
+	h     *Host
+	c     Caller
+	in    *RunShellCommandRequest
+	j     *jobs.Job
+	pane  int    // -1: a fresh pane
+	cwd   string // the cwd asked for, or ""
+	sh    *runner.Shell
+	fresh bool // sh is this call's reading of the pane, nothing waited on since
+}
+
+// launch starts the job, or returns the job its requestId already has. It
+// holds startMu, so a pane gets one job at a time and a requestId one job.
+func (h *Host) launch(ctx context.Context, c Caller, in *RunShellCommandRequest, j *jobs.Job) (*jobs.Job, error) {
+	l := &launch{h: h, c: c, in: in, j: j, pane: -1}
+	if p, ok, err := l.prior(); ok {
+		return p, err
+	}
+	if err := l.where(ctx); err != nil {
+		return nil, err
+	}
+	if l.pane >= 0 {
+		// Wait out a shell that is starting or drawing its prompt before
+		// taking a lock, so the wait holds up neither other launches nor
+		// keys sent to this pane meanwhile.
+		if err := l.ready(ctx, readyWait(in)); err != nil {
+			return nil, err
+		}
+	}
+	h.startMu.Lock()
+	defer h.startMu.Unlock()
+	if p, ok, err := l.prior(); ok {
+		return p, err // the same request, launched meanwhile
+	}
+	if l.pane >= 0 {
+		defer h.run.LockPane(l.pane)()
+		// Under the lock, nothing else types into the pane: look again,
+		// and refuse a pane that cannot take the command before anyone is
+		// asked to approve it.
+		if err := l.ready(ctx, 0); err != nil {
+			return nil, err
+		}
+	}
+	return l.decide(ctx)
+}
+
+// prior is the job the request's requestId already names, if any: the same
+// command's (a retry), or an error for a different command.
+func (l *launch) prior() (*jobs.Job, bool, error) {
+	p, ok := l.h.jobs.ByRequest(l.j.RequestID)
+	if ok && p.Command != l.j.Command {
+		return nil, true, errorf("requestId %s already names job %s, which ran a different command (%q): a requestId is only for retrying the same call. Use a new requestId for a new command, or await_command_result(%s) for the first one", l.j.RequestID, p.ID, truncate(p.Command, 80), p.ID)
+	}
+	return p, ok, nil
+}
+
+// where checks the pane and the directory asked for.
+func (l *launch) where(ctx context.Context) error {
+	if l.in.PaneID != nil {
+		l.pane, _ = parsePaneID("paneId", *l.in.PaneID)
+		if _, _, err := l.h.paneStream(ctx, "paneId", *l.in.PaneID); err != nil {
+			return err
+		}
+	}
+	if err := l.h.dirExists(ctx, l.in.CWD, "nothing was run. Create it first or pick another"); err != nil {
+		return err
+	}
+	if l.in.CWD != nil {
+		l.cwd = *l.in.CWD
+	}
+	return nil
+}
+
+// ready reads the pane's shell, waiting up to wait for one starting or
+// drawing its prompt, and refuses a pane that cannot take a command.
+func (l *launch) ready(ctx context.Context, wait time.Duration) error {
+	if st := l.h.line(l.pane); st.Open {
+		// A command tmuxmcp typed that fish kept open in its editor (its
+		// screen looks like a fresh line): the command would be typed
+		// into it.
+		return l.h.runnerError("paneId", l.pane, &runner.Refusal{Pane: l.pane, State: runner.Continuation, Line: strings.TrimSuffix(st.Text, "\n"), TypedByUs: true})
+	}
+	var err error
+	l.sh, err = l.h.run.Ready(ctx, l.pane, wait)
+	l.fresh = err == nil
+	return l.h.runnerError("paneId", l.pane, err)
+}
+
+// decide applies the policy (and the answer the caller brings), then
+// records the job and starts it, or records why it did not run.
+func (l *launch) decide(ctx context.Context) (*jobs.Job, error) {
+	decision, decidedBy, subj := l.h.judge(ctx, l.pane, l.j.Command, l.cwd)
+	if decision == approval.Ask && elicitAnswered(l.c) {
+		l.fresh = false
+		d, err := l.h.elicitDecision(l.c, elicitation{Command: l.j.Command, Pane: paneOrEmpty(l.pane), CWD: l.cwd, RequestID: l.j.RequestID})
+		if err != nil {
+			return nil, err
+		}
+		decision, decidedBy = d, "elicitation"
+	}
+	switch decision {
+	case approval.Ask:
+		return l.askPerson(ctx, subj)
+	case approval.Blocked, approval.Denied:
+		// Recorded, so a retry with the requestId gets the same answer.
+		return l.notRun(decision, decidedBy)
+	}
+	l.j.Decision = string(decision)
+	if l.pane < 0 {
+		return l.inFreshPane(ctx, decidedBy)
+	}
+	return l.inPane(ctx, decidedBy)
+}
+
+// notRun records the job as refused: nothing was typed.
+func (l *launch) notRun(d approval.Decision, by string) (*jobs.Job, error) {
+	l.j.Status, l.j.Decision, l.j.PaneID = jobs.NotStarted, string(d), paneOrEmpty(l.pane)
+	created, err := l.h.jobs.Create(l.j)
+	if err == nil {
+		l.h.audit(l.decided(created, by, false))
+	}
+	return created, err
+}
+
+// decided is the audit event of the job's decision.
+func (l *launch) decided(j *jobs.Job, by string, withReason bool) audit.Event {
+	ev := audit.Event{Event: "decision", Tool: "run_shell_command", RequestID: j.RequestID, JobID: j.ID, PaneID: j.PaneID, Command: j.Command, Decision: j.Decision, DecidedBy: by}
+	if withReason {
+		ev.Reason = j.Reason
+	}
+	return ev
+}
+
+// askPerson puts the command to a person: through the caller's client
+// (the call ends with a ClientAsk), or in tmux popups (the job is pending
+// and its run goes on in the background once they answer).
+func (l *launch) askPerson(ctx context.Context, subj approval.Subject) (*jobs.Job, error) {
+	h, j := l.h, l.j
+	if sh := approval.Show(j.Command); sh.TooLong {
+		h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", PaneID: paneOrEmpty(l.pane), Command: j.Command, Decision: string(approval.Rejected), DecidedBy: "tmuxmcp: too long to show"})
+		return nil, tooLongToShow(sh)
+	}
+	switch h.reviewRoute(ctx, l.c) {
+	case "elicitation":
+		return nil, h.askClient(elicitation{Command: j.Command, Pane: paneOrEmpty(l.pane), CWD: l.cwd, RequestID: j.RequestID, Program: subj.Program}, j.Reason)
+	case "tmux":
+	default:
+		h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", PaneID: paneOrEmpty(l.pane), Command: j.Command, Decision: string(approval.Rejected), Reason: ownerSessionUnavailable})
+		return nil, ownerReviewUnavailable(ownerSessionUnavailable, fmt.Sprintf("This command (%s)", truncate(approval.Visible(j.Command), 60)))
+	}
+	if err := h.startReview(ctx, "run_shell_command", l.pane, j.Command); err != nil {
+		return nil, err
+	}
+	// A pending job: the person's answer, then the run, come later.
+	j.Status, j.Decision, j.PaneID = jobs.NotStarted, string(approval.Pending), paneOrEmpty(l.pane)
+	created, err := h.jobs.Create(j)
+	if err != nil {
+		h.slot.Release(false)
+		return nil, err
+	}
+	req := approval.Request{RequestID: created.ID, Tool: "run_shell_command", Pane: created.PaneID, Program: subj.Program, CWD: subj.CWD, Command: j.Command, Reason: j.Reason}
+	in, pane := l.in, l.pane
+	h.run.Go(created.ID, func(run *runner.Run) { h.review(run, req, in, pane) })
+	return created, nil
+}
+
+// inFreshPane makes the job's pane now, so the result names it; its shell
+// may still be starting, and the command is typed once it is ready, while
+// the call's waitMs goes on.
+func (l *launch) inFreshPane(ctx context.Context, decidedBy string) (*jobs.Job, error) {
+	h, j := l.h, l.j
+	np, err := h.run.CreatePane(ctx, runner.PaneSpec{Name: firstNonEmpty(j.Description, "tmuxmcp job"), CWD: l.cwd})
+	if err != nil {
+		return nil, h.createError(err, h.opts.Session, nil)
+	}
+	j.PaneID, j.FreshPane = paneName(np.Pane), true
+	created, err := h.jobs.Create(j)
+	if err != nil {
+		_ = h.fleet.KillPane(context.WithoutCancel(ctx), np.Pane)
+		return nil, recordError(err)
+	}
+	h.audit(l.decided(created, decidedBy, true))
+	h.run.RunFresh(created, np)
+	return created, nil
+}
+
+// inPane records the job and types it into the pane's shell.
+func (l *launch) inPane(ctx context.Context, decidedBy string) (*jobs.Job, error) {
+	h, j := l.h, l.j
+	if !l.fresh {
+		if err := l.ready(ctx, 0); err != nil {
+			return nil, err
+		}
+	}
+	j.PaneID = paneName(l.pane)
+	created, err := h.jobs.Create(j)
+	if err != nil {
+		return nil, recordError(err)
+	}
+	h.audit(l.decided(created, decidedBy, true))
+	st, err := h.run.Start(ctx, created, l.sh, l.cwd)
+	if err != nil {
+		_, _ = h.jobs.Update(created.ID, func(x *jobs.Job) { x.Status = jobs.NotStarted; x.Ended = time.Now().UTC() })
+		return nil, h.paneError("paneId", l.pane, err)
+	}
+	h.run.Spawn(st)
+	return created, nil
+}

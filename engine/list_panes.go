@@ -1,0 +1,106 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"strings"
+
+	"github.com/tmuxmcp/tmuxmcp/tmux"
+)
+
+// ListPanesRequest limits a listing to one session.
+type ListPanesRequest struct {
+	Session *string `json:"session,omitempty"`
+}
+
+// PaneSummary is one pane in a listing.
+type PaneSummary struct {
+	PaneID         string  `json:"paneId"`
+	Host           string  `json:"host"`
+	Session        string  `json:"session"`
+	SessionID      string  `json:"sessionId"`
+	WindowID       string  `json:"windowId"`
+	WindowIndex    int     `json:"windowIndex"`
+	Window         string  `json:"window"`
+	Title          string  `json:"title"`
+	CurrentCommand string  `json:"currentCommand"`
+	PID            int     `json:"pid"`
+	CWD            string  `json:"cwd"`
+	Width          int     `json:"width"`
+	Height         int     `json:"height"`
+	Active         bool    `json:"active"`
+	Dead           bool    `json:"dead"`
+	DeadStatus     *int    `json:"deadStatus"`
+	Attended       bool    `json:"attended"`
+	InCopyMode     bool    `json:"inCopyMode"`
+	Cursor         *string `json:"cursor"`
+}
+
+// ListPanesResult lists a host's panes.
+type ListPanesResult struct {
+	Panes      []PaneSummary `json:"panes"`
+	HostErrors []HostError   `json:"hostErrors"`
+}
+
+// Check checks the arguments, naming the field, the value and the fix.
+func (in *ListPanesRequest) Check() error {
+	if in.Session != nil && *in.Session == "" {
+		return errorf("session is empty: give a session name, or omit session to list every pane")
+	}
+	return nil
+}
+
+// ListPanes lists the host's panes with what runs in them and whether a
+// person watches.
+func (h *Host) ListPanes(ctx context.Context, c Caller, in *ListPanesRequest) (*ListPanesResult, error) {
+	if err := h.connected(); err != nil {
+		return nil, err
+	}
+	panes, err := h.fleet.ListPanes(ctx)
+	if errors.Is(err, tmux.ErrClosed) {
+		return nil, lostError()
+	}
+	if err != nil {
+		return nil, err
+	}
+	watched := map[string]bool{} // session id + window id a person's client shows
+	if lines, err := h.fleet.Exec(ctx, "list-clients", "-F", "#{client_control_mode}\x1f#{session_id}\x1f#{window_id}"); err == nil {
+		for _, l := range lines {
+			f := strings.Split(l, "\x1f")
+			if len(f) == 3 && f[0] != "1" {
+				watched[f[1]+f[2]] = true
+			}
+		}
+	}
+	out := &ListPanesResult{Panes: []PaneSummary{}, HostErrors: []HostError{}}
+	found := false
+	for _, p := range panes {
+		if in.Session != nil && p.SessionName != *in.Session {
+			continue
+		}
+		found = true
+		po := PaneSummary{
+			PaneID: paneName(p.ID), Host: h.opts.Host, Session: p.SessionName, SessionID: p.SessionID, WindowID: p.WindowID, WindowIndex: p.WindowIndex,
+			Window: p.WindowName, Title: p.Title, CurrentCommand: programName(p.CurrentCommand, p.Program), PID: p.PID, CWD: p.CWD, Width: p.Width,
+			Height: p.Height, Active: p.Active, Dead: p.Dead, DeadStatus: p.DeadStatus, InCopyMode: p.InMode,
+			Attended: p.WindowActive && watched[p.SessionID+p.WindowID],
+		}
+		if s, ok := h.hub.Live(p.ID); ok {
+			po.Cursor = cursorText(s, s.End())
+		}
+		out.Panes = append(out.Panes, po)
+	}
+	if in.Session != nil && !found {
+		return nil, errorf("session %q has no panes on %s (no such session?): omit session to list every pane", *in.Session, h.fleet.Target())
+	}
+	return out, nil
+}
+
+// programName is the pane's foreground program, naming the program a
+// wrapped argv pane runs instead of its wrapper shell.
+func programName(current, created string) string {
+	if created != "" && current == "sh" {
+		return created
+	}
+	return current
+}
