@@ -81,7 +81,7 @@ func (h *Handlers) sendKeys(ctx context.Context, _ *mcp.CallToolRequest, in *sen
 		return nil, err
 	}
 	id := paneName(pane)
-	if _, err := h.fleet.ExecBatch(ctx, input.KeyCommands(id, keys)...); err != nil {
+	if err := h.fleet.PressKeys(ctx, pane, input.Keystrokes(keys)); err != nil {
 		s.Untype(typed)
 		return nil, h.paneError("paneId", pane, err)
 	}

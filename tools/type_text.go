@@ -82,7 +82,7 @@ func (h *Handlers) typeText(ctx context.Context, _ *mcp.CallToolRequest, in *typ
 	}
 	id := paneName(pane)
 	buf := "tmuxmcp-" + strings.ToLower(ulid.Make().String())
-	if _, err := h.fleet.ExecBatch(ctx, input.TextCommands(id, in.Text, buf, in.Submit)...); err != nil {
+	if err := h.fleet.TypeText(ctx, pane, in.Text, buf, in.Submit); err != nil {
 		s.Untype(typed)
 		return nil, h.paneError("paneId", pane, err)
 	}
