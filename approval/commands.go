@@ -7,7 +7,7 @@
 // slot, the popups and approver program that race for an answer (Asker,
 // its popup files on the machine the popups run on), and the ledger that
 // binds an MCP elicitation's answer to its request. It knows nothing of
-// MCP or of how input reaches a pane: the caller shows popups.
+// MCP or tmux (how input reaches a pane): the caller shows popups.
 package approval
 
 import (

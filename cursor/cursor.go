@@ -3,7 +3,8 @@
 //
 // A cursor is "ltxc1.<32 lowercase hex: the stream id's 16 bytes>.<decimal
 // byte offset>". It names the position after the last byte a result covered.
-// The package knows nothing of panes, tmux or MCP: it only owns the text form.
+// The package knows nothing of tmux (nor its panes) or MCP: it only owns
+// the text form.
 package cursor
 
 import (

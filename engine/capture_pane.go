@@ -2,7 +2,8 @@ package engine
 
 import (
 	"context"
-	"strconv"
+
+	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 // CapturePaneRequest asks for what a pane shows now.
@@ -57,15 +58,8 @@ func (h *Host) CapturePane(ctx context.Context, c Caller, in *CapturePaneRequest
 	if err != nil {
 		return nil, h.paneError("paneId", pane, err)
 	}
-	args := []string{"capture-pane", "-p", "-J", "-t", id}
-	if in.Escapes {
-		args = append(args, "-e")
-	}
-	if in.StartLine != nil {
-		args = append(args, "-S", strconv.Itoa(*in.StartLine))
-	}
 	var at int64
-	lines, err := h.fleet.ExecPane(ctx, pane, func() { at = s.End() }, args...)
+	lines, err := h.fleet.CapturePane(ctx, pane, tmux.Capture{Escapes: in.Escapes, Start: in.StartLine}, func() { at = s.End() })
 	if err != nil {
 		return nil, h.paneError("paneId", pane, err)
 	}

@@ -209,12 +209,12 @@ func (h *Host) findSelfPane(ctx context.Context) int {
 	if env == "" || !strings.HasPrefix(pane, "%") || h.opts.Machine != nil {
 		return -1
 	}
-	lines, err := h.fleet.Exec(ctx, "display-message", "-p", "#{socket_path}")
-	if err != nil || len(lines) == 0 {
+	socket, err := h.fleet.ServerSocket(ctx)
+	if err != nil || socket == "" {
 		return -1
 	}
 	sock, _, _ := strings.Cut(env, ",")
-	if sock != lines[0] {
+	if sock != socket {
 		return -1
 	}
 	n, err := strconv.Atoi(pane[1:])

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -15,6 +14,7 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/input"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 // Limits of the input tools.
@@ -151,16 +151,14 @@ func (h *Host) screenLines(ctx context.Context, pane, anchor int) (cursorLine, r
 	}
 	hist, cy := p.HistorySize, p.CursorY
 	const maxRows = 500 // a wrapped line longer than this many rows is cut at its start
-	capture := func(start int) []string {
-		return []string{"capture-pane", "-p", "-J", "-t", paneName(pane), "-S", strconv.Itoa(start), "-E", strconv.Itoa(cy)}
-	}
-	cmds := [][]string{capture(cy - maxRows)}
+	capture := func(start int) tmux.Capture { return tmux.Capture{Start: &start, End: &cy} }
+	cmds := []tmux.Capture{capture(cy - maxRows)}
 	if anchor != 0 {
 		// Rows above the screen are negative; tmux clamps a start trimmed
 		// from history to the oldest row, which only widens what is judged.
 		cmds = append(cmds, capture(min(anchor-1-hist, cy)))
 	}
-	out, err := h.fleet.ExecBatch(ctx, cmds...)
+	out, err := h.fleet.CaptureAll(ctx, pane, cmds...)
 	if err != nil || len(out) != len(cmds) {
 		return "", ""
 	}

@@ -31,7 +31,7 @@ func (h *Host) KillPane(ctx context.Context, c Caller, in *KillPaneRequest) (*Ki
 	if err := h.paneExists(ctx, "paneId", n); err != nil {
 		return nil, err
 	}
-	if _, err := h.fleet.Exec(ctx, "kill-pane", "-t", paneName(n)); err != nil {
+	if err := h.fleet.KillPane(ctx, n); err != nil {
 		return nil, h.paneError("paneId", n, err)
 	}
 	// Nothing of the pane (its typed line, its input lock, its prompt)

@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"strings"
 
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
@@ -64,11 +63,10 @@ func (h *Host) ListPanes(ctx context.Context, c Caller, in *ListPanesRequest) (*
 		return nil, err
 	}
 	watched := map[string]bool{} // session id + window id a person's client shows
-	if lines, err := h.fleet.Exec(ctx, "list-clients", "-F", "#{client_control_mode}\x1f#{session_id}\x1f#{window_id}"); err == nil {
-		for _, l := range lines {
-			f := strings.Split(l, "\x1f")
-			if len(f) == 3 && f[0] != "1" {
-				watched[f[1]+f[2]] = true
+	if clients, err := h.fleet.Clients(ctx); err == nil {
+		for _, c := range clients {
+			if !c.Control {
+				watched[c.Session+c.Window] = true
 			}
 		}
 	}

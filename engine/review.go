@@ -21,14 +21,14 @@ const DefaultReviewTimeout = 600 * time.Second
 // humanClients lists the tmux clients people have attached (not control
 // clients such as tmuxmcp's own).
 func (h *Host) humanClients(ctx context.Context) []string {
-	lines, err := h.fleet.Exec(ctx, "list-clients", "-F", "#{client_control_mode}\x1f#{client_name}")
+	clients, err := h.fleet.Clients(ctx)
 	if err != nil {
 		return nil
 	}
 	var out []string
-	for _, l := range lines {
-		if f := strings.Split(l, "\x1f"); len(f) == 2 && f[0] != "1" && f[1] != "" {
-			out = append(out, f[1])
+	for _, c := range clients {
+		if !c.Control {
+			out = append(out, c.Name)
 		}
 	}
 	return out
@@ -52,11 +52,10 @@ func (h *Host) asker(ctx context.Context) *approval.Asker {
 		Approver: h.opts.Approver,
 		Log:      h.log,
 		Popup: func(ctx context.Context, client, cmd string) error {
-			_, err := target.Run(ctx, "display-popup", "-c", client, "-E", "-w", "90%", "-h", "90%", "-T", title, cmd)
-			return err
+			return target.Popup(ctx, client, title, cmd)
 		},
 		Close: func(ctx context.Context, client string) {
-			_, _ = target.Run(ctx, "display-popup", "-C", "-c", client)
+			_ = target.ClosePopup(ctx, client)
 		},
 	}
 }
@@ -125,17 +124,18 @@ func (h *Host) review(run *runner.Run, req approval.Request, in *RunShellCommand
 	// People watching the pane see the pending request in their status
 	// line (tmux shows the pane title there by default).
 	oldTitle := ""
-	if n, err := parsePaneID("paneId", req.Pane); err == nil {
-		if p, err := h.fleet.Pane(rctx, n); err == nil {
+	titled, err := parsePaneID("paneId", req.Pane)
+	if err == nil {
+		if p, err := h.fleet.Pane(rctx, titled); err == nil {
 			oldTitle = p.Title
 		}
-		_, _ = h.fleet.Exec(rctx, "select-pane", "-t", req.Pane, "-T", "approve? "+truncate(approval.Visible(audit.Redact(req.Command)), 40))
+		_ = h.fleet.SetPaneTitle(rctx, titled, "approve? "+truncate(approval.Visible(audit.Redact(req.Command)), 40))
 	}
 	ans := h.ask(rctx, req)
 	endReview()
 	if req.Pane != "" {
 		tctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		_, _ = h.fleet.Exec(tctx, "select-pane", "-t", req.Pane, "-T", oldTitle)
+		_ = h.fleet.SetPaneTitle(tctx, titled, oldTitle)
 		cancel()
 	}
 	h.slot.Release(ans.AllowAll)

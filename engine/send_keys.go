@@ -64,7 +64,7 @@ func (h *Host) SendKeys(ctx context.Context, c Caller, in *SendKeysRequest) (*In
 		return nil, err
 	}
 	id := paneName(pane)
-	if _, err := h.fleet.ExecBatch(ctx, input.KeyCommands(id, keys)...); err != nil {
+	if err := h.fleet.PressKeys(ctx, pane, input.Keystrokes(keys)); err != nil {
 		s.Untype(typed)
 		return nil, h.paneError("paneId", pane, err)
 	}

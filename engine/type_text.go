@@ -66,7 +66,7 @@ func (h *Host) TypeText(ctx context.Context, c Caller, in *TypeTextRequest) (*In
 	}
 	id := paneName(pane)
 	buf := "tmuxmcp-" + strings.ToLower(ulid.Make().String())
-	if _, err := h.fleet.ExecBatch(ctx, input.TextCommands(id, in.Text, buf, in.Submit)...); err != nil {
+	if err := h.fleet.TypeText(ctx, pane, in.Text, buf, in.Submit); err != nil {
 		s.Untype(typed)
 		return nil, h.paneError("paneId", pane, err)
 	}

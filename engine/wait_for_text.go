@@ -8,6 +8,7 @@ import (
 
 	"github.com/tmuxmcp/tmuxmcp/cursor"
 	"github.com/tmuxmcp/tmuxmcp/stream"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 // DefaultWaitTimeout applies when timeoutMs is omitted.
@@ -187,7 +188,7 @@ func (h *Host) screenText(ctx context.Context, pane, room int) (string, bool) {
 	}
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 	defer cancel()
-	lines, err := h.fleet.ExecPane(ctx, pane, nil, "capture-pane", "-p", "-J", "-t", paneName(pane))
+	lines, err := h.fleet.CapturePane(ctx, pane, tmux.Capture{}, nil)
 	if err != nil {
 		return "", false
 	}

@@ -5,7 +5,7 @@
 // tmux (a tmux.Transport), and is the remote machine.Machine: the probes of
 // a pane's terminal, signals, and the job scripts and shell integration
 // delivered into a private directory on the host. It knows nothing of MCP,
-// streams or job records; host-key checking and authentication are
+// streams or jobs (job records); host-key checking and authentication are
 // OpenSSH's, configured as the user configures ssh.
 package host
 

@@ -9,7 +9,8 @@
 // certificate, and runs the HTTP server until its context ends, then
 // drains it.
 //
-// It knows nothing of tmux, panes or the tools: it serves any *mcp.Server.
+// It knows nothing of tmux (nor its panes) or the tools: it serves any
+// *mcp.Server.
 package httpmcp
 
 import (

@@ -1,9 +1,10 @@
 // Package input is what tmuxmcp sends to a pane's keyboard: the one table
 // of key names send_keys accepts and what each does to a line being edited,
-// the model of the line tmuxmcp has typed into each pane, and the tmux
-// commands that type text and keys exactly as judged. It knows nothing of
-// MCP, approval policies or output streams: the schema, the tool
-// descriptions, the errors and the policy all read this table.
+// the model of the line tmuxmcp has typed into each pane, and the
+// keystrokes that send keys exactly as judged (tmux.Fleet.PressKeys).
+// It knows nothing of MCP, approval, policies or streams (a pane's output):
+// the schema, the tool descriptions, the errors and the policy all read
+// this table.
 package input
 
 import (
@@ -14,6 +15,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 // Kind is what a key does to the line a program is editing.
@@ -72,6 +75,20 @@ type Key struct {
 	// (arrows, Home, PageUp, F5, S-/C- forms): a shell in vi insert mode
 	// that has no binding for it reads its ESC as "command mode".
 	Sequence bool
+}
+
+// Keystrokes is keys as tmux sends them (tmux.Fleet.PressKeys): a key by
+// its normalised name, text literally, so tmux sends exactly what was
+// judged and never reads a spelling of its own.
+func Keystrokes(keys []Key) []tmux.Keystroke {
+	out := make([]tmux.Keystroke, len(keys))
+	for i, k := range keys {
+		out[i] = tmux.Keystroke{Name: k.Name}
+		if k.Name == "" {
+			out[i].Text = k.Text
+		}
+	}
+	return out
 }
 
 // named is one row of the key table.

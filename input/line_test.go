@@ -4,6 +4,8 @@ import (
 	"errors"
 	"slices"
 	"testing"
+
+	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 func keys(t *testing.T, names ...string) []Key {
@@ -112,14 +114,10 @@ func TestClearingKeysTellTheLineIsEmpty(t *testing.T) {
 }
 
 func TestKeysAreSentAsJudged(t *testing.T) {
-	got := KeyCommands("%1", keys(t, "ls", "0xd", "C-M-e", "Space", "q"))
-	want := [][]string{
-		{"send-keys", "-t", "%1", "-l", "--", "ls"},
-		{"send-keys", "-t", "%1", "--", "C-m", "M-C-e", "Space"},
-		{"send-keys", "-t", "%1", "-l", "--", "q"},
-	}
-	if !slices.EqualFunc(got, want, slices.Equal) {
-		t.Fatalf("KeyCommands = %q, want %q", got, want)
+	got := Keystrokes(keys(t, "ls", "0xd", "C-M-e", "Space", "q"))
+	want := []tmux.Keystroke{{Text: "ls"}, {Name: "C-m"}, {Name: "M-C-e"}, {Name: "Space"}, {Text: "q"}}
+	if !slices.Equal(got, want) {
+		t.Fatalf("Keystrokes = %q, want %q", got, want)
 	}
 }
 

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/tmuxmcp/tmuxmcp/input"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
@@ -204,7 +203,7 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 		_ = r.fleet.SetPaneTitle(ctx, sh.Pane, j.Description)
 	}
 	// The line and its Enter in one pass of tmux's loop.
-	if _, err := r.fleet.ExecBatch(ctx, input.TextCommands(id, typed, "tmuxmcp-"+j.ID, true)...); err != nil {
+	if err := r.fleet.TypeText(ctx, sh.Pane, typed, "tmuxmcp-"+j.ID, true); err != nil {
 		s.Untype(in)
 		if j.Description != "" && !j.FreshPane {
 			_ = r.fleet.SetPaneTitle(context.WithoutCancel(ctx), sh.Pane, j.PaneTitle)

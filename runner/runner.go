@@ -66,7 +66,7 @@ type paneServer interface {
 	MarkPane(ctx context.Context, pane int, mark func()) error
 	SignalChannel(ctx context.Context, channel string) error
 	DefaultShell(ctx context.Context) (shell, command string, err error)
-	ExecBatch(ctx context.Context, cmds ...[]string) ([][]string, error)
+	TypeText(ctx context.Context, pane int, text, buffer string, submit bool) error
 	RefreshPanes()
 }
 

@@ -6,7 +6,7 @@
 // raw output and the line editor's input regions between them, how a prompt
 // that is not a command prompt looks (continuation, correction), and what
 // the kernel says about a pane's terminal (Probe). It knows nothing of MCP,
-// tmux's protocol or the stream hub.
+// tmux (its protocol) or streams (the stream hub).
 package shell
 
 import (

@@ -6,8 +6,8 @@
 // pattern matching (Matcher), streaming waits woken by appends (Wait),
 // forward paging (Capture), the echo ledger that keeps typed text from
 // matching itself, and honest loss accounting (evicted bytes, tmux's
-// %pause gaps, pane death, connection loss). It knows nothing of tmux's
-// protocol, MCP or JSON: bytes come in through Output, answers go out as Go
+// %pause gaps, pane death, connection loss). It knows nothing of tmux (its
+// protocol), MCP or JSON: bytes come in through Output, answers go out as Go
 // values.
 package stream
 

@@ -29,8 +29,8 @@ func (f *Fleet) SetPaneTitle(ctx context.Context, pane int, title string) error 
 }
 
 // SendKeys presses keys in pane, each a tmux key name ("C-c", "Enter",
-// "n"): what a person would press, never literal text to type (input's
-// TextCommands types text).
+// "n"): what a person would press, never literal text to type (TypeText
+// types text, PressKeys sends keys and text judged by a caller).
 func (f *Fleet) SendKeys(ctx context.Context, pane int, keys ...string) error {
 	_, err := f.Exec(ctx, append([]string{"send-keys", "-t", PaneName(pane)}, keys...)...)
 	return err

@@ -4,8 +4,9 @@
 // %begin/%end/%error replies, decodes %output into bytes, handles pause-after
 // flow control, and keeps a listing of every pane on the server. It is the
 // other half of tmux's own control.c. It knows nothing of MCP, cursors or
-// output buffers: pane bytes and pane listings leave through the Events
-// interface, and callers run tmux commands through Exec.
+// streams (output buffers): pane bytes and pane listings leave through the
+// Events interface. It is the one room that speaks tmux's command language:
+// other rooms call its typed methods (commands.go, typing.go, queries.go).
 package tmux
 
 import (

@@ -16,127 +16,156 @@ import (
 func TestTranscriptsParse(t *testing.T) {
 	for name, data := range readTranscripts(t) {
 		t.Run(name, func(t *testing.T) {
-			var (
-				open   *guard
-				outs   = map[int][]byte{}
-				notes  []Notification
-				bodies = map[uint64][]string{}
-				blocks []guard // closing guards in order
-			)
-			lines := transcriptLines(data)
-			for _, line := range lines {
-				g, isGuard := parseGuard(line)
-				if open != nil {
-					if isGuard && g.kind != "begin" && g.time == open.time && g.number == open.number {
-						if g.flags != open.flags {
-							t.Errorf("block %d: begin flags %d, end flags %d", g.number, open.flags, g.flags)
-						}
-						blocks = append(blocks, g)
-						open = nil
-						continue
-					}
-					bodies[open.number] = append(bodies[open.number], string(line))
-					continue
-				}
-				if isGuard {
-					if g.kind != "begin" {
-						t.Errorf("%s outside a block: %q", g.kind, line)
-						continue
-					}
-					open = &g
-					continue
-				}
-				if pane, payload, _, ok := parseOutput(line); ok {
-					if !bytes.HasSuffix(line, payload) {
-						t.Errorf("payload not a suffix of %q", line)
-					}
-					outs[pane] = Unescape(outs[pane], payload)
-					continue
-				}
-				n, ok := parseNotification(line)
-				if !ok {
-					t.Errorf("unparsable line outside a block: %q", line)
-					continue
-				}
-				if n.Name == "output" || n.Name == "extended-output" || n.Name == "begin" || n.Name == "end" || n.Name == "error" {
-					t.Errorf("%q parsed as notification %q", line, n.Name)
-				}
-				notes = append(notes, n)
+			tr := walkTranscript(t, data)
+			if len(tr.notes) == 0 || tr.notes[len(tr.notes)-1].Name != "exit" {
+				t.Errorf("transcript does not end in %%exit: %+v", tr.notes)
 			}
-			if open != nil {
-				t.Errorf("block %d never closed", open.number)
-			}
-			if len(notes) == 0 || notes[len(notes)-1].Name != "exit" {
-				t.Errorf("transcript does not end in %%exit: %+v", notes)
-			}
-			if len(blocks) == 0 || blocks[0].flags != 0 {
-				t.Errorf("first block is not the flags=0 attach block: %+v", blocks)
-			}
-			has := func(name, args string) {
-				t.Helper()
-				for _, n := range notes {
-					if n.Name == name && (args == "*" || n.Args == args) {
-						return
-					}
-				}
-				t.Errorf("no notification %%%s %q in %+v", name, args, notes)
-			}
-			body := func(want ...string) {
-				t.Helper()
-				for _, b := range bodies {
-					if strings.Join(b, "\n") == strings.Join(want, "\n") {
-						return
-					}
-				}
-				t.Errorf("no block with body %q", want)
+			if len(tr.blocks) == 0 || tr.blocks[0].flags != 0 {
+				t.Errorf("first block is not the flags=0 attach block: %+v", tr.blocks)
 			}
 			switch name {
 			case "basic.txt":
-				has("session-changed", "$0 main")
-				has("window-add", "@1")
-				has("layout-change", "*")
-				has("sessions-changed", "")
-				body("hello")
-				body("can't find session: nosuch")
-				body("parse error: unknown command: nosuchcommand")
-				body("%end 1 2 1") // a body line that looks like a guard
-				body("%1")         // new-window -P
-				body("after-batch")
-				if !bytes.Contains(outs[0], []byte("A\x01B\\C\tD é日😀\r\n")) {
-					t.Errorf("pane 0 output %q lacks the printf line", outs[0])
-				}
-				if !bytes.Contains(outs[1], []byte("BEGIN\x00\x01\x02")) || !bytes.HasSuffix(outs[1], []byte("\xfe\xffEND")) {
-					t.Errorf("pane 1 output %q is not bytes 0..255", outs[1])
-				}
-				for _, n := range notes {
-					if n.Name == "layout-change" && !strings.HasPrefix(n.Args, "@0 ") {
-						t.Errorf("layout-change args %q", n.Args)
-					}
-				}
+				checkBasicTranscript(t, tr)
 			case "flow.txt":
-				has("window-renamed", "@0 my window")
-				has("unlinked-window-close", "@1")
-				has("session-renamed", "$0 renamed")
-				has("subscription-changed", "dead $0 @0 0 %0 : 0")
-				has("pane-mode-changed", "%0")
-				body("%pause %0")
-				body("%continue %0")
-				body("HOOKRAN")
-				if !bytes.Contains(outs[0], []byte("\r\nx : y\r\n")) {
-					t.Errorf("pane 0 output %q lacks x : y", outs[0])
-				}
-				for _, l := range lines {
-					if bytes.HasPrefix(l, []byte("%output ")) {
-						t.Errorf("plain %%output after pause-after: %q", l)
-					}
-				}
+				checkFlowTranscript(t, tr)
 			case "attach-error.txt":
-				if len(blocks) != 1 || blocks[0].kind != "error" || blocks[0].flags != 0 {
-					t.Errorf("want one flags=0 %%error block, got %+v", blocks)
+				if len(tr.blocks) != 1 || tr.blocks[0].kind != "error" || tr.blocks[0].flags != 0 {
+					t.Errorf("want one flags=0 %%error block, got %+v", tr.blocks)
 				}
-				body("can't find session: nosuch")
+				tr.body(t, "can't find session: nosuch")
 			}
 		})
+	}
+}
+
+// transcript is what a recorded transcript holds, read with the framing
+// rules of Conn.read.
+type transcript struct {
+	lines  [][]byte
+	outs   map[int][]byte // every pane's output, unescaped
+	notes  []Notification
+	bodies map[uint64][]string // block bodies by command number
+	blocks []guard             // closing guards in order
+}
+
+// walkTranscript reads data line by line, failing t on a line that is not
+// a guard, an output line or a notification outside a block.
+func walkTranscript(t *testing.T, data []byte) *transcript {
+	t.Helper()
+	tr := &transcript{lines: transcriptLines(data), outs: map[int][]byte{}, bodies: map[uint64][]string{}}
+	var open *guard
+	for _, line := range tr.lines {
+		g, isGuard := parseGuard(line)
+		if open != nil {
+			if isGuard && g.kind != "begin" && g.time == open.time && g.number == open.number {
+				if g.flags != open.flags {
+					t.Errorf("block %d: begin flags %d, end flags %d", g.number, open.flags, g.flags)
+				}
+				tr.blocks = append(tr.blocks, g)
+				open = nil
+				continue
+			}
+			tr.bodies[open.number] = append(tr.bodies[open.number], string(line))
+			continue
+		}
+		if isGuard {
+			if g.kind != "begin" {
+				t.Errorf("%s outside a block: %q", g.kind, line)
+				continue
+			}
+			open = &g
+			continue
+		}
+		if pane, payload, _, ok := parseOutput(line); ok {
+			if !bytes.HasSuffix(line, payload) {
+				t.Errorf("payload not a suffix of %q", line)
+			}
+			tr.outs[pane] = Unescape(tr.outs[pane], payload)
+			continue
+		}
+		n, ok := parseNotification(line)
+		if !ok {
+			t.Errorf("unparsable line outside a block: %q", line)
+			continue
+		}
+		if n.Name == "output" || n.Name == "extended-output" || n.Name == "begin" || n.Name == "end" || n.Name == "error" {
+			t.Errorf("%q parsed as notification %q", line, n.Name)
+		}
+		tr.notes = append(tr.notes, n)
+	}
+	if open != nil {
+		t.Errorf("block %d never closed", open.number)
+	}
+	return tr
+}
+
+// has fails t unless the transcript has notification name with args ("*":
+// any).
+func (tr *transcript) has(t *testing.T, name, args string) {
+	t.Helper()
+	for _, n := range tr.notes {
+		if n.Name == name && (args == "*" || n.Args == args) {
+			return
+		}
+	}
+	t.Errorf("no notification %%%s %q in %+v", name, args, tr.notes)
+}
+
+// body fails t unless a block of the transcript has the body want.
+func (tr *transcript) body(t *testing.T, want ...string) {
+	t.Helper()
+	for _, b := range tr.bodies {
+		if strings.Join(b, "\n") == strings.Join(want, "\n") {
+			return
+		}
+	}
+	t.Errorf("no block with body %q", want)
+}
+
+// checkBasicTranscript checks the known lines of basic.txt.
+func checkBasicTranscript(t *testing.T, tr *transcript) {
+	t.Helper()
+	tr.has(t, "session-changed", "$0 main")
+	tr.has(t, "window-add", "@1")
+	tr.has(t, "layout-change", "*")
+	tr.has(t, "sessions-changed", "")
+	tr.body(t, "hello")
+	tr.body(t, "can't find session: nosuch")
+	tr.body(t, "parse error: unknown command: nosuchcommand")
+	tr.body(t, "%end 1 2 1") // a body line that looks like a guard
+	tr.body(t, "%1")         // new-window -P
+	tr.body(t, "after-batch")
+	if !bytes.Contains(tr.outs[0], []byte("A\x01B\\C\tD é日😀\r\n")) {
+		t.Errorf("pane 0 output %q lacks the printf line", tr.outs[0])
+	}
+	if !bytes.Contains(tr.outs[1], []byte("BEGIN\x00\x01\x02")) || !bytes.HasSuffix(tr.outs[1], []byte("\xfe\xffEND")) {
+		t.Errorf("pane 1 output %q is not bytes 0..255", tr.outs[1])
+	}
+	for _, n := range tr.notes {
+		if n.Name == "layout-change" && !strings.HasPrefix(n.Args, "@0 ") {
+			t.Errorf("layout-change args %q", n.Args)
+		}
+	}
+}
+
+// checkFlowTranscript checks the known lines of flow.txt.
+func checkFlowTranscript(t *testing.T, tr *transcript) {
+	t.Helper()
+	tr.has(t, "window-renamed", "@0 my window")
+	tr.has(t, "unlinked-window-close", "@1")
+	tr.has(t, "session-renamed", "$0 renamed")
+	tr.has(t, "subscription-changed", "dead $0 @0 0 %0 : 0")
+	tr.has(t, "pane-mode-changed", "%0")
+	tr.body(t, "%pause %0")
+	tr.body(t, "%continue %0")
+	tr.body(t, "HOOKRAN")
+	if !bytes.Contains(tr.outs[0], []byte("\r\nx : y\r\n")) {
+		t.Errorf("pane 0 output %q lacks x : y", tr.outs[0])
+	}
+	for _, l := range tr.lines {
+		if bytes.HasPrefix(l, []byte("%output ")) {
+			t.Errorf("plain %%output after pause-after: %q", l)
+		}
 	}
 }
 

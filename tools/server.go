@@ -3,8 +3,10 @@
 // annotations, calling one method of the engine. It decodes and checks a
 // call's arguments, picks the host the call runs on, and encodes the
 // engine's result or error; it also serves the pane resources. Everything
-// a tool does happens in the engine: this package knows nothing of tmux,
-// the runner, jobs, policy or approval.
+// a tool does happens in the engine; the schemas name the contract's
+// vocabularies (a job's status, a decision, a wait's outcome) from the
+// rooms that own them. It knows nothing of tmux, the runner, policy, the
+// shells or the machines.
 package tools
 
 import (

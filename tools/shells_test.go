@@ -316,8 +316,17 @@ func copyTree(src, dst string) error {
 // runChecks is the same list of checks for every configuration; each
 // subtest is one check, run in order on the same panes, with no retry.
 func runChecks(t *testing.T, m *matrix) {
+	first, pane := m.checkPanes(t)
+	m.checkCommands(t, pane)
+	m.checkTyping(t, pane)
+	m.checkBackground(t, pane)
+	m.checkPromptsClean(t, first, pane)
+}
+
+// checkPanes checks the session's first pane and a new one, and returns
+// both.
+func (m *matrix) checkPanes(t *testing.T) (first, pane string) {
 	e := m.e
-	var first string
 	for _, p := range e.ok(t, "list_panes", map[string]any{}).M["panes"].([]any) {
 		if pm := p.(map[string]any); pm["windowIndex"] == float64(0) {
 			first = pm["paneId"].(string)
@@ -333,7 +342,7 @@ func runChecks(t *testing.T, m *matrix) {
 		}
 	})
 	cr := e.ok(t, "create_pane", map[string]any{})
-	pane := cr.Str("paneId")
+	pane = cr.Str("paneId")
 	t.Run("create_pane returns a ready shell", func(t *testing.T) {
 		if cr.M["ready"] != true || cr.Str("shell") == "" {
 			t.Fatalf("create_pane: %v", cr)
@@ -342,6 +351,11 @@ func runChecks(t *testing.T, m *matrix) {
 			t.Fatalf("integrated %v, want %v: %v", cr.M["integrated"], integrated, cr)
 		}
 	})
+	return first, pane
+}
+
+// checkCommands runs commands of every shape in pane.
+func (m *matrix) checkCommands(t *testing.T, pane string) {
 	t.Run("exit codes 0 1 3", func(t *testing.T) {
 		for cmd, code := range map[string]int64{"true": 0, "false": 1, "sh -c 'exit 3'": 3} {
 			if r := m.ok(t, pane, cmd); r.M["exitCode"] == nil || r.Num("exitCode") != code {
@@ -382,6 +396,11 @@ func runChecks(t *testing.T, m *matrix) {
 			m.want(t, pane, fmt.Sprintf("echo bb%d", i), fmt.Sprintf("bb%d\n", i))
 		}
 	})
+}
+
+// checkTyping mixes typed input and commands in pane.
+func (m *matrix) checkTyping(t *testing.T, pane string) {
+	e := m.e
 	t.Run("type_text and wait_for_text straight after a command match the printed line", func(t *testing.T) {
 		m.ok(t, pane, "true")
 		mark := fmt.Sprintf("typed-MARK-%d", time.Now().UnixNano()%100000)
@@ -426,6 +445,12 @@ func runChecks(t *testing.T, m *matrix) {
 		}
 		m.want(t, pane, "pwd", other+"\n", "cwd", other)
 	})
+}
+
+// checkBackground checks background jobs, fresh and cold panes and the
+// configuration's own hooks.
+func (m *matrix) checkBackground(t *testing.T, pane string) {
+	e := m.e
 	t.Run("a background job that ends during the next command leaves the one after alone", func(t *testing.T) {
 		m.ok(t, pane, "sleep 0.2 &")
 		m.ok(t, pane, "sleep 1")
@@ -455,6 +480,12 @@ func runChecks(t *testing.T, m *matrix) {
 	if m.c.extra != nil {
 		t.Run("the configuration's own hooks keep working", func(t *testing.T) { m.c.extra(t, m, pane) })
 	}
+}
+
+// checkPromptsClean checks that no error appeared at any prompt of the
+// panes used.
+func (m *matrix) checkPromptsClean(t *testing.T, first, pane string) {
+	e := m.e
 	t.Run("no error appeared at any prompt", func(t *testing.T) {
 		for _, p := range []string{first, pane} {
 			c := e.ok(t, "capture_since", map[string]any{"paneId": p, "maxBytes": 65536})

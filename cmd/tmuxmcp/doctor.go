@@ -43,16 +43,20 @@ func doctor(ctx context.Context, c *config, out io.Writer) error {
 	}
 	good, detail := checkTmuxVersion(v)
 	report(good, "tmux", detail+" at "+c.target.String())
-	sessions, err := c.target.Run(ctx, "list-sessions", "-F", "#{session_name}")
+	sessions, err := c.target.SessionNames(ctx)
 	if err != nil {
 		fmt.Fprintf(out, "--   %-8s not running on %s: tmuxmcp starts it on its first run\n", "server", c.target)
 	} else {
-		report(true, "server", "reachable; sessions: "+strings.Join(strings.Fields(sessions), " "))
-		panes, err := c.target.Run(ctx, "list-panes", "-a", "-F", "#{pane_id}")
+		report(true, "server", "reachable; sessions: "+strings.Join(sessions, " "))
+		panes, err := c.target.PaneIDs(ctx)
 		if err != nil {
 			report(false, "panes", err.Error())
 		} else {
-			report(true, "panes", fmt.Sprintf("%d seen: %s", len(strings.Fields(panes)), strings.Join(strings.Fields(panes), " ")))
+			names := make([]string, len(panes))
+			for i, p := range panes {
+				names[i] = tmux.PaneName(p)
+			}
+			report(true, "panes", fmt.Sprintf("%d seen: %s", len(names), strings.Join(names, " ")))
 		}
 	}
 	stateDir := stateDirOf(c)
@@ -89,50 +93,41 @@ func checkShell(ctx context.Context, c *config, conn *host.SSH) (bool, string) {
 	b := make([]byte, 6)
 	_, _ = rand.Read(b)
 	target := tmux.Target{SocketName: "tmuxmcp-doctor-" + hex.EncodeToString(b), ConfigFile: c.target.ConfigFile, Binary: c.target.Binary}
-	trace := filepath.Join(tmp, "trace")
+	sc := &shellCheck{c: c, conn: conn, trace: filepath.Join(tmp, "trace")}
 	opts := engine.Config{Session: "doctor", StateDir: tmp}
 	var integ *shell.Integration
-	remoteTrace := ""
 	if conn != nil {
 		target = tmux.Target{SocketName: target.SocketName, Via: conn}
 		if integ, err = conn.Integration(ctx); err != nil {
 			return false, err.Error()
 		}
 		dir, _ := conn.Dir(ctx)
-		remoteTrace = dir + "/doctor-trace-" + hex.EncodeToString(b)
-		defer conn.Remove(context.WithoutCancel(ctx), remoteTrace)
+		sc.remoteTrace = dir + "/doctor-trace-" + hex.EncodeToString(b)
+		defer conn.Remove(context.WithoutCancel(ctx), sc.remoteTrace)
 		opts.Host, opts.Machine = conn.Spec().Name, conn
 	} else if integ, err = shell.Install(filepath.Join(tmp, "shell")); err != nil {
 		return false, err.Error()
 	}
 	opts.Shell = integ
 	argv, env, options := runner.SessionLaunch(integ)
-	env[shell.TraceVar] = trace
-	if remoteTrace != "" {
-		env[shell.TraceVar] = remoteTrace
-	}
-	// fetchTrace brings the remote trace file here, for the same reading.
-	fetchTrace := func() {
-		if remoteTrace != "" {
-			if b, err := conn.ReadFile(ctx, remoteTrace); err == nil {
-				_ = os.WriteFile(trace, b, 0o600)
-			}
-		}
+	env[shell.TraceVar] = sc.trace
+	if sc.remoteTrace != "" {
+		env[shell.TraceVar] = sc.remoteTrace
 	}
 	if _, err := target.EnsureSession(ctx, tmux.SessionSpec{Name: "doctor", Width: 160, Height: 50, Command: argv, Env: env, PaneOptions: options}); err != nil {
 		return false, fmt.Sprintf("could not start a throwaway tmux server: %v", err)
 	}
-	socket, _ := target.Run(ctx, "display-message", "-p", "#{socket_path}")
+	socket, _ := target.ServerSocket(ctx)
 	defer func() {
 		kctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		_, _ = target.Run(kctx, "kill-server")
+		_ = target.KillServer(kctx)
 		// tmux 3.3a leaves its socket file behind.
 		if conn == nil && strings.HasSuffix(socket, "/"+target.SocketName) {
 			_ = os.Remove(socket)
 		}
 	}()
-	shellPath, _ := target.Run(ctx, "show-options", "-gv", "default-shell")
+	sc.shellPath, _ = target.DefaultShellOption(ctx)
 	hub := stream.NewHub(0)
 	log := slog.New(slog.DiscardHandler)
 	local, err := engine.Open(ctx, target, hub, opts, log)
@@ -147,7 +142,26 @@ func checkShell(ctx context.Context, c *config, conn *host.SSH) (bool, string) {
 		return false, err.Error()
 	}
 	defer closeClient()
-	call := func(name string, args map[string]any) (map[string]any, error) {
+	sc.call = toolCaller(ctx, cs)
+	return sc.run(ctx)
+}
+
+// shellCheck is one run of checkShell: the throwaway server's tools,
+// called as an agent calls them, and where the shell's startup trace
+// lands.
+type shellCheck struct {
+	c           *config
+	conn        *host.SSH // the host, nil on this machine
+	call        func(name string, args map[string]any) (map[string]any, error)
+	trace       string // the trace file read here
+	remoteTrace string // the trace file on the host ("" on this machine)
+	shellPath   string // tmux's default-shell
+}
+
+// toolCaller calls a tool on cs and decodes its JSON result; a tool error
+// is an error with the tool's text.
+func toolCaller(ctx context.Context, cs *mcp.ClientSession) func(string, map[string]any) (map[string]any, error) {
+	return func(name string, args map[string]any) (map[string]any, error) {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 		if err != nil {
 			return nil, err
@@ -165,6 +179,21 @@ func checkShell(ctx context.Context, c *config, conn *host.SSH) (bool, string) {
 		_ = json.Unmarshal([]byte(text), &m)
 		return m, nil
 	}
+}
+
+// fetchTrace brings the remote trace file here, for the same reading.
+func (sc *shellCheck) fetchTrace(ctx context.Context) {
+	if sc.remoteTrace != "" {
+		if b, err := sc.conn.ReadFile(ctx, sc.remoteTrace); err == nil {
+			_ = os.WriteFile(sc.trace, b, 0o600)
+		}
+	}
+}
+
+// run runs `true` in the server's first pane and makes a new pane, and
+// says how that went.
+func (sc *shellCheck) run(ctx context.Context) (bool, string) {
+	call, c := sc.call, sc.c
 	first := ""
 	if lp, err := call("list_panes", map[string]any{}); err == nil {
 		if ps, _ := lp["panes"].([]any); len(ps) > 0 {
@@ -177,14 +206,14 @@ func checkShell(ctx context.Context, c *config, conn *host.SSH) (bool, string) {
 	started := time.Now()
 	r, err := call("run_shell_command", map[string]any{"paneId": first, "command": "true", "waitMs": c.shellWait.Milliseconds()})
 	took := time.Since(started)
-	fetchTrace()
-	what := shellPath
+	sc.fetchTrace(ctx)
+	what := sc.shellPath
 	if err != nil {
 		detail := fmt.Sprintf("%s with tmuxmcp's integration did not take a command: %v", what, err)
-		if at := lastTraced(trace, paneOutput(call, first)); at != "" {
+		if at := lastTraced(sc.trace, paneOutput(call, first)); at != "" {
 			detail += "\n              the last line its startup files ran: " + at
 		}
-		if errs := startupErrors(call, first, trace); errs != "" {
+		if errs := startupErrors(call, first, sc.trace); errs != "" {
 			detail += "\n              it printed: " + errs
 		}
 		return false, detail
@@ -216,8 +245,8 @@ func checkShell(ctx context.Context, c *config, conn *host.SSH) (bool, string) {
 	case kind == "sh":
 		detail += "; a POSIX shell: commands run through job scripts (bash, zsh and fish get the integration)"
 	}
-	fetchTrace()
-	if errs := startupErrors(call, first, trace); errs != "" {
+	sc.fetchTrace(ctx)
+	if errs := startupErrors(call, first, sc.trace); errs != "" {
 		good = false
 		detail += "\n              it printed: " + errs
 	}

@@ -379,20 +379,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	}
 	// The session's first pane, the one a person sees first on attach,
 	// runs the integrated shell like every pane tmuxmcp creates.
-	ensure := func(ctx context.Context) error {
-		// A new tag for each server start.
-		argv, env, options := runner.SessionLaunch(integ)
-		if !c.keepPagers {
-			if env == nil {
-				env = map[string]string{}
-			}
-			for k, v := range shell.NoPagerEnv() {
-				env[k] = v
-			}
-		}
-		_, err := c.target.EnsureSession(ctx, tmux.SessionSpec{Name: c.session, Width: 200, Height: 50, Command: argv, Env: env, PaneOptions: options})
-		return err
-	}
+	ensure := func(ctx context.Context) error { return ensureSession(ctx, c, integ) }
 	if err := ensure(startCtx); err != nil {
 		return err
 	}
@@ -405,29 +392,11 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 		return err
 	}
 	defer trace.close()
-	opts := engine.Config{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, StateDir: stateDir, ReviewTimeout: c.review, ApprovalVia: c.viaList, Approver: c.approver, Shell: integ, KeepPagers: c.keepPagers}
-	served := tools.Options{Version: versionString(), CheckResults: os.Getenv("TMUXMCP_CHECK_RESULTS") != ""}
-	if trace != nil {
-		opts.Trace, served.Trace = true, trace.wait
+	opts, served, closeAudit, err := hostOptions(c, stateDir, integ, restart, trace)
+	if err != nil {
+		return err
 	}
-	if c.policy != "" || c.def != policy.Allow {
-		if c.policy != "" {
-			opts.Policy, err = policy.Load(c.policy, c.def)
-		} else {
-			opts.Policy, err = policy.New(c.def, nil)
-		}
-		if err != nil {
-			return err
-		}
-	}
-	if c.audit != "" {
-		a, err := audit.Open(c.audit)
-		if err != nil {
-			return err
-		}
-		defer a.Close()
-		opts.Audit = a
-	}
+	defer closeAudit()
 	hub := stream.NewHub(c.retain)
 	hub.SetRetainTotal(c.retainAll)
 	local, err := engine.Open(startCtx, c.target, hub, opts, log)
@@ -471,6 +440,59 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	printHints(hints,
 		"watch the panes", watch,
 		"add it to Claude Code", "claude mcp add tmuxmcp -- "+strings.Join(quoted, " "))
+	return serveStdio(ctx, h, server, stdin, stdout, trace, log)
+}
+
+// ensureSession creates the session unless it exists: its first pane runs
+// the integrated shell (a new tag for each server start), without pagers
+// unless --keep-pagers.
+func ensureSession(ctx context.Context, c *config, integ *shell.Integration) error {
+	argv, env, options := runner.SessionLaunch(integ)
+	if !c.keepPagers {
+		if env == nil {
+			env = map[string]string{}
+		}
+		for k, v := range shell.NoPagerEnv() {
+			env[k] = v
+		}
+	}
+	_, err := c.target.EnsureSession(ctx, tmux.SessionSpec{Name: c.session, Width: 200, Height: 50, Command: argv, Env: env, PaneOptions: options})
+	return err
+}
+
+// hostOptions is what the hosts are opened with (the flags, the policy and
+// the audit log; closeAudit closes it) and what the MCP adapter is built
+// with.
+func hostOptions(c *config, stateDir string, integ *shell.Integration, restart func(context.Context) error, trace *latencyTrace) (opts engine.Config, served tools.Options, closeAudit func(), err error) {
+	opts = engine.Config{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, StateDir: stateDir, ReviewTimeout: c.review, ApprovalVia: c.viaList, Approver: c.approver, Shell: integ, KeepPagers: c.keepPagers}
+	served = tools.Options{Version: versionString(), CheckResults: os.Getenv("TMUXMCP_CHECK_RESULTS") != ""}
+	if trace != nil {
+		opts.Trace, served.Trace = true, trace.wait
+	}
+	if c.policy != "" || c.def != policy.Allow {
+		if c.policy != "" {
+			opts.Policy, err = policy.Load(c.policy, c.def)
+		} else {
+			opts.Policy, err = policy.New(c.def, nil)
+		}
+		if err != nil {
+			return opts, served, nil, err
+		}
+	}
+	closeAudit = func() {}
+	if c.audit != "" {
+		a, err := audit.Open(c.audit)
+		if err != nil {
+			return opts, served, nil, err
+		}
+		opts.Audit, closeAudit = a, func() { a.Close() }
+	}
+	return opts, served, closeAudit, nil
+}
+
+// serveStdio serves server on stdin and stdout until stdin ends or ctx
+// does, answering the calls already read before it returns.
+func serveStdio(ctx context.Context, h *tools.Server, server *mcp.Server, stdin io.Reader, stdout io.Writer, trace *latencyTrace, log *slog.Logger) error {
 	out := stdio.NewOutput(stdout)
 	defer out.Close()
 	if trace != nil {
@@ -506,7 +528,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 		out.Quiet(100*time.Millisecond, time.Second)
 		stopRun()
 	}()
-	err = server.Run(runCtx, transport)
+	err := server.Run(runCtx, transport)
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		return err
 	}
