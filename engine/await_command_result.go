@@ -10,6 +10,7 @@ import (
 // AwaitCommandResultRequest asks for a job's state, waiting up to WaitMs
 // for its end.
 type AwaitCommandResultRequest struct {
+	On
 	JobID       string  `json:"jobId"`
 	WaitMs      *int64  `json:"waitMs,omitempty"`
 	Cursor      *string `json:"cursor,omitempty"`

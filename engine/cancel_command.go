@@ -7,6 +7,7 @@ import (
 
 // CancelCommandRequest names the job to stop.
 type CancelCommandRequest struct {
+	On
 	JobID string `json:"jobId"`
 }
 

@@ -8,6 +8,7 @@ import (
 
 // CapturePaneRequest asks for what a pane shows now.
 type CapturePaneRequest struct {
+	On
 	PaneID    string `json:"paneId"`
 	StartLine *int   `json:"startLine,omitempty"`
 	Escapes   bool   `json:"escapes,omitempty"`

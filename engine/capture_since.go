@@ -9,6 +9,7 @@ import (
 
 // CaptureSinceRequest asks for a pane's output after a cursor.
 type CaptureSinceRequest struct {
+	On
 	PaneID    string  `json:"paneId"`
 	Cursor    *string `json:"cursor,omitempty"`
 	MaxLines  *int    `json:"maxLines,omitempty"`

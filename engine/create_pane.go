@@ -17,6 +17,7 @@ import (
 // CreatePaneRequest describes a new pane: where, its program, its
 // directory and environment.
 type CreatePaneRequest struct {
+	On
 	Session      *string           `json:"session,omitempty"`
 	Split        *string           `json:"split,omitempty"`
 	TargetPaneID *string           `json:"targetPaneId,omitempty"`

@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"github.com/tmuxmcp/tmuxmcp/approval"
-	"github.com/tmuxmcp/tmuxmcp/audit"
 )
 
 // Caller is who made a call, as far as the engine needs to know: where a
@@ -92,7 +91,7 @@ func elicitAnswered(c Caller) bool {
 // on this host, remembering it under a fresh request state.
 func (h *Host) askClient(e elicitation, reason string) error {
 	e.Host = h.opts.Host
-	state := h.elicits.Open(e, h.opts.ReviewTimeout)
+	state := h.gate.elicits.Open(e, h.opts.ReviewTimeout)
 	msg := approval.Text(approval.Request{Pane: e.Pane, Host: e.Host, Program: e.Program, CWD: e.CWD, Command: e.Command, Reason: reason})
 	return &ClientAsk{State: state, Message: msg}
 }
@@ -102,9 +101,9 @@ func (h *Host) askClient(e elicitation, reason string) error {
 func (h *Host) elicitDecision(c Caller, want elicitation) (approval.Decision, error) {
 	want.Host = h.opts.Host
 	state, approved, _ := caller(c).Answer()
-	got, ok := h.elicits.Take(state) // an answer is used once
+	got, ok := h.gate.elicits.Take(state) // an answer is used once
 	if !ok {
-		h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", PaneID: want.Pane, Command: want.Command, Decision: string(approval.DeniedTimeout), DecidedBy: "elicitation"})
+		h.gate.record(verdict{Tool: "run_shell_command", Pane: want.Pane, Command: want.Command, Decision: approval.DeniedTimeout, By: "elicitation"})
 		return "", errorf("denied-timeout: the approval answer came after the review timeout, or belongs to no open request (already used, or from before a restart), so nothing ran. Tell the user; do not resubmit the command automatically")
 	}
 	if !got.Matches(want) {

@@ -3,8 +3,6 @@ package engine
 import (
 	"context"
 	"errors"
-	"io"
-	"log/slog"
 	"strings"
 	"testing"
 	"time"
@@ -24,11 +22,11 @@ func openHost(t *testing.T, cfg Config) *Host {
 	target := tmuxtest.Server(t, "agent", 120, 40)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	cfg.Session = "agent"
+	cfg.Session, cfg.Target = "agent", target
 	if cfg.StateDir == "" {
 		cfg.StateDir = t.TempDir()
 	}
-	h, err := Open(ctx, target, stream.NewHub(0), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, err := OpenHost(ctx, cfg)
 	if err != nil {
 		t.Fatalf("open: %v", err)
 	}

@@ -4,14 +4,13 @@ import (
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/approval"
-	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 )
 
 // jobEnded writes a job's completion to the audit log.
 func (h *Host) jobEnded(j *jobs.Job) {
 	h.lineAfterJob(j)
-	h.audit(audit.Event{Event: "completed", RequestID: j.RequestID, JobID: j.ID, PaneID: j.PaneID, Status: string(j.Status), ExitCode: j.ExitCode})
+	h.gate.completed(j)
 }
 
 // resumePending ends the reviews a previous tmuxmcp opened: nobody is left
@@ -22,7 +21,7 @@ func (h *Host) resumePending() {
 			continue
 		}
 		_, _ = h.jobs.Update(j.ID, func(x *jobs.Job) { x.Decision, x.Ended = string(approval.DeniedError), time.Now().UTC() })
-		h.audit(audit.Event{Event: "decision", JobID: j.ID, PaneID: j.PaneID, Command: j.Command, Decision: string(approval.DeniedError), DecidedBy: "tmuxmcp: restarted during the review"})
+		h.gate.record(verdict{JobID: j.ID, Pane: j.PaneID, Command: j.Command, Decision: approval.DeniedError, By: "tmuxmcp: restarted during the review"})
 	}
 }
 

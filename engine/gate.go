@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/approval"
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/host"
+	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 )
@@ -95,20 +97,39 @@ func (h *Host) judge(ctx context.Context, pane int, command, cwd string) (decisi
 	if cwd != "" {
 		subj.CWD, subj.CWDUnresolved = h.resolveDir(ctx, cwd)
 	}
-	decision, decidedBy, _ = h.decide(subj)
+	decision, decidedBy, _ = h.gate.decide(subj)
 	return decision, decidedBy, subj
 }
 
-// decide applies the (non-nil) policy to subj on this Host' host: the
+// Gate is a host's approval of input: its policy, the one review open at
+// a time (and a person's "allow for this session"), the questions open
+// with callers' clients, and the audit log every decision is recorded in.
+// Asking the people attached to the host's tmux server is the Host's
+// (review.go): it needs the fleet.
+type Gate struct {
+	host    string         // the host's name, on every audit line
+	policy  *policy.Policy // nil allows everything
+	log     *audit.Log     // may be nil
+	warn    *slog.Logger   // where a failed audit write is told
+	slot    approval.Slot
+	elicits approval.Elicitations
+}
+
+// newGate is the gate of the host cfg describes.
+func newGate(cfg Config, warn *slog.Logger) *Gate {
+	return &Gate{host: cfg.Host, policy: cfg.Policy, log: cfg.Audit, warn: warn}
+}
+
+// decide applies the (non-nil) policy to subj on the gate's host: the
 // decision, who made it, and for a refusal that is no rule's, why.
-func (h *Host) decide(subj approval.Subject) (decision approval.Decision, decidedBy, why string) {
-	subj.Host = h.opts.Host
-	v := approval.Judge(h.opts.Policy, subj)
+func (g *Gate) decide(subj approval.Subject) (decision approval.Decision, decidedBy, why string) {
+	subj.Host = g.host
+	v := approval.Judge(g.policy, subj)
 	switch v.Action {
 	case policy.Deny:
 		return approval.Blocked, v.By, v.Why
 	case policy.Ask:
-		if h.slot.AllowedAll() && v.By != "policy:unparsed" {
+		if g.slot.AllowedAll() && v.By != "policy:unparsed" {
 			return approval.AutoApproved, "tmux:allowed for this session", ""
 		}
 		return approval.Ask, v.By, v.Why
@@ -116,14 +137,38 @@ func (h *Host) decide(subj approval.Subject) (decision approval.Decision, decide
 	return approval.AutoApproved, v.By, ""
 }
 
+// verdict is one decision on input, as the audit log records it.
+type verdict struct {
+	Tool      string
+	RequestID string
+	JobID     string
+	Pane      string
+	Command   string
+	Decision  approval.Decision
+	By        string // who decided: a rule, a person, "nobody"
+	Reason    string // the agent's reason for the command
+	Refusal   string // why nobody could decide (OWNER_SESSION_UNAVAILABLE, REVIEW_BUSY)
+}
+
+// record writes a decision to the audit log: the one place decisions are
+// recorded.
+func (g *Gate) record(v verdict) {
+	g.audit(audit.Event{Event: "decision", Tool: v.Tool, RequestID: v.RequestID, JobID: v.JobID, PaneID: v.Pane, Command: v.Command, Decision: string(v.Decision), DecidedBy: v.By, Reason: v.Reason, Refusal: v.Refusal})
+}
+
+// completed writes a job's end to the audit log.
+func (g *Gate) completed(j *jobs.Job) {
+	g.audit(audit.Event{Event: "completed", RequestID: j.RequestID, JobID: j.ID, PaneID: j.PaneID, Status: string(j.Status), ExitCode: j.ExitCode})
+}
+
 // startReview claims the one review slot, or says why nobody can be asked.
 func (h *Host) startReview(ctx context.Context, tool string, pane int, command string) error {
 	if len(h.humanClients(ctx)) == 0 && h.opts.Approver == "" {
-		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneOrEmpty(pane), Command: command, Decision: string(approval.Rejected), DecidedBy: "nobody", Refusal: ownerSessionUnavailable})
+		h.gate.record(verdict{Tool: tool, Pane: paneOrEmpty(pane), Command: command, Decision: approval.Rejected, By: "nobody", Refusal: ownerSessionUnavailable})
 		return ownerReviewUnavailable(ownerSessionUnavailable, fmt.Sprintf("This input (%s)", truncate(approval.Visible(command), 60)))
 	}
-	if !h.slot.Claim() {
-		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneOrEmpty(pane), Command: command, Decision: string(approval.Rejected), DecidedBy: "nobody", Refusal: reviewBusy})
+	if !h.gate.slot.Claim() {
+		h.gate.record(verdict{Tool: tool, Pane: paneOrEmpty(pane), Command: command, Decision: approval.Rejected, By: "nobody", Refusal: reviewBusy})
 		return ownerReviewUnavailable(reviewBusy, fmt.Sprintf("This input (%s)", truncate(approval.Visible(command), 60)))
 	}
 	return nil
@@ -136,14 +181,14 @@ func paneOrEmpty(pane int) string {
 	return paneName(pane)
 }
 
-// audit records an event, naming this Host' host, when an audit log
-// is configured.
-func (h *Host) audit(ev audit.Event) {
+// audit records an event, naming the gate's host, when an audit log is
+// configured.
+func (g *Gate) audit(ev audit.Event) {
 	if ev.Host == "" {
-		ev.Host = h.opts.Host
+		ev.Host = g.host
 	}
-	if err := h.opts.Audit.Record(ev); err != nil && h.log != nil {
-		h.log.Warn("audit log", "err", err)
+	if err := g.log.Record(ev); err != nil && g.warn != nil {
+		g.warn.Warn("audit log", "err", err)
 	}
 }
 
@@ -163,10 +208,10 @@ func (h *Host) allowLaunch(ctx context.Context, argv []string, env map[string]st
 	command := launchLine(argv, env)
 	subj := approval.Subject{Line: command, Shell: "bash", Program: filepath.Base(argv[0]), Env: env, Host: h.opts.Host}
 	subj.CWD, subj.CWDUnresolved = h.resolveDir(ctx, cwd)
-	decision, by, why := h.decide(subj)
+	decision, by, why := h.gate.decide(subj)
 	if decision == approval.Ask {
 		if sh := approval.Show(command); sh.TooLong {
-			h.audit(audit.Event{Event: "decision", Tool: "create_pane", Command: command, Decision: string(approval.Rejected), DecidedBy: "tmuxmcp: too long to show"})
+			h.gate.record(verdict{Tool: "create_pane", Command: command, Decision: approval.Rejected, By: "tmuxmcp: too long to show"})
 			return tooLongToShow(sh)
 		}
 		if err := h.startReview(ctx, "create_pane", -1, command); err != nil {
@@ -174,7 +219,7 @@ func (h *Host) allowLaunch(ctx context.Context, argv []string, env map[string]st
 		}
 		decision, by = h.askInTmux(ctx, approval.Request{RequestID: strings.ToLower(ulid.Make().String()), Tool: "create_pane", Program: subj.Program, CWD: subj.CWD, Command: command, Env: env})
 	}
-	h.audit(audit.Event{Event: "decision", Tool: "create_pane", Command: command, Decision: string(decision), DecidedBy: by})
+	h.gate.record(verdict{Tool: "create_pane", Command: command, Decision: decision, By: by})
 	switch {
 	case decision.Runs():
 		return nil

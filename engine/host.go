@@ -12,7 +12,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/tmuxmcp/tmuxmcp/approval"
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/host"
 	"github.com/tmuxmcp/tmuxmcp/input"
@@ -25,9 +24,17 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
-// Config is what a Host is opened with: its limits, its state directory,
-// the approval policy and how people are asked.
+// Config is what a Host is opened with: its tmux server, its limits, its
+// state directory, the approval policy and how people are asked.
 type Config struct {
+	// Target is the tmux server the host drives (its Via reaches a remote
+	// one).
+	Target tmux.Target
+	// Retain and RetainTotal bound the output kept per pane and in all,
+	// in bytes (0: stream's defaults).
+	Retain, RetainTotal int
+	// Log gets the host's warnings; nil discards them.
+	Log *slog.Logger
 	// Session is the session new panes go to when none is given.
 	Session string
 	// WaitMax is the ceiling on a wait's timeout.
@@ -131,12 +138,11 @@ type Host struct {
 	mu       sync.Mutex
 	panes    map[int]tmux.PaneInfo // the latest listing
 	onPanes  []func([]PaneEntry)
-	selfPane int                   // the pane tmuxmcp itself runs in on this server, or -1
-	slot     approval.Slot         // the one review open at a time, and "allow for this session"
-	elicits  approval.Elicitations // open elicitations, by request state
-	lines    *input.Lines          // each pane's edit line as tmuxmcp typed it (for the policy)
-	waits    map[int]int           // open waits per pane
-	waitsAll int                   // open waits in all
+	selfPane int          // the pane tmuxmcp itself runs in on this server, or -1
+	gate     *Gate        // the policy, the one review, the audit log
+	lines    *input.Lines // each pane's edit line as tmuxmcp typed it (for the policy)
+	waits    map[int]int  // open waits per pane
+	waitsAll int          // open waits in all
 
 	resumeNext atomic.Bool // a remote host came back: Rewatch after the next listing
 
@@ -146,12 +152,32 @@ type Host struct {
 	wg        sync.WaitGroup // background work (rewatching)
 }
 
-// Open connects to the tmux server at target, begins recording every pane
-// into hub and returns the Host. Close stops it all.
-func Open(ctx context.Context, target tmux.Target, hub *stream.Hub, cfg Config, log *slog.Logger) (*Host, error) {
+// Open opens this machine's host under cfg, and the set of hosts with the
+// remote ones (each opened on first use, by its Start, through OpenHost).
+func Open(ctx context.Context, cfg Config, remotes ...*Remote) (*Hosts, error) {
+	local, err := OpenHost(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	return NewHosts(local, remotes...), nil
+}
+
+// OpenHost connects to the tmux server cfg.Target, begins recording every
+// pane and returns the Host: the one way a host is opened, here or over
+// SSH. Close stops it all.
+func OpenHost(ctx context.Context, cfg Config) (*Host, error) {
 	opts := WithDefaults(cfg)
+	log := opts.Log
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	hub := stream.NewHub(opts.Retain)
+	if opts.RetainTotal > 0 {
+		hub.SetRetainTotal(opts.RetainTotal)
+	}
+	target := opts.Target
 	h := &Host{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1,
-		closing: make(chan struct{}), lines: input.NewLines(), waits: map[int]int{}}
+		closing: make(chan struct{}), lines: input.NewLines(), waits: map[int]int{}, gate: newGate(opts, log)}
 	store, err := jobs.Open(filepath.Join(opts.StateDir, "jobs"))
 	if err != nil {
 		return nil, err

@@ -103,6 +103,18 @@ func (hs *Hosts) Close() {
 	hs.local.Close()
 }
 
+// Connect opens every remote host in the background, telling failed of
+// each that cannot be reached (a later call naming it tries again).
+func (hs *Hosts) Connect(ctx context.Context, failed func(name string, err error)) {
+	for _, r := range hs.remotes {
+		go func() {
+			if _, err := r.Host(ctx); err != nil {
+				failed(r.Name, err)
+			}
+		}()
+	}
+}
+
 // Started are the hosts running now (local first), without starting any.
 func (hs *Hosts) Started() []*Host {
 	out := []*Host{hs.local}

@@ -23,7 +23,8 @@ func bareHost(t *testing.T, cfg Config) *Host {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return &Host{jobs: store, hub: stream.NewHub(0), opts: WithDefaults(cfg), waits: map[int]int{}}
+	cfg = WithDefaults(cfg)
+	return &Host{jobs: store, hub: stream.NewHub(0), opts: cfg, waits: map[int]int{}, gate: newGate(cfg, nil)}
 }
 
 func TestACallIsRoutedToTheHostItsIDsBelongTo(t *testing.T) {
@@ -98,17 +99,17 @@ func TestAllowForThisSessionNeverAllowsWhatThePolicyCannotParse(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := bareHost(t, Config{Policy: pol})
-	if d, _, _ := h.decide(approval.Subject{Line: "echo hi", Shell: "bash"}); d != approval.Ask {
+	if d, _, _ := h.gate.decide(approval.Subject{Line: "echo hi", Shell: "bash"}); d != approval.Ask {
 		t.Fatalf("before allow-all: %s, want ask", d)
 	}
-	if !h.slot.Claim() {
+	if !h.gate.slot.Claim() {
 		t.Fatal("the review slot is taken")
 	}
-	h.slot.Release(true) // the person chose "allow for this session"
-	if d, by, _ := h.decide(approval.Subject{Line: "echo hi", Shell: "bash"}); d != approval.AutoApproved || !strings.Contains(by, "allowed for this session") {
+	h.gate.slot.Release(true) // the person chose "allow for this session"
+	if d, by, _ := h.gate.decide(approval.Subject{Line: "echo hi", Shell: "bash"}); d != approval.AutoApproved || !strings.Contains(by, "allowed for this session") {
 		t.Fatalf("after allow-all: %s by %s", d, by)
 	}
-	if d, by, _ := h.decide(approval.Subject{Line: "echo 'unclosed", Shell: "bash"}); d != approval.Ask {
+	if d, by, _ := h.gate.decide(approval.Subject{Line: "echo 'unclosed", Shell: "bash"}); d != approval.Ask {
 		t.Fatalf("an unparsable line after allow-all: %s by %s, want ask", d, by)
 	}
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/oklog/ulid/v2"
 	"github.com/tmuxmcp/tmuxmcp/approval"
-	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/input"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
@@ -82,7 +81,7 @@ func (h *Host) allowSubmit(ctx context.Context, tool, paneID string, lines []str
 		text = hiddenText(text)
 	}
 	if h.opts.Policy == nil {
-		h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: text, Decision: string(approval.AutoApproved), DecidedBy: "policy:default"})
+		h.gate.record(verdict{Tool: tool, Pane: paneID, Command: text, Decision: approval.AutoApproved, By: "policy:default"})
 		return nil
 	}
 	st := h.line(pane)
@@ -113,14 +112,14 @@ func (h *Host) allowSubmit(ctx context.Context, tool, paneID string, lines []str
 	subj := h.subject(ctx, pane, "") // where it runs: the same for every candidate
 	for i, c := range candidates {
 		subj.Line, subj.Screen, subj.Typed = c, i >= typed, true
-		d, b, w := h.decide(subj)
+		d, b, w := h.gate.decide(subj)
 		if rank[d] > rank[decision] || by == "" {
 			decision, by, why = d, b, w
 		}
 	}
 	if decision == approval.Ask {
 		if sh := approval.Show(shown); sh.TooLong {
-			h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: shown, Decision: string(approval.Rejected), DecidedBy: "tmuxmcp: too long to show"})
+			h.gate.record(verdict{Tool: tool, Pane: paneID, Command: shown, Decision: approval.Rejected, By: "tmuxmcp: too long to show"})
 			return tooLongToShow(sh)
 		}
 		// No job to hand back: wait here for the person's answer.
@@ -129,7 +128,7 @@ func (h *Host) allowSubmit(ctx context.Context, tool, paneID string, lines []str
 		}
 		decision, by = h.askInTmux(ctx, approval.Request{RequestID: strings.ToLower(ulid.Make().String()), Tool: tool, Pane: paneID, Program: subj.Program, CWD: subj.CWD, Command: shown})
 	}
-	h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: shown, Decision: string(decision), DecidedBy: by})
+	h.gate.record(verdict{Tool: tool, Pane: paneID, Command: shown, Decision: decision, By: by})
 	switch {
 	case decision.Runs():
 		return nil
@@ -186,7 +185,7 @@ func (h *Host) anchored(ctx context.Context, pane int, l input.Line) input.Line 
 // editedError is the tool error for input refused because the line it
 // would run cannot be judged.
 func (h *Host) editedError(tool, paneID string, err *input.EditedError) error {
-	h.audit(audit.Event{Event: "decision", Tool: tool, PaneID: paneID, Command: err.Key, Decision: string(approval.Blocked), DecidedBy: "policy:edited-line"})
+	h.gate.record(verdict{Tool: tool, Pane: paneID, Command: err.Key, Decision: approval.Blocked, By: "policy:edited-line"})
 	return errorf("%s: %s, so nothing was sent. Send C-c with send_keys to clear the line, then type the whole command with type_text (submit: true) or use run_shell_command", tool, err.Error())
 }
 

@@ -6,6 +6,7 @@ import (
 
 // KillPaneRequest names the pane to close.
 type KillPaneRequest struct {
+	On
 	PaneID string `json:"paneId"`
 }
 

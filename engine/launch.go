@@ -7,16 +7,16 @@ import (
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/approval"
-	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/runner"
 )
 
 // launch is one run_shell_command on its way to a job, a step per method
 // in the order they are taken: the job its requestId already names
-// (prior), the pane's readiness (ready), the policy's decision and a
-// person's answer (decide, askPerson, answered), then the job record and
-// the typing (inFreshPane, inPane).
+// (prior), the pane and directory (where), the pane's readiness (ready),
+// the policy's decision and a person's answer (decide, notRun,
+// askPerson), then the job record and the typing (begin: inPane,
+// inFreshPane). An approved review (Host.review) goes on from begin.
 type launch struct {
 	h     *Host
 	c     Caller
@@ -25,13 +25,19 @@ type launch struct {
 	pane  int    // -1: a fresh pane
 	cwd   string // the cwd asked for, or ""
 	sh    *runner.Shell
-	fresh bool // sh is this call's reading of the pane, nothing waited on since
+	fresh bool          // sh is this call's reading of the pane, nothing waited on since
+	wait  time.Duration // how long begin waits for a shell not ready
 }
 
-// launch starts the job, or returns the job its requestId already has. It
-// holds startMu, so a pane gets one job at a time and a requestId one job.
-func (h *Host) launch(ctx context.Context, c Caller, in *RunShellCommandRequest, j *jobs.Job) (*jobs.Job, error) {
-	l := &launch{h: h, c: c, in: in, j: j, pane: -1}
+// Submit starts the command in: the one start path of a job. It returns
+// the job: started, pending a person's answer, refused (recorded, with the
+// decision), or the job its requestId already names. It holds startMu, so
+// a pane gets one job at a time and a requestId one job.
+func (h *Host) Submit(ctx context.Context, c Caller, in *RunShellCommandRequest) (*jobs.Job, error) {
+	if err := h.connected(); err != nil {
+		return nil, err
+	}
+	l := &launch{h: h, c: c, in: in, j: newJob(h.opts.Host, in), pane: -1}
 	if p, ok, err := l.prior(); ok {
 		return p, err
 	}
@@ -125,10 +131,13 @@ func (l *launch) decide(ctx context.Context) (*jobs.Job, error) {
 		return l.notRun(decision, decidedBy)
 	}
 	l.j.Decision = string(decision)
-	if l.pane < 0 {
-		return l.inFreshPane(ctx, decidedBy)
-	}
-	return l.inPane(ctx, decidedBy)
+	return l.begin(ctx, func(j *jobs.Job) (*jobs.Job, error) {
+		created, err := l.h.jobs.Create(j)
+		if err == nil {
+			l.h.gate.record(l.decided(created, decidedBy, true))
+		}
+		return created, err
+	}, nil)
 }
 
 // notRun records the job as refused: nothing was typed.
@@ -136,18 +145,18 @@ func (l *launch) notRun(d approval.Decision, by string) (*jobs.Job, error) {
 	l.j.Status, l.j.Decision, l.j.PaneID = jobs.NotStarted, string(d), paneOrEmpty(l.pane)
 	created, err := l.h.jobs.Create(l.j)
 	if err == nil {
-		l.h.audit(l.decided(created, by, false))
+		l.h.gate.record(l.decided(created, by, false))
 	}
 	return created, err
 }
 
-// decided is the audit event of the job's decision.
-func (l *launch) decided(j *jobs.Job, by string, withReason bool) audit.Event {
-	ev := audit.Event{Event: "decision", Tool: "run_shell_command", RequestID: j.RequestID, JobID: j.ID, PaneID: j.PaneID, Command: j.Command, Decision: j.Decision, DecidedBy: by}
+// decided is the verdict on the job, as the audit log records it.
+func (l *launch) decided(j *jobs.Job, by string, withReason bool) verdict {
+	v := verdict{Tool: "run_shell_command", RequestID: j.RequestID, JobID: j.ID, Pane: j.PaneID, Command: j.Command, Decision: approval.Decision(j.Decision), By: by}
 	if withReason {
-		ev.Reason = j.Reason
+		v.Reason = j.Reason
 	}
-	return ev
+	return v
 }
 
 // askPerson puts the command to a person: through the caller's client
@@ -156,7 +165,7 @@ func (l *launch) decided(j *jobs.Job, by string, withReason bool) audit.Event {
 func (l *launch) askPerson(ctx context.Context, subj approval.Subject) (*jobs.Job, error) {
 	h, j := l.h, l.j
 	if sh := approval.Show(j.Command); sh.TooLong {
-		h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", PaneID: paneOrEmpty(l.pane), Command: j.Command, Decision: string(approval.Rejected), DecidedBy: "tmuxmcp: too long to show"})
+		h.gate.record(verdict{Tool: "run_shell_command", Pane: paneOrEmpty(l.pane), Command: j.Command, Decision: approval.Rejected, By: "tmuxmcp: too long to show"})
 		return nil, tooLongToShow(sh)
 	}
 	switch h.reviewRoute(ctx, l.c) {
@@ -164,7 +173,9 @@ func (l *launch) askPerson(ctx context.Context, subj approval.Subject) (*jobs.Jo
 		return nil, h.askClient(elicitation{Command: j.Command, Pane: paneOrEmpty(l.pane), CWD: l.cwd, RequestID: j.RequestID, Program: subj.Program}, j.Reason)
 	case "tmux":
 	default:
-		h.audit(audit.Event{Event: "decision", Tool: "run_shell_command", PaneID: paneOrEmpty(l.pane), Command: j.Command, Decision: string(approval.Rejected), Reason: ownerSessionUnavailable})
+		// The audit line names the refusal in reason, as it always has
+		// (tools read it there).
+		h.gate.record(verdict{Tool: "run_shell_command", Pane: paneOrEmpty(l.pane), Command: j.Command, Decision: approval.Rejected, Reason: ownerSessionUnavailable})
 		return nil, ownerReviewUnavailable(ownerSessionUnavailable, fmt.Sprintf("This command (%s)", truncate(approval.Visible(j.Command), 60)))
 	}
 	if err := h.startReview(ctx, "run_shell_command", l.pane, j.Command); err != nil {
@@ -174,54 +185,83 @@ func (l *launch) askPerson(ctx context.Context, subj approval.Subject) (*jobs.Jo
 	j.Status, j.Decision, j.PaneID = jobs.NotStarted, string(approval.Pending), paneOrEmpty(l.pane)
 	created, err := h.jobs.Create(j)
 	if err != nil {
-		h.slot.Release(false)
+		h.gate.slot.Release(false)
 		return nil, err
 	}
 	req := approval.Request{RequestID: created.ID, Tool: "run_shell_command", Pane: created.PaneID, Program: subj.Program, CWD: subj.CWD, Command: j.Command, Reason: j.Reason}
-	in, pane := l.in, l.pane
-	h.run.Go(created.ID, func(run *runner.Run) { h.review(run, req, in, pane) })
+	h.run.Go(created.ID, func(run *runner.Run) { h.review(run, req, l) })
 	return created, nil
+}
+
+// begin puts the job in its pane: a fresh pane made now, or the pane's
+// shell typed into. save records the job before anything is typed (a new
+// record, or a pending one updated); run is the job's run when it has one
+// already (a review that was approved), nil to start one.
+func (l *launch) begin(ctx context.Context, save func(*jobs.Job) (*jobs.Job, error), run *runner.Run) (*jobs.Job, error) {
+	if l.pane < 0 {
+		return l.inFreshPane(ctx, save, run)
+	}
+	return l.inPane(ctx, save, run)
 }
 
 // inFreshPane makes the job's pane now, so the result names it; its shell
 // may still be starting, and the command is typed once it is ready, while
 // the call's waitMs goes on.
-func (l *launch) inFreshPane(ctx context.Context, decidedBy string) (*jobs.Job, error) {
+func (l *launch) inFreshPane(ctx context.Context, save func(*jobs.Job) (*jobs.Job, error), run *runner.Run) (*jobs.Job, error) {
 	h, j := l.h, l.j
 	np, err := h.run.CreatePane(ctx, runner.PaneSpec{Name: firstNonEmpty(j.Description, "tmuxmcp job"), CWD: l.cwd})
 	if err != nil {
 		return nil, h.createError(err, h.opts.Session, nil)
 	}
-	j.PaneID, j.FreshPane = paneName(np.Pane), true
-	created, err := h.jobs.Create(j)
+	j.PaneID, j.FreshPane, j.Status = paneName(np.Pane), true, jobs.Running
+	saved, err := save(j)
 	if err != nil {
 		_ = h.fleet.KillPane(context.WithoutCancel(ctx), np.Pane)
 		return nil, recordError(err)
 	}
-	h.audit(l.decided(created, decidedBy, true))
-	h.run.RunFresh(created, np)
-	return created, nil
+	if run != nil {
+		h.run.RunFreshIn(run, saved, np) // this run goes on as the job's: await and cancel find it
+	} else {
+		h.run.RunFresh(saved, np)
+	}
+	return saved, nil
 }
 
 // inPane records the job and types it into the pane's shell.
-func (l *launch) inPane(ctx context.Context, decidedBy string) (*jobs.Job, error) {
+func (l *launch) inPane(ctx context.Context, save func(*jobs.Job) (*jobs.Job, error), run *runner.Run) (*jobs.Job, error) {
 	h, j := l.h, l.j
 	if !l.fresh {
-		if err := l.ready(ctx, 0); err != nil {
+		if err := l.ready(ctx, l.wait); err != nil {
 			return nil, err
 		}
 	}
-	j.PaneID = paneName(l.pane)
-	created, err := h.jobs.Create(j)
+	j.PaneID, j.Status = paneName(l.pane), jobs.Running
+	saved, err := save(j)
 	if err != nil {
 		return nil, recordError(err)
 	}
-	h.audit(l.decided(created, decidedBy, true))
-	st, err := h.run.Start(ctx, created, l.sh, l.cwd)
+	st, err := h.run.Start(ctx, saved, l.sh, l.cwd)
 	if err != nil {
-		_, _ = h.jobs.Update(created.ID, func(x *jobs.Job) { x.Status = jobs.NotStarted; x.Ended = time.Now().UTC() })
+		_, _ = h.jobs.Update(saved.ID, func(x *jobs.Job) { x.Status = jobs.NotStarted; x.Ended = time.Now().UTC() })
 		return nil, h.paneError("paneId", l.pane, err)
 	}
-	h.run.Spawn(st)
-	return created, nil
+	if run != nil {
+		h.run.Watch(run, st)
+	} else {
+		h.run.Spawn(st)
+	}
+	return saved, nil
+}
+
+// newJob is the record of the command in, before it is decided on.
+func newJob(host string, in *RunShellCommandRequest) *jobs.Job {
+	j := &jobs.Job{Host: host, Command: in.Command, Status: jobs.Running, OutputLimit: DefaultOutputLimit, Keep: in.Keep,
+		RequestID: deref(in.RequestID), Reason: deref(in.Reason), Description: deref(in.Description)}
+	if in.OutputLimit != nil {
+		j.OutputLimit = *in.OutputLimit
+	}
+	if in.TimeoutMs != nil {
+		j.TimeoutMs = *in.TimeoutMs
+	}
+	return j
 }

@@ -11,6 +11,7 @@ import (
 
 // ListCommandsRequest filters and bounds the job list.
 type ListCommandsRequest struct {
+	On
 	Status *string `json:"status,omitempty"`
 	Limit  *int    `json:"limit,omitempty"`
 }
@@ -47,10 +48,7 @@ type ListCommandsResult struct {
 // ListCommands lists the host's jobs newest first (also those from before
 // a restart).
 func (h *Host) ListCommands(_ context.Context, c Caller, in *ListCommandsRequest) (*ListCommandsResult, error) {
-	limit := 50
-	if in.Limit != nil {
-		limit = *in.Limit
-	}
+	limit := listLimit(in)
 	out := &ListCommandsResult{Commands: []CommandSummary{}, HostErrors: []HostError{}}
 	for _, j := range h.jobs.List() {
 		if in.Status != nil && string(j.Status) != *in.Status {
@@ -64,4 +62,12 @@ func (h *Host) ListCommands(_ context.Context, c Caller, in *ListCommandsRequest
 			PaneID: j.PaneID, Host: h.opts.Host, ExitCode: j.ExitCode, Created: j.Created.Format(time.RFC3339), DurationMs: r.DurationMs})
 	}
 	return out, nil
+}
+
+// listLimit is how many jobs a listing returns.
+func listLimit(in *ListCommandsRequest) int {
+	if in.Limit != nil {
+		return *in.Limit
+	}
+	return 50
 }

@@ -9,6 +9,7 @@ import (
 
 // ListPanesRequest limits a listing to one session.
 type ListPanesRequest struct {
+	On
 	Session *string `json:"session,omitempty"`
 }
 

@@ -87,7 +87,7 @@ func (h *Host) approvalDir(ctx context.Context) string {
 	return path.Join(dir, "approvals")
 }
 
-// ask puts req, for this Host' host, to the people attached to its
+// ask puts req, for this host, to the people attached to its
 // tmux server and to the approver program, and returns the first answer.
 func (h *Host) ask(ctx context.Context, req approval.Request) approval.Answer {
 	req.Host = h.opts.Host
@@ -100,13 +100,14 @@ func (h *Host) ask(ctx context.Context, req approval.Request) approval.Answer {
 // made it.
 func (h *Host) askInTmux(ctx context.Context, req approval.Request) (approval.Decision, string) {
 	ans := h.ask(ctx, req)
-	h.slot.Release(ans.AllowAll)
+	h.gate.slot.Release(ans.AllowAll)
 	return ans.Decision, ans.By
 }
 
 // review runs a person's review of a pending job, then the job itself if
 // approved. It runs as the job's run: cancel_command withdraws it.
-func (h *Host) review(run *runner.Run, req approval.Request, in *RunShellCommandRequest, pane int) {
+func (h *Host) review(run *runner.Run, req approval.Request, l *launch) {
+	in, pane := l.in, l.pane
 	ctx := context.Background()
 	// While the person is asked, cancel_command withdraws the request.
 	rctx, endReview := context.WithCancel(ctx)
@@ -138,13 +139,13 @@ func (h *Host) review(run *runner.Run, req approval.Request, in *RunShellCommand
 		_ = h.fleet.SetPaneTitle(tctx, titled, oldTitle)
 		cancel()
 	}
-	h.slot.Release(ans.AllowAll)
+	h.gate.slot.Release(ans.AllowAll)
 	select {
 	case <-withdrawn:
 		ans = approval.Answer{Decision: approval.Rejected, By: "withdrawn by cancel_command"}
 	default:
 	}
-	h.audit(audit.Event{Event: "decision", Tool: req.Tool, JobID: req.RequestID, PaneID: req.Pane, Command: req.Command, Decision: string(ans.Decision), DecidedBy: ans.By, Reason: req.Reason})
+	h.gate.record(verdict{Tool: req.Tool, JobID: req.RequestID, Pane: req.Pane, Command: req.Command, Decision: ans.Decision, By: ans.By, Reason: req.Reason})
 	if ans.Decision != approval.Approved {
 		_, _ = h.jobs.Update(req.RequestID, func(x *jobs.Job) { x.Decision, x.Ended = string(ans.Decision), time.Now().UTC() })
 		return
@@ -158,51 +159,33 @@ func (h *Host) review(run *runner.Run, req approval.Request, in *RunShellCommand
 				x.Decision, x.Ended = string(approval.Rejected), time.Now().UTC()
 				x.Output = "approved, but the pane's directory changed from " + req.CWD + " to " + now.CWD + " since the person was asked: not run"
 			})
-			h.audit(audit.Event{Event: "decision", Tool: req.Tool, JobID: req.RequestID, PaneID: req.Pane, Command: req.Command, Decision: string(approval.Rejected), DecidedBy: "tmuxmcp: directory changed after approval"})
+			h.gate.record(verdict{Tool: req.Tool, JobID: req.RequestID, Pane: req.Pane, Command: req.Command, Decision: approval.Rejected, By: "tmuxmcp: directory changed after approval"})
 			return
 		}
 		if h.opts.Policy != nil {
 			if v := approval.Judge(h.opts.Policy, now); v.Action == policy.Deny {
 				_, _ = h.jobs.Update(req.RequestID, func(x *jobs.Job) { x.Decision, x.Ended = string(approval.Blocked), time.Now().UTC() })
-				h.audit(audit.Event{Event: "decision", Tool: req.Tool, JobID: req.RequestID, PaneID: req.Pane, Command: req.Command, Decision: string(approval.Blocked), DecidedBy: v.By})
+				h.gate.record(verdict{Tool: req.Tool, JobID: req.RequestID, Pane: req.Pane, Command: req.Command, Decision: approval.Blocked, By: v.By})
 				return
 			}
 		}
 	}
 	j, _ := h.jobs.Update(req.RequestID, func(x *jobs.Job) { x.Decision = string(approval.Approved) })
-	fail := func(err error) {
+	if pane >= 0 {
+		defer h.run.LockPane(pane)()
+	}
+	// The same start as a call's own (launch.begin), this run going on as
+	// the job's; the pane's shell is read afresh, waiting a little for one
+	// drawing its prompt.
+	l.j, l.fresh, l.wait = j, false, 2*time.Second
+	_, err = l.begin(context.Background(), func(j *jobs.Job) (*jobs.Job, error) {
+		return h.jobs.Update(req.RequestID, func(x *jobs.Job) { x.PaneID, x.FreshPane, x.Status = j.PaneID, j.FreshPane, jobs.Running })
+	}, run)
+	if err != nil {
 		_, _ = h.jobs.Update(req.RequestID, func(x *jobs.Job) {
-			x.Ended, x.LaunchError = time.Now().UTC(), "approved, but not started: "+err.Error()
+			x.Status, x.Ended, x.LaunchError = jobs.NotStarted, time.Now().UTC(), "approved, but not started: "+err.Error()
 		})
 	}
-	cwd := ""
-	if in.CWD != nil {
-		cwd = *in.CWD
-	}
-	if pane < 0 {
-		np, err := h.run.CreatePane(ctx, runner.PaneSpec{Name: firstNonEmpty(j.Description, "tmuxmcp job"), CWD: cwd})
-		if err != nil {
-			fail(err)
-			return
-		}
-		j, _ = h.jobs.Update(req.RequestID, func(x *jobs.Job) { x.PaneID, x.FreshPane, x.Status = paneName(np.Pane), true, jobs.Running })
-		h.run.RunFreshIn(run, j, np) // this run goes on as the job's: await and cancel find it
-		return
-	}
-	defer h.run.LockPane(pane)()
-	sh, err := h.run.Ready(ctx, pane, 2*time.Second)
-	if err != nil {
-		fail(h.runnerError("paneId", pane, err))
-		return
-	}
-	j, _ = h.jobs.Update(req.RequestID, func(x *jobs.Job) { x.Status = jobs.Running })
-	st, err := h.run.Start(ctx, j, sh, cwd)
-	if err != nil {
-		_, _ = h.jobs.Update(req.RequestID, func(x *jobs.Job) { x.Status = jobs.NotStarted })
-		fail(err)
-		return
-	}
-	h.run.Watch(run, st)
 }
 
 func firstNonEmpty(s ...string) string {

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
-
-	"github.com/tmuxmcp/tmuxmcp/jobs"
 )
 
 // Limits of run_shell_command.
@@ -25,6 +23,7 @@ var RequestIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 // RunShellCommandRequest is a command to run and how to wait for it.
 type RunShellCommandRequest struct {
+	On
 	Command     string  `json:"command"`
 	PaneID      *string `json:"paneId,omitempty"`
 	CWD         *string `json:"cwd,omitempty"`
@@ -88,9 +87,6 @@ func (in *RunShellCommandRequest) Check() error {
 // waits up to WaitMs for its end: a command's whole life, from the
 // request to its job record (see launch).
 func (h *Host) RunShellCommand(ctx context.Context, c Caller, in *RunShellCommandRequest) (*JobResult, error) {
-	if err := h.connected(); err != nil {
-		return nil, err
-	}
 	wait := time.Duration(DefaultWaitMs) * time.Millisecond
 	if in.WaitMs != nil {
 		wait = time.Duration(*in.WaitMs) * time.Millisecond
@@ -98,23 +94,7 @@ func (h *Host) RunShellCommand(ctx context.Context, c Caller, in *RunShellComman
 	if in.Background {
 		wait = 0
 	}
-	j := &jobs.Job{Host: h.opts.Host, Command: in.Command, Status: jobs.Running, OutputLimit: DefaultOutputLimit, Keep: in.Keep}
-	if in.OutputLimit != nil {
-		j.OutputLimit = *in.OutputLimit
-	}
-	if in.RequestID != nil {
-		j.RequestID = *in.RequestID
-	}
-	if in.Reason != nil {
-		j.Reason = *in.Reason
-	}
-	if in.Description != nil {
-		j.Description = *in.Description
-	}
-	if in.TimeoutMs != nil {
-		j.TimeoutMs = *in.TimeoutMs
-	}
-	job, err := h.launch(ctx, c, in, j)
+	job, err := h.Submit(ctx, c, in)
 	if err != nil {
 		return nil, err
 	}

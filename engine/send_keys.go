@@ -11,6 +11,7 @@ import (
 
 // SendKeysRequest is keys to press in a pane.
 type SendKeysRequest struct {
+	On
 	PaneID string   `json:"paneId"`
 	Keys   []string `json:"keys"`
 }

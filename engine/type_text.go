@@ -13,6 +13,7 @@ import (
 
 // TypeTextRequest is text to type into a pane.
 type TypeTextRequest struct {
+	On
 	PaneID string `json:"paneId"`
 	Text   string `json:"text"`
 	Submit bool   `json:"submit,omitempty"`

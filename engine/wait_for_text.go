@@ -16,6 +16,7 @@ const DefaultWaitTimeout = 30 * time.Second
 
 // WaitForTextRequest is what to wait for in a pane's output.
 type WaitForTextRequest struct {
+	On
 	PaneID    string   `json:"paneId"`
 	Patterns  []string `json:"patterns,omitempty"`
 	Regex     bool     `json:"regex,omitempty"`

@@ -22,5 +22,5 @@ func (s *Server) awaitCommandResultTool() Tool {
 		OutputSchema: jobOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Wait for a command's result", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}
-	return typed(s, tool, (*engine.Host).AwaitCommandResult)
+	return typed(s, tool, onHost(s, Host.AwaitCommandResult))
 }

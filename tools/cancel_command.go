@@ -3,7 +3,6 @@ package tools
 import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tmuxmcp/tmuxmcp/engine"
 )
 
 func (s *Server) cancelCommandTool() Tool {
@@ -18,5 +17,5 @@ func (s *Server) cancelCommandTool() Tool {
 		OutputSchema: jobOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Cancel a running command", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}
-	return typed(s, tool, (*engine.Host).CancelCommand)
+	return typed(s, tool, onHost(s, Host.CancelCommand))
 }

@@ -38,5 +38,5 @@ func (s *Server) capturePaneTool() Tool {
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Capture a pane's screen", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}
-	return typed(s, tool, (*engine.Host).CapturePane)
+	return typed(s, tool, onHost(s, Host.CapturePane))
 }

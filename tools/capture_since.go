@@ -33,5 +33,5 @@ func (s *Server) captureSinceTool() Tool {
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Read pane output since a cursor", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}
-	return typed(s, tool, (*engine.Host).CaptureSince)
+	return typed(s, tool, onHost(s, Host.CaptureSince))
 }

@@ -37,5 +37,5 @@ func (s *Server) createPaneTool() Tool {
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Create a pane", ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(true)},
 	}
-	return typed(s, tool, (*engine.Host).CreatePane)
+	return typed(s, tool, onHost(s, Host.CreatePane))
 }

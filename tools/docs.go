@@ -16,8 +16,8 @@ import (
 func Catalog(cfg engine.Config) []*mcp.Tool {
 	s := &Server{cfg: engine.WithDefaults(cfg)}
 	var out []*mcp.Tool
-	for _, t := range s.ownTools() {
-		out = append(out, withHost(t.Tool))
+	for _, t := range s.Tools() {
+		out = append(out, t.Tool)
 	}
 	return out
 }

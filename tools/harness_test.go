@@ -19,7 +19,6 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/machine"
 	"github.com/tmuxmcp/tmuxmcp/policy"
-	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
@@ -78,7 +77,6 @@ func newEnv(t *testing.T, o envOptions) *env {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	hub := stream.NewHub(o.retain)
 	stateDir := o.stateDir
 	if stateDir == "" {
 		stateDir = t.TempDir()
@@ -87,11 +85,11 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if o.machine != nil {
 		machine = o.machine(stateDir)
 	}
-	h, err := engine.Open(ctx, target, hub, engine.Config{Session: "agent", WaitMax: o.waitMax, StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review, ApprovalVia: o.via, Approver: o.approver, RestartServer: restartFunc(t, o.restart, target), Host: o.host, Machine: machine}, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	h, err := engine.OpenHost(ctx, engine.Config{Target: target, Retain: o.retain, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Session: "agent", WaitMax: o.waitMax, StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review, ApprovalVia: o.via, Approver: o.approver, RestartServer: restartFunc(t, o.restart, target), Host: o.host, Machine: machine})
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
-	s := New(engine.NewHosts(h), Options{Version: "test", CheckResults: true})
+	s := New(Engine(engine.NewHosts(h)), Options{Version: "test", CheckResults: true})
 	server := s.NewServer()
 	ct, st := mcp.NewInMemoryTransports()
 	ss, err := server.Connect(ctx, st, nil)

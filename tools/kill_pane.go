@@ -3,7 +3,6 @@ package tools
 import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-	"github.com/tmuxmcp/tmuxmcp/engine"
 )
 
 func (s *Server) killPaneTool() Tool {
@@ -22,5 +21,5 @@ func (s *Server) killPaneTool() Tool {
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Kill a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},
 	}
-	return typed(s, tool, (*engine.Host).KillPane)
+	return typed(s, tool, onHost(s, Host.KillPane))
 }

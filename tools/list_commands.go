@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/engine"
@@ -30,5 +32,7 @@ func (s *Server) listCommandsTool() Tool {
 		OutputSchema: outputObject(map[string]*jsonschema.Schema{"commands": {Type: "array", Items: item, Description: "Jobs, newest first (of every host unless host is given)."}, "hostErrors": hostErrorsSchema()}),
 		Annotations:  &mcp.ToolAnnotations{Title: "List commands", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}
-	return typed(s, tool, (*engine.Host).ListCommands)
+	return typed(s, tool, func(ctx context.Context, c engine.Caller, in *engine.ListCommandsRequest) (*engine.ListCommandsResult, error) {
+		return s.hosts.ListCommands(ctx, c, in)
+	})
 }

@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"context"
+
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/engine"
@@ -43,5 +45,7 @@ func (s *Server) listPanesTool() Tool {
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "List panes", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}
-	return typed(s, tool, (*engine.Host).ListPanes)
+	return typed(s, tool, func(ctx context.Context, c engine.Caller, in *engine.ListPanesRequest) (*engine.ListPanesResult, error) {
+		return s.hosts.ListPanes(ctx, c, in)
+	})
 }

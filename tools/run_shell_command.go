@@ -32,5 +32,5 @@ func (s *Server) runShellCommandTool() Tool {
 		OutputSchema: jobOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Run a shell command", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 	}
-	return typed(s, tool, (*engine.Host).RunShellCommand)
+	return typed(s, tool, onHost(s, Host.RunShellCommand))
 }

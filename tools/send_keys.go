@@ -23,5 +23,5 @@ func (s *Server) sendKeysTool() Tool {
 		OutputSchema: inputOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Send keys to a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 	}
-	return typed(s, tool, (*engine.Host).SendKeys)
+	return typed(s, tool, onHost(s, Host.SendKeys))
 }

@@ -53,7 +53,7 @@ type WaitTrace = engine.WaitTrace
 
 // Server serves the tool contract over MCP for a set of hosts.
 type Server struct {
-	hosts *engine.Hosts
+	hosts Hosts
 	cfg   engine.Config // the local host's: limits named in descriptions
 	opts  Options
 
@@ -62,18 +62,16 @@ type Server struct {
 	list   paneList      // the live panes as resources/list shows them
 	server *mcp.Server   // for resource-updated notifications
 
-	toolsOnce sync.Once
-	onHost    map[string]hostHandler // each tool's handler on a chosen host
-
 	closing   chan struct{} // closed by Close: resource watchers stop
 	closeOnce sync.Once
 	calls     inFlight       // tool calls in progress, for a clean shutdown
 	wg        sync.WaitGroup // resource watchers
 }
 
-// New returns the adapter for hosts. Close it before closing the hosts.
-func New(hosts *engine.Hosts, opts Options) *Server {
-	return &Server{hosts: hosts, cfg: hosts.Local().Config(), opts: opts,
+// New returns the adapter for hosts (Engine(*engine.Hosts) in tmuxmcp).
+// Close it before closing the hosts.
+func New(hosts Hosts, opts Options) *Server {
+	return &Server{hosts: hosts, cfg: hosts.Config(), opts: opts,
 		closing: make(chan struct{}),
 		subs:    subscriptions{watches: map[string]*resourceWatch{}, ending: map[*mcp.ServerSession]bool{}},
 		list:    paneList{pending: make(chan struct{}, 1)}}
@@ -123,7 +121,7 @@ func (s *Server) NewServer() *mcp.Server {
 			UnsubscribeHandler: s.unsubscribe,
 			CompletionHandler:  s.complete,
 		})
-	remote := len(s.hosts.Remotes()) > 0
+	remote := s.hosts.Remote()
 	for _, t := range s.Tools() {
 		srv.AddTool(servedOn(t.Tool, remote), t.Handler)
 	}
@@ -137,25 +135,11 @@ func (s *Server) NewServer() *mcp.Server {
 type Tool struct {
 	Tool    *mcp.Tool
 	Handler mcp.ToolHandler
-
-	onHost hostHandler
 }
-
-// hostHandler runs a call on the host route picked for it.
-type hostHandler func(ctx context.Context, req *mcp.CallToolRequest, h *engine.Host) (*mcp.CallToolResult, error)
 
 // Tools returns every tool in a stable order, each taking the host
-// argument (which route takes off before the call runs on its host).
+// argument.
 func (s *Server) Tools() []Tool {
-	ts := s.ownTools()
-	for i := range ts {
-		ts[i].Tool = withHost(ts[i].Tool)
-		ts[i].Handler = s.route(ts[i].Tool.Name)
-	}
-	return ts
-}
-
-func (s *Server) ownTools() []Tool {
 	return []Tool{
 		s.waitForTextTool(),
 		s.captureSinceTool(),
@@ -183,16 +167,19 @@ func errorf(format string, args ...any) error { return &toolError{fmt.Sprintf(fo
 // name the field, the value and the fix.
 type checker interface{ Check() error }
 
-// typed builds a Tool from an engine method. Arguments are decoded
+// typed builds a Tool from a call into the engine. Arguments are decoded
 // strictly (unknown fields and wrong types are errors naming the field),
-// checked by the request's own Check method, which gives friendlier errors
-// than schema validation, and then by the schema itself as a safety net.
-// The output is validated against the output schema, so the advertised
-// contract holds.
-func typed[In any, Out any](s *Server, tool *mcp.Tool, method func(*engine.Host, context.Context, engine.Caller, *In) (*Out, error)) Tool {
+// checked by the request's own Check method, which gives friendlier
+// errors than schema validation, and then by the schema itself as a
+// safety net. The output is validated against the output schema, so the
+// advertised contract holds. Every tool takes the host argument.
+func typed[In any, Out any](s *Server, tool *mcp.Tool, call func(context.Context, engine.Caller, *In) (*Out, error)) Tool {
+	tool = withHost(tool)
 	inRes := mustResolve(tool.InputSchema.(*jsonschema.Schema))
 	outRes := mustResolve(tool.OutputSchema.(*jsonschema.Schema))
-	return Tool{Tool: tool, onHost: func(ctx context.Context, req *mcp.CallToolRequest, h *engine.Host) (res *mcp.CallToolResult, err error) {
+	return Tool{Tool: tool, Handler: func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
+		s.calls.begin()
+		defer s.calls.end()
 		defer func() {
 			// A bug must cost one call, never the server and every wait.
 			if p := recover(); p != nil {
@@ -203,7 +190,7 @@ func typed[In any, Out any](s *Server, tool *mcp.Tool, method func(*engine.Host,
 		if err != nil {
 			return errorResult(err), nil
 		}
-		out, err := method(h, ctx, mcpCaller{req}, in)
+		out, err := call(ctx, mcpCaller{req}, in)
 		var ask *engine.ClientAsk
 		if errors.As(err, &ask) {
 			return askResult(ask), nil // ask the client's user, then be called again
@@ -213,6 +200,18 @@ func typed[In any, Out any](s *Server, tool *mcp.Tool, method func(*engine.Host,
 		}
 		return s.encode(tool.Name, out, outRes)
 	}}
+}
+
+// onHost is a Host method run on the host the request names (picked by
+// Hosts.For: its jobId, requestId or cursor must be that host's).
+func onHost[In any, Out any](s *Server, method func(Host, context.Context, engine.Caller, *In) (*Out, error)) func(context.Context, engine.Caller, *In) (*Out, error) {
+	return func(ctx context.Context, c engine.Caller, in *In) (*Out, error) {
+		h, err := s.hosts.For(ctx, any(in).(engine.Routed))
+		if err != nil {
+			return nil, err
+		}
+		return method(h, ctx, c, in)
+	}
 }
 
 // decodeArgs decodes and checks a call's arguments.
@@ -327,6 +326,10 @@ func decodeStrict(raw json.RawMessage, v any) error {
 		}
 		if f, ok := strings.CutPrefix(err.Error(), "json: unknown field "); ok {
 			return errorf("unknown argument %s: remove it (the tool's input schema lists the accepted arguments)", f)
+		}
+		var own *engine.Error
+		if errors.As(err, &own) {
+			return own // an argument's own decoding said what is wrong (host)
 		}
 		return errorf("arguments are not a valid JSON object: %v", err)
 	}

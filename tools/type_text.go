@@ -21,5 +21,5 @@ func (s *Server) typeTextTool() Tool {
 		OutputSchema: inputOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Type text into a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
 	}
-	return typed(s, tool, (*engine.Host).TypeText)
+	return typed(s, tool, onHost(s, Host.TypeText))
 }

@@ -47,5 +47,5 @@ func (s *Server) waitForTextTool() Tool {
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Wait for text in a pane", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
 	}
-	return typed(s, tool, (*engine.Host).WaitForText)
+	return typed(s, tool, onHost(s, Host.WaitForText))
 }

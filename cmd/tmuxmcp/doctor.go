@@ -20,7 +20,6 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/host"
 	"github.com/tmuxmcp/tmuxmcp/runner"
 	"github.com/tmuxmcp/tmuxmcp/shell"
-	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 	"github.com/tmuxmcp/tmuxmcp/tools"
 )
@@ -128,14 +127,14 @@ func checkShell(ctx context.Context, c *config, conn *host.SSH) (bool, string) {
 		}
 	}()
 	sc.shellPath, _ = target.DefaultShellOption(ctx)
-	hub := stream.NewHub(0)
 	log := slog.New(slog.DiscardHandler)
-	local, err := engine.Open(ctx, target, hub, opts, log)
+	opts.Target, opts.Log = target, log
+	local, err := engine.OpenHost(ctx, opts)
 	if err != nil {
 		return false, fmt.Sprintf("could not attach to the throwaway tmux server: %v", err)
 	}
 	defer local.Close()
-	h := tools.New(engine.NewHosts(local), tools.Options{Version: versionString()})
+	h := tools.New(tools.Engine(engine.NewHosts(local)), tools.Options{Version: versionString()})
 	defer h.Close()
 	cs, closeClient, err := inMemoryClient(ctx, h)
 	if err != nil {

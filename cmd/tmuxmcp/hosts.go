@@ -13,9 +13,6 @@ import (
 
 	"github.com/tmuxmcp/tmuxmcp/engine"
 	"github.com/tmuxmcp/tmuxmcp/host"
-	"github.com/tmuxmcp/tmuxmcp/runner"
-	"github.com/tmuxmcp/tmuxmcp/shell"
-	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
@@ -105,25 +102,14 @@ func startRemote(ctx context.Context, c *config, spec host.Spec, conn *host.SSH,
 	if err != nil {
 		return nil, err
 	}
-	ensure := func(ctx context.Context) error {
-		argv, env, options := runner.SessionLaunch(integ)
-		if !c.keepPagers {
-			if env == nil {
-				env = map[string]string{}
-			}
-			maps.Copy(env, shell.NoPagerEnv())
-		}
-		_, err := target.EnsureSession(ctx, tmux.SessionSpec{Name: c.session, Width: 200, Height: 50, Command: argv, Env: env, PaneOptions: options})
-		return err
-	}
+	ensure := func(ctx context.Context) error { return c.firstPane(integ).Ensure(ctx, target) }
 	if err := ensure(ctx); err != nil {
 		return nil, fmt.Errorf("host %s: %w", spec.Name, err)
 	}
 	o := opts
 	o.Host, o.Machine, o.Shell, o.StateDir, o.RestartServer = spec.Name, conn, integ, dir, ensure
-	hub := stream.NewHub(c.retain)
-	hub.SetRetainTotal(c.retainAll)
-	h, err := engine.Open(ctx, target, hub, o, log)
+	o.Target, o.Retain, o.RetainTotal, o.Log = target, c.retain, c.retainAll, log
+	h, err := engine.OpenHost(ctx, o)
 	if err != nil {
 		return nil, fmt.Errorf("host %s: %w", spec.Name, err)
 	}

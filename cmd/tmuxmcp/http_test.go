@@ -17,7 +17,6 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/httpmcp"
 	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
-	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tools"
 )
 
@@ -45,11 +44,11 @@ func httpEnv(t *testing.T) (*httptest.Server, *tools.Server) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	local, err := engine.Open(ctx, target, stream.NewHub(0), engine.Config{Session: "agent", StateDir: t.TempDir()}, log)
+	local, err := engine.OpenHost(ctx, engine.Config{Target: target, Log: log, Session: "agent", StateDir: t.TempDir()})
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := tools.New(engine.NewHosts(local), tools.Options{Version: "test", CheckResults: true})
+	h := tools.New(tools.Engine(engine.NewHosts(local)), tools.Options{Version: "test", CheckResults: true})
 	server := h.NewServer()
 	srv := httptest.NewUnstartedServer(httpmcp.Handler(server, httpmcp.Config{Token: testToken, TokenWhere: "the test", SessionTimeout: time.Minute, Log: log}))
 	srv.Config.ReadHeaderTimeout = httpmcp.ReadHeaderTimeout

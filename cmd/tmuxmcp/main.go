@@ -32,7 +32,6 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/engine"
 	"github.com/tmuxmcp/tmuxmcp/httpmcp"
 	"github.com/tmuxmcp/tmuxmcp/policy"
-	"github.com/tmuxmcp/tmuxmcp/runner"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stdio"
 	"github.com/tmuxmcp/tmuxmcp/stream"
@@ -379,7 +378,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	}
 	// The session's first pane, the one a person sees first on attach,
 	// runs the integrated shell like every pane tmuxmcp creates.
-	ensure := func(ctx context.Context) error { return ensureSession(ctx, c, integ) }
+	ensure := func(ctx context.Context) error { return c.firstPane(integ).Ensure(ctx, c.target) }
 	if err := ensure(startCtx); err != nil {
 		return err
 	}
@@ -397,12 +396,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 		return err
 	}
 	defer closeAudit()
-	hub := stream.NewHub(c.retain)
-	hub.SetRetainTotal(c.retainAll)
-	local, err := engine.Open(startCtx, c.target, hub, opts, log)
-	if err != nil {
-		return err
-	}
+	opts.Target, opts.Retain, opts.RetainTotal, opts.Log = c.target, c.retain, c.retainAll, log
 	remotes := remoteHosts(c, stateDir, opts, log)
 	defer func() {
 		for _, r := range remotes {
@@ -413,26 +407,23 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	for _, r := range remotes {
 		others = append(others, r.remote)
 	}
-	hosts := engine.NewHosts(local, others...)
-	defer hosts.Close()
-	for _, r := range remotes {
-		go func() {
-			// Connect now, so list_panes shows the host's panes at once; a
-			// host that cannot be reached is tried again by the next call
-			// that names it.
-			if _, err := r.remote.Host(ctx); err != nil {
-				log.Warn("host not reachable yet", "host", r.remote.Name, "err", err)
-			}
-		}()
+	hosts, err := engine.Open(startCtx, opts, others...)
+	if err != nil {
+		return err
 	}
-	h := tools.New(hosts, served)
+	defer hosts.Close()
+	// Connect now, so list_panes shows the hosts' panes at once; a host
+	// that cannot be reached is tried again by the next call that names it.
+	hosts.Connect(ctx, func(name string, err error) { log.Warn("host not reachable yet", "host", name, "err", err) })
+	local := hosts.Local()
+	h := tools.New(tools.Engine(hosts), served)
 	defer h.Close()
 	watch := "tmux " + strings.Join(tmux.Target{SocketName: c.target.SocketName, SocketPath: c.target.SocketPath}.Args(), " ") + " attach -t " + c.session
 	server := h.NewServer()
 	if c.httpAddr != "" {
 		return serveHTTPMode(ctx, c, h, server, watch, hints, log)
 	}
-	log.Info("tmuxmcp serving MCP on stdio", "tmux", c.target.String(), "session", c.session, "panes", len(hub.Panes()))
+	log.Info("tmuxmcp serving MCP on stdio", "tmux", c.target.String(), "session", c.session, "panes", len(local.Recorded()))
 	quoted := []string{shellQuote(executable())}
 	for _, a := range args {
 		quoted = append(quoted, shellQuote(a))
@@ -443,21 +434,9 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	return serveStdio(ctx, h, server, stdin, stdout, trace, log)
 }
 
-// ensureSession creates the session unless it exists: its first pane runs
-// the integrated shell (a new tag for each server start), without pagers
-// unless --keep-pagers.
-func ensureSession(ctx context.Context, c *config, integ *shell.Integration) error {
-	argv, env, options := runner.SessionLaunch(integ)
-	if !c.keepPagers {
-		if env == nil {
-			env = map[string]string{}
-		}
-		for k, v := range shell.NoPagerEnv() {
-			env[k] = v
-		}
-	}
-	_, err := c.target.EnsureSession(ctx, tmux.SessionSpec{Name: c.session, Width: 200, Height: 50, Command: argv, Env: env, PaneOptions: options})
-	return err
+// firstPane is the session tmuxmcp works in, as the flags say.
+func (c *config) firstPane(integ *shell.Integration) engine.Session {
+	return engine.Session{Name: c.session, Width: 200, Height: 50, Shell: integ, KeepPagers: c.keepPagers}
 }
 
 // hostOptions is what the hosts are opened with (the flags, the policy and

@@ -1,0 +1,34 @@
+package engine
+
+import (
+	"context"
+	"maps"
+
+	"github.com/tmuxmcp/tmuxmcp/runner"
+	"github.com/tmuxmcp/tmuxmcp/shell"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
+)
+
+// Session is the session tmuxmcp works in on a host: the one a person
+// sees first on attach. Its first pane runs the integrated shell like
+// every pane tmuxmcp creates, without pagers unless KeepPagers.
+type Session struct {
+	Name          string
+	Width, Height int
+	Shell         *shell.Integration // nil: the plain shell
+	KeepPagers    bool
+}
+
+// Ensure creates the session on target unless it exists (a new shell tag
+// for each server start).
+func (s Session) Ensure(ctx context.Context, target tmux.Target) error {
+	argv, env, options := runner.SessionLaunch(s.Shell)
+	if !s.KeepPagers {
+		if env == nil {
+			env = map[string]string{}
+		}
+		maps.Copy(env, shell.NoPagerEnv())
+	}
+	_, err := target.EnsureSession(ctx, tmux.SessionSpec{Name: s.Name, Width: s.Width, Height: s.Height, Command: argv, Env: env, PaneOptions: options})
+	return err
+}
