@@ -75,6 +75,21 @@ func (r *Runner) Watch(run *Run, st *Started) {
 				return
 			}
 			if w.pos < c.End {
+				// Behind the pane's output (a flood on a starved machine):
+				// a stop, its next step and the job's timeout are still
+				// acted on between chunks, or a runaway would never be
+				// interrupted.
+				select {
+				case st := <-run.stop:
+					w.stopRequested(st)
+				case <-w.stepT.C:
+					if w.stepDue() {
+						return
+					}
+				case <-w.timeout:
+					w.timedOut()
+				default:
+				}
 				continue
 			}
 		}
