@@ -24,11 +24,16 @@ run-stdio: build
 build:
 	$(GO) build -ldflags "$(LDFLAGS)" -o $(BIN) ./cmd/tmuxmcp
 
+# The integration tests mostly wait on their own tmux servers and shells:
+# more of them at once than go test's default (GOMAXPROCS) keeps a 2-core
+# machine busy.
+TESTPARALLEL ?= 8
+
 ## test: vet and every test, with the race detector, against real tmux on private sockets
 test:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
-	$(GO) test -race -count=1 -timeout 10m ./...
+	$(GO) test -race -count=1 -timeout 10m -parallel $(TESTPARALLEL) ./...
 
 ## bench: the benchmark suite (latency, run round trip, ingest, idle cost, memory, hot paths, scale curve) against baselines measured in the same run; prints one table, writes docs/bench.md and docs/bench.svg (about 5 minutes; BENCHFLAGS="-only latency,hot" for part)
 bench: build

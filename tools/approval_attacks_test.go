@@ -36,6 +36,7 @@ func attackPolicies(t *testing.T) map[string]*policy.Policy {
 }
 
 func TestNoKeySpellingOrEscapeRunsARefusedCommand(t *testing.T) {
+	t.Parallel()
 	attacks := map[string][]string{
 		"hex with junk 0xdg":   {"0xdg"},
 		"hex with junk 0x0dz":  {"0x0dz"},
@@ -51,6 +52,7 @@ func TestNoKeySpellingOrEscapeRunsARefusedCommand(t *testing.T) {
 	}
 	for pname, pol := range attackPolicies(t) {
 		t.Run(pname, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t, envOptions{policy: pol})
 			pane, _ := e.shell(t)
 			for name, keys := range attacks {
@@ -88,6 +90,7 @@ func TestNoKeySpellingOrEscapeRunsARefusedCommand(t *testing.T) {
 }
 
 func TestAKeyNameOutsideTheTableIsAnErrorThatListsTheNames(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"echo hi", "Return"}})
@@ -101,8 +104,10 @@ func TestAKeyNameOutsideTheTableIsAnErrorThatListsTheNames(t *testing.T) {
 }
 
 func TestCreatePaneEnvAndArgvAreJudgedAsWhatTheyRun(t *testing.T) {
+	t.Parallel()
 	for pname, pol := range attackPolicies(t) {
 		t.Run(pname, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t, envOptions{policy: pol})
 			before := len(e.ok(t, "list_panes", map[string]any{}).M["panes"].([]any))
 			v := mkVictim(t)
@@ -130,6 +135,7 @@ func TestCreatePaneEnvAndArgvAreJudgedAsWhatTheyRun(t *testing.T) {
 }
 
 func TestAnAllowedCommandCannotCarryAnother(t *testing.T) {
+	t.Parallel()
 	pol := attackPolicies(t)["readme-deny"]
 	e := newEnv(t, envOptions{policy: pol})
 	pane, _ := e.shell(t)
@@ -155,6 +161,7 @@ func TestAnAllowedCommandCannotCarryAnother(t *testing.T) {
 }
 
 func TestACwdRuleHoldsForEverySpellingOfTheDirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	prot := filepath.Join(dir, "prod")
 	if err := os.Mkdir(prot, 0o700); err != nil {
@@ -179,6 +186,7 @@ func TestACwdRuleHoldsForEverySpellingOfTheDirectory(t *testing.T) {
 }
 
 func TestACommandTooLongToShowIsNeverPutToAPerson(t *testing.T) {
+	t.Parallel()
 	pol, _ := policy.New(policy.Ask, nil)
 	e := newEnv(t, envOptions{policy: pol})
 	pane, _ := e.shell(t)
@@ -191,6 +199,7 @@ func TestACommandTooLongToShowIsNeverPutToAPerson(t *testing.T) {
 }
 
 func TestTextTypedAtAPasswordPromptIsNeverRecorded(t *testing.T) {
+	t.Parallel()
 	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
 	al, _ := audit.Open(logPath)
 	e := newEnv(t, envOptions{audit: al})
@@ -208,6 +217,7 @@ func TestTextTypedAtAPasswordPromptIsNeverRecorded(t *testing.T) {
 }
 
 func TestTheAuditLogRedactsReasonsAndTypedSecrets(t *testing.T) {
+	t.Parallel()
 	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
 	al, _ := audit.Open(logPath)
 	e := newEnv(t, envOptions{audit: al})
@@ -227,6 +237,7 @@ func TestTheAuditLogRedactsReasonsAndTypedSecrets(t *testing.T) {
 // its answer decides, its silence is denied-timeout, its crash
 // denied-error, and nothing runs unless it approves.
 func TestAnApproverProgramDecidesForAPersonAway(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	cases := []struct {
 		name, body, decision string
@@ -290,8 +301,10 @@ func appeared(path string) bool {
 // zsh's completion runs $(…) on the line (Tab, and C-d's listing), bash's
 // and fish's do not, but every shell's Tab and C-d are judged.
 func TestCompletionKeysCannotRunACommandSubstitution(t *testing.T) {
+	t.Parallel()
 	for _, sh := range []string{"/usr/bin/zsh", "/bin/bash", "/usr/bin/fish"} {
 		t.Run(filepath.Base(sh), func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t, envOptions{policy: attackPolicies(t)["deny"], shell: sh})
 			pane := e.ok(t, "create_pane", map[string]any{"waitMs": 30000}).Str("paneId")
 			for _, keys := range [][]string{{"Tab"}, {"C-d"}, {"C-i"}} {
@@ -317,6 +330,7 @@ func TestCompletionKeysCannotRunACommandSubstitution(t *testing.T) {
 }
 
 func TestALineContinuedAcrossEntersIsJudgedWhole(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{policy: attackPolicies(t)["readme"]})
 	pane, _ := e.shell(t)
 	v := mkVictim(t)
@@ -333,6 +347,7 @@ func TestALineContinuedAcrossEntersIsJudgedWhole(t *testing.T) {
 }
 
 func TestAFreshPaneUnderADefaultCommandIsJudgedAsShell(t *testing.T) {
+	t.Parallel()
 	target := tmuxtest.Server(t, "agent", 120, 40)
 	if _, err := target.Run(t.Context(), "set-option", "-g", "default-command", "exec /bin/bash"); err != nil {
 		t.Fatal(err)
@@ -349,6 +364,7 @@ func TestAFreshPaneUnderADefaultCommandIsJudgedAsShell(t *testing.T) {
 }
 
 func TestTextTypedAheadOfTheShellIsJudgedAsShell(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{policy: attackPolicies(t)["readme-deny"]})
 	pane, _ := e.shell(t)
 	// An allowed command that reads the terminal: git diff of standard input.
@@ -368,6 +384,7 @@ func TestTextTypedAheadOfTheShellIsJudgedAsShell(t *testing.T) {
 // Under a default of deny, an allowed command typed with type_text runs:
 // the prompt the screen shows before it is not part of what is judged.
 func TestAnAllowedCommandCanBeTypedUnderDefaultDeny(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{policy: attackPolicies(t)["readme-deny"]})
 	pane, _ := e.shell(t)
 	r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "git status --short 2>/dev/null", "submit": true})
@@ -380,11 +397,13 @@ func TestAnAllowedCommandCanBeTypedUnderDefaultDeny(t *testing.T) {
 // editor has no insert-mode binding for puts it in command mode, where #
 // accepts the line: every key after one is refused in a shell.
 func TestViModeCannotBeEnteredThroughAnEscapeSequenceKey(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ sh, rc, file, key, pound string }{
 		{"/usr/bin/zsh", "PS1='%# '\nbindkey -v\n", ".zshrc", "PageUp", "#"},
 		{"/bin/bash", "PS1='$ '\nset -o vi\n", ".bashrc", "S-Left", "1#"},
 	} {
 		t.Run(filepath.Base(c.sh), func(t *testing.T) {
+			t.Parallel()
 			e := homeEnvWith(t, c.sh, map[string]string{c.file: c.rc}, envOptions{policy: attackPolicies(t)["deny"]})
 			pane := e.ok(t, "create_pane", map[string]any{"waitMs": 30000}).Str("paneId")
 			m := marker(t)
@@ -404,11 +423,13 @@ func TestViModeCannotBeEnteredThroughAnEscapeSequenceKey(t *testing.T) {
 }
 
 func TestHistoryExpansionCannotRebuildADeniedLine(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ sh, first, second string }{
 		{"/bin/bash", `git status "x;touch %s;#"`, `git status !-1:gs/"//"`},
 		{"/usr/bin/zsh", `git status "x;touch %s;:"`, `git status !-1:Q`},
 	} {
 		t.Run(filepath.Base(c.sh), func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t, envOptions{policy: attackPolicies(t)["readme-deny"], shell: c.sh})
 			pane := e.ok(t, "create_pane", map[string]any{"waitMs": 30000}).Str("paneId")
 			m := marker(t)
@@ -426,8 +447,10 @@ func TestHistoryExpansionCannotRebuildADeniedLine(t *testing.T) {
 // ^old^new re-runs the last line changed: run_shell_command never types
 // it into a shell's line editor (its job script has no history).
 func TestQuickSubstitutionCannotRebuildADeniedCommand(t *testing.T) {
+	t.Parallel()
 	for _, sh := range []string{"/bin/bash", "/usr/bin/zsh"} {
 		t.Run(filepath.Base(sh), func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t, envOptions{policy: attackPolicies(t)["readme"], shell: sh})
 			pane := e.ok(t, "create_pane", map[string]any{"waitMs": 30000}).Str("paneId")
 			v := mkVictim(t)

@@ -22,6 +22,7 @@ import (
 )
 
 func TestPolicyBlocksAllowsAndRefusesToAskNobody(t *testing.T) {
+	t.Parallel()
 	pol, err := policy.New(policy.Ask, []policy.Rule{
 		{Name: "no rm", Action: policy.Deny, Command: `\brm\b`},
 		{Name: "echo ok", Action: policy.Allow, Command: `^echo `},
@@ -82,6 +83,8 @@ func TestPolicyBlocksAllowsAndRefusesToAskNobody(t *testing.T) {
 }
 
 func TestAskingAPersonInTmux(t *testing.T) {
+	// Not parallel: the person's key must reach the popup within the 1 s
+	// review, which other tests' load would stretch.
 	target := tmuxtest.Server(t, "agent", 120, 40)
 	ctx := context.Background()
 	if _, err := target.Run(ctx, "set-hook", "-g", "client-attached", "wait-for -S human-attached"); err != nil {
@@ -152,6 +155,7 @@ func TestAskingAPersonInTmux(t *testing.T) {
 }
 
 func TestAskWithNobodyAttached(t *testing.T) {
+	t.Parallel()
 	pol, _ := policy.New(policy.Ask, nil)
 	e := newEnv(t, envOptions{policy: pol})
 	pane, before := e.shell(t)
@@ -165,8 +169,9 @@ func TestAskWithNobodyAttached(t *testing.T) {
 }
 
 func TestAskingThroughTheMCPClient(t *testing.T) {
+	t.Parallel()
 	for _, proto := range []string{"", "2025-11-25"} {
-		t.Run("protocol="+proto, func(t *testing.T) { testAskingThroughTheMCPClient(t, proto) })
+		t.Run("protocol="+proto, func(t *testing.T) { t.Parallel(); testAskingThroughTheMCPClient(t, proto) })
 	}
 }
 
@@ -213,6 +218,7 @@ func testAskingThroughTheMCPClient(t *testing.T, proto string) {
 }
 
 func TestPolicyJudgesTheWholeLineEnterSubmits(t *testing.T) {
+	t.Parallel()
 	pol, _ := policy.New(policy.Allow, []policy.Rule{{Name: "no rm", Action: policy.Deny, Command: `\brm\b`}})
 	e := newEnv(t, envOptions{policy: pol})
 	pane, _ := e.shell(t)
@@ -232,6 +238,7 @@ func TestPolicyJudgesTheWholeLineEnterSubmits(t *testing.T) {
 }
 
 func TestPendingFreshPaneJobHasAJobID(t *testing.T) {
+	t.Parallel()
 	target := tmuxtest.Server(t, "agent", 120, 40)
 	if _, err := target.Run(t.Context(), "set-hook", "-g", "client-attached", "wait-for -S human-attached"); err != nil {
 		t.Fatal(err)
@@ -259,6 +266,7 @@ func TestPendingFreshPaneJobHasAJobID(t *testing.T) {
 }
 
 func TestPolicyJudgesProgramsCreatePaneStarts(t *testing.T) {
+	t.Parallel()
 	pol, _ := policy.New(policy.Allow, []policy.Rule{{Name: "no rm", Action: policy.Deny, Command: `\brm\b`}})
 	e := newEnv(t, envOptions{policy: pol})
 	victim := t.TempDir()
@@ -275,6 +283,7 @@ func TestPolicyJudgesProgramsCreatePaneStarts(t *testing.T) {
 // A fresh-pane job a person approves runs in its pane and is awaited to
 // its end like any other: the review's run goes on as the job's.
 func TestApprovedFreshPaneJobRunsAndIsAwaited(t *testing.T) {
+	t.Parallel()
 	target := tmuxtest.Server(t, "agent", 120, 40)
 	if _, err := target.Run(t.Context(), "set-hook", "-g", "client-attached", "wait-for -S human-attached"); err != nil {
 		t.Fatal(err)
@@ -315,6 +324,7 @@ type farMachine struct {
 func (m farMachine) ResolveDir(_ context.Context, dir string) (string, error) { return m.resolve(dir) }
 
 func TestAPolicyJudgesARemoteHostWhereItsPanesRun(t *testing.T) {
+	t.Parallel()
 	pol, err := policy.New(policy.Ask, []policy.Rule{
 		{Name: "prod srv", Action: policy.Deny, CWD: `^/srv/prod(/|$)`, Host: `^prod$`},
 		{Name: "local echo", Action: policy.Deny, Command: `^echo `, Host: `^local$`},

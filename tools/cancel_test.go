@@ -19,8 +19,9 @@ import (
 // and its exit, with exit 130 saying so). Either way the pane takes the
 // next command at once.
 func TestCancelRacingACommandsOwnEndReportsWhatHappened(t *testing.T) {
+	t.Parallel()
 	for _, sh := range []string{"/bin/bash", "/bin/zsh", "/usr/bin/fish"} {
-		t.Run(sh[strings.LastIndexByte(sh, '/')+1:], func(t *testing.T) { testCancelRaces(t, sh) })
+		t.Run(sh[strings.LastIndexByte(sh, '/')+1:], func(t *testing.T) { t.Parallel(); testCancelRaces(t, sh) })
 	}
 }
 
@@ -123,6 +124,7 @@ func readyPane(t *testing.T, e *env) string {
 // to its process group), a script's shell, and a loop the pane's shell
 // runs itself (C-c typed).
 func TestCancelOfARunningCommandReportsInterrupted(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane := readyPane(t, e)
 	for _, cmd := range []string{"sleep 30", "sleep 30; echo after", "sh -c 'sleep 30; echo after; exit 3'", "while :; do :; done; echo after"} {
@@ -144,6 +146,7 @@ func TestCancelOfARunningCommandReportsInterrupted(t *testing.T) {
 // was still stopped by the request: it reports interrupted, with the exit
 // code it chose (not the signal's).
 func TestCancelOfACommandThatCatchesTheInterruptReportsItsOwnExitCode(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": `sh -c 'trap "echo caught; exit 0" INT; sleep 30 & wait'`, "waitMs": 300})
@@ -160,6 +163,8 @@ func TestCancelOfACommandThatCatchesTheInterruptReportsItsOwnExitCode(t *testing
 }
 
 func TestInterruptedScriptEndsWithItsSignal(t *testing.T) {
+	// Not parallel: the script must reach its sleep within waitMs 500 for
+	// the C-c to stop it, which other tests' load would stretch.
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo a\nsleep 100", "waitMs": 500})
@@ -179,6 +184,7 @@ func TestInterruptedScriptEndsWithItsSignal(t *testing.T) {
 }
 
 func TestCancelNeverKillsTheShell(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "x=$(trap '' INT TERM; sleep 100)", "waitMs": 500})
@@ -192,6 +198,7 @@ func TestCancelNeverKillsTheShell(t *testing.T) {
 }
 
 func TestCancelInCopyModeInterruptsAndLeavesThePaneInCopyMode(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 30; echo after-sleep", "waitMs": 300})

@@ -6,6 +6,7 @@ import (
 )
 
 func TestEverydayUse(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, c := e.shell(t)
 

@@ -10,6 +10,7 @@ import (
 // waitingForInput, the program and its question — not after waitMs — and
 // the answer typed with type_text lets it finish.
 func TestACommandAskingAQuestionReturnsAtOnceSayingSo(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	start := time.Now()
@@ -30,6 +31,7 @@ func TestACommandAskingAQuestionReturnsAtOnceSayingSo(t *testing.T) {
 // A password prompt, a REPL and a pager are each said to wait for input,
 // with the program's name; a program that is merely busy is not.
 func TestProgramsWaitingToReadTheTerminalAreTold(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	for _, c := range []struct{ command, program, prompt string }{
@@ -71,6 +73,7 @@ func TestProgramsWaitingToReadTheTerminalAreTold(t *testing.T) {
 // In panes tmuxmcp starts, git log in a repository with 200 commits prints
 // all of them and ends, instead of opening less and waiting for a key.
 func TestGitLogPrintsEverythingInsteadOfOpeningAPager(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	dir := t.TempDir()
@@ -95,6 +98,7 @@ func TestGitLogPrintsEverythingInsteadOfOpeningAPager(t *testing.T) {
 // every way a command is typed: a wait from it sees the command's output
 // and nothing of the line that started it (nor the state directory).
 func TestABackgroundJobsCursorStartsAfterTheTypedLine(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	for _, c := range []struct {
@@ -134,8 +138,10 @@ func TestABackgroundJobsCursorStartsAfterTheTypedLine(t *testing.T) {
 // typed it and names send_keys ["C-c"]; after it the same pane runs the
 // command — in bash, zsh and fish (which keeps the line in its editor).
 func TestAnUnfinishedCommandIsRefusedWithTheWayOut(t *testing.T) {
+	t.Parallel()
 	for _, sh := range []string{"/bin/bash", "/usr/bin/zsh", "/usr/bin/fish"} {
 		t.Run(sh, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t, envOptions{shell: sh})
 			pane, _ := e.shell(t)
 			e.ok(t, "type_text", map[string]any{"paneId": pane, "text": `echo "abc`, "submit": true})

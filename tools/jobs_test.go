@@ -10,6 +10,7 @@ import (
 )
 
 func TestAJobThatEndedWhileTmuxmcpWasDownIsAwaitedAndFreesItsPane(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	e := newEnv(t, envOptions{stateDir: state})
 	pane, _ := e.shell(t)
@@ -33,6 +34,7 @@ func TestAJobThatEndedWhileTmuxmcpWasDownIsAwaitedAndFreesItsPane(t *testing.T) 
 }
 
 func TestShutdownLeavesRunningJobsRunning(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	e := newEnv(t, envOptions{stateDir: state})
 	pane, _ := e.shell(t)
@@ -54,6 +56,7 @@ func TestShutdownLeavesRunningJobsRunning(t *testing.T) {
 }
 
 func TestJobKilledWithTheServerHasNoExitCode(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	r := e.runCmd(t, map[string]any{"command": "false; sleep 30", "waitMs": 500})
 	tmuxtest.Kill(e.target)

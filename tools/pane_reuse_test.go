@@ -13,6 +13,7 @@ import (
 // a half-typed line: it starts with an empty line, takes input and runs
 // commands at once, under a policy that judges typed lines.
 func TestNewPaneWithAnOldIDInheritsNothing(t *testing.T) {
+	t.Parallel()
 	pol, _ := policy.New(policy.Allow, []policy.Rule{{Name: "no rm", Action: policy.Deny, Command: `\brm\b`}})
 	e := newEnv(t, envOptions{restart: true, policy: pol})
 	old, c := e.shell(t)

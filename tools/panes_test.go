@@ -3,6 +3,7 @@ package tools
 import "testing"
 
 func TestAPaneStartedWithArgvNamesItsProgram(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	cr := e.ok(t, "create_pane", map[string]any{"argv": []string{"sleep", "30"}})
 	for _, p := range e.ok(t, "list_panes", map[string]any{}).M["panes"].([]any) {

@@ -38,6 +38,7 @@ func mkVictim(t *testing.T) string {
 }
 
 func TestALowerCaseEnterKeyCannotRunADeniedCommand(t *testing.T) {
+	t.Parallel()
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm -rf " + v, "enter"}})
@@ -48,6 +49,7 @@ func TestALowerCaseEnterKeyCannotRunADeniedCommand(t *testing.T) {
 }
 
 func TestACaretMKeyCannotRunADeniedCommand(t *testing.T) {
+	t.Parallel()
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm -rf " + v, "^M"}})
@@ -58,6 +60,7 @@ func TestACaretMKeyCannotRunADeniedCommand(t *testing.T) {
 }
 
 func TestACarriageReturnInSentKeysCannotRunADeniedCommand(t *testing.T) {
+	t.Parallel()
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm -rf " + v + "\r"}})
@@ -68,6 +71,7 @@ func TestACarriageReturnInSentKeysCannotRunADeniedCommand(t *testing.T) {
 }
 
 func TestCtrlOInTypedTextCannotRunADeniedCommand(t *testing.T) {
+	t.Parallel()
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v + "\x0f"})
@@ -78,6 +82,7 @@ func TestCtrlOInTypedTextCannotRunADeniedCommand(t *testing.T) {
 }
 
 func TestCtrlDOnADeniedLineIsRefusedAndEnterStillCannotRunIt(t *testing.T) {
+	t.Parallel()
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v})
@@ -93,6 +98,7 @@ func TestCtrlDOnADeniedLineIsRefusedAndEnterStillCannotRunIt(t *testing.T) {
 }
 
 func TestAKilledAndYankedDeniedLineCannotBeRun(t *testing.T) {
+	t.Parallel()
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v})
@@ -105,6 +111,7 @@ func TestAKilledAndYankedDeniedLineCannotBeRun(t *testing.T) {
 }
 
 func TestANewlineInTypedTextCannotRunADeniedCommandInSh(t *testing.T) {
+	t.Parallel()
 	pol, _ := policy.New(policy.Allow, []policy.Rule{{Name: "no rm", Action: policy.Deny, Command: `\brm\b`}})
 	e := newEnv(t, envOptions{policy: pol})
 	r := e.ok(t, "create_pane", map[string]any{"argv": []string{"/bin/sh"}})
@@ -119,6 +126,7 @@ func TestANewlineInTypedTextCannotRunADeniedCommandInSh(t *testing.T) {
 }
 
 func TestEnterCannotRunADeniedCommand(t *testing.T) {
+	t.Parallel()
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"rm -rf " + v, "Enter"}})
@@ -129,6 +137,7 @@ func TestEnterCannotRunADeniedCommand(t *testing.T) {
 }
 
 func TestAPasteEndSequenceInTypedTextCannotRunADeniedCommand(t *testing.T) {
+	t.Parallel()
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "x\n\x1b[201~rm -rf " + v + "\r"})
@@ -139,6 +148,7 @@ func TestAPasteEndSequenceInTypedTextCannotRunADeniedCommand(t *testing.T) {
 }
 
 func TestANewlineInTypedTextCannotRunADeniedCommandInBash(t *testing.T) {
+	t.Parallel()
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "type_text", map[string]any{"paneId": pane, "text": "rm -rf " + v + "\n"})
@@ -149,6 +159,7 @@ func TestANewlineInTypedTextCannotRunADeniedCommandInBash(t *testing.T) {
 }
 
 func TestEveryLineSubmittedInOneCallIsJudgedAlone(t *testing.T) {
+	t.Parallel()
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	r := e.call(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"echo a", "Enter", "rm -rf " + v, "Enter"}})
@@ -159,6 +170,7 @@ func TestEveryLineSubmittedInOneCallIsJudgedAlone(t *testing.T) {
 }
 
 func TestTextTypedAfterAnEnterIsJudgedWithTheNextLine(t *testing.T) {
+	t.Parallel()
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	// judged as "rm -rf V" would be blocked; put it after an Enter, with a word glued before
@@ -172,6 +184,7 @@ func TestTextTypedAfterAnEnterIsJudgedWithTheNextLine(t *testing.T) {
 }
 
 func TestEditingKeysBeforeAnEnterAreRefusedWithTheWayOut(t *testing.T) {
+	t.Parallel()
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	// "xrm" passes the rule; C-a Right BSpace turns it into "rm" before the Enter.
@@ -205,6 +218,7 @@ func TestEditingKeysBeforeAnEnterAreRefusedWithTheWayOut(t *testing.T) {
 }
 
 func TestARecalledAndEditedHistoryLineCannotRunADeniedCommand(t *testing.T) {
+	t.Parallel()
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"#xrm -rf " + v, "Enter"}})
@@ -215,6 +229,7 @@ func TestARecalledAndEditedHistoryLineCannotRunADeniedCommand(t *testing.T) {
 }
 
 func TestKeyNamesAreJudgedInAnyCaseAsTmuxReadsThem(t *testing.T) {
+	t.Parallel()
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	// tmux reads "SPACE" as a space; the judged line must too.
@@ -228,6 +243,7 @@ func TestKeyNamesAreJudgedInAnyCaseAsTmuxReadsThem(t *testing.T) {
 }
 
 func TestAnEditedLineWrappedOverRowsIsJudgedWhole(t *testing.T) {
+	t.Parallel()
 	e, pane := bypassEnv(t)
 	v := mkVictim(t)
 	// The line wraps over several rows: the cursor row holds only its tail.
@@ -242,6 +258,7 @@ func TestAnEditedLineWrappedOverRowsIsJudgedWhole(t *testing.T) {
 }
 
 func TestOtherKeySpellingsCannotRunADeniedCommand(t *testing.T) {
+	t.Parallel()
 	e, pane := bypassEnv(t)
 	for _, tc := range []struct {
 		name string
@@ -262,6 +279,7 @@ func TestOtherKeySpellingsCannotRunADeniedCommand(t *testing.T) {
 }
 
 func TestEditedMultiLineBuffersAndVeryLongLinesCannotRunADeniedCommand(t *testing.T) {
+	t.Parallel()
 	// A pasted newline makes a two-line edit buffer (C-a goes to its start);
 	// a 60,000-character line spans far more rows than the screen read.
 	for name, tail := range map[string]string{"multi-line buffer": "\n#", "very long line": " #" + strings.Repeat("a", 60000)} {

@@ -34,6 +34,7 @@ func runs(t *testing.T, e *env, pane, command, output string) {
 }
 
 func TestRefusalsNameTheStateAndTheWayOut(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	t.Run("a continuation prompt", func(t *testing.T) {
@@ -76,6 +77,7 @@ func TestRefusalsNameTheStateAndTheWayOut(t *testing.T) {
 }
 
 func TestZshCorrectionPromptIsNamed(t *testing.T) {
+	t.Parallel()
 	e := homeEnv(t, "/usr/bin/zsh", map[string]string{".zshrc": "setopt correct\nPS1='%# '\n"})
 	cr := e.ok(t, "create_pane", map[string]any{})
 	pane := cr.Str("paneId")
@@ -88,6 +90,8 @@ func TestZshCorrectionPromptIsNamed(t *testing.T) {
 // A shell that is still starting is waited for, within waitMs; past it,
 // create_pane says so, and names what its startup files are doing.
 func TestStartingShellIsWaitedFor(t *testing.T) {
+	// Not parallel: the shell must reach its rc's sleep within waitMs 300,
+	// which other tests' load would stretch.
 	e := homeEnv(t, "/bin/bash", map[string]string{".bash_profile": "sleep 2\nPS1='$ '\n"})
 	cr := e.ok(t, "create_pane", map[string]any{"waitMs": 300})
 	if cr.M["ready"] != false || !strings.Contains(cr.Str("notReadyReason"), "still starting") || !strings.Contains(cr.Str("notReadyReason"), "sleep") {
@@ -100,7 +104,9 @@ func TestStartingShellIsWaitedFor(t *testing.T) {
 }
 
 func TestShellsThatCannotRunCommandsAreNamed(t *testing.T) {
+	t.Parallel()
 	t.Run("a default shell that is not a shell", func(t *testing.T) {
+		t.Parallel()
 		e := newEnv(t, envOptions{})
 		if _, err := e.target.Run(t.Context(), "set-option", "-g", "default-shell", "/usr/bin/cat"); err != nil {
 			t.Fatal(err)
@@ -111,6 +117,7 @@ func TestShellsThatCannotRunCommandsAreNamed(t *testing.T) {
 		}
 	})
 	t.Run("a shell that exits at once", func(t *testing.T) {
+		t.Parallel()
 		e := newEnv(t, envOptions{})
 		if _, err := e.target.Run(t.Context(), "set-option", "-g", "default-shell", "/bin/false"); err != nil {
 			t.Fatal(err)
@@ -127,6 +134,7 @@ func TestShellsThatCannotRunCommandsAreNamed(t *testing.T) {
 		}
 	})
 	t.Run("argv that does not exist", func(t *testing.T) {
+		t.Parallel()
 		e := newEnv(t, envOptions{})
 		r := e.call(t, "create_pane", map[string]any{"argv": []string{"no-such-program-xyz"}})
 		if !r.IsError || !strings.Contains(r.Text, "not found on the PATH") {
@@ -139,6 +147,7 @@ func TestShellsThatCannotRunCommandsAreNamed(t *testing.T) {
 // not guessed at: the refusal says how to let tmuxmcp learn the prompt,
 // and once it has, commands run.
 func TestUnknownPromptIsLearntAfterClearingTheLine(t *testing.T) {
+	t.Parallel()
 	home := t.TempDir()
 	if err := tmuxtest.DefaultRC(home); err != nil {
 		t.Fatal(err)
@@ -157,8 +166,10 @@ func TestUnknownPromptIsLearntAfterClearingTheLine(t *testing.T) {
 }
 
 func TestLongCommandsRunInEveryShell(t *testing.T) {
+	t.Parallel()
 	for _, sh := range []string{"/bin/bash", "/usr/bin/zsh", "/usr/bin/fish"} {
 		t.Run(sh, func(t *testing.T) {
+			t.Parallel()
 			e := newEnv(t, envOptions{shell: sh})
 			cr := e.ok(t, "create_pane", map[string]any{})
 			long := strings.Repeat("z", 65000)
@@ -178,6 +189,7 @@ func TestLongCommandsRunInEveryShell(t *testing.T) {
 // readiness looks back over is still a busy pane, refused at once: not a
 // shell still starting, waited for.
 func TestBusyPaneAfterMuchOutputIsNotStarting(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane := e.ok(t, "create_pane", map[string]any{}).Str("paneId")
 	c := e.run(t, pane, "seq 1 30000; sleep 30")
@@ -188,6 +200,8 @@ func TestBusyPaneAfterMuchOutputIsNotStarting(t *testing.T) {
 
 // Waiting for one pane's slow shell holds up no other pane's command.
 func TestSlowShellDoesNotHoldUpOtherPanes(t *testing.T) {
+	// Not parallel: the fast pane's command must end within the slow pane's
+	// 5 s start, which other tests' load would stretch.
 	// Only the pane created with SLOW set takes 5 s to start.
 	e := homeEnv(t, "/bin/bash", map[string]string{".bash_profile": "[ -n \"$SLOW\" ] && sleep 5\nPS1='$ '\n"})
 	slow := e.ok(t, "create_pane", map[string]any{"waitMs": 0, "env": map[string]any{"SLOW": "1"}}).Str("paneId")
@@ -213,6 +227,7 @@ func TestSlowShellDoesNotHoldUpOtherPanes(t *testing.T) {
 // cancel_command while a fresh pane's shell is still starting: nothing is
 // typed, the job says so, and its pane is closed.
 func TestCancelBeforeAFreshShellIsReady(t *testing.T) {
+	t.Parallel()
 	e := homeEnv(t, "/bin/bash", map[string]string{".bash_profile": "sleep 3\nPS1='$ '\n"})
 	r := e.runCmd(t, map[string]any{"command": "echo never-typed", "waitMs": 0})
 	if r.Str("status") != "running" || r.Str("launchOutcome") != "NOT_STARTED" {

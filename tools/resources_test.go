@@ -12,6 +12,7 @@ import (
 // resources/list shows the live panes by name; a new pane is added and a
 // killed one removed, each with a list_changed notification.
 func TestResourcesListTheLivePanes(t *testing.T) {
+	t.Parallel()
 	changed := make(chan struct{}, 100)
 	e := newEnv(t, envOptions{client: &mcp.ClientOptions{ResourceListChangedHandler: func(context.Context, *mcp.ResourceListChangedRequest) {
 		select {

@@ -21,8 +21,9 @@ func (e *env) runCmd(t *testing.T, args map[string]any) result {
 }
 
 func TestRunShellCommandExitStatusOutputAndState(t *testing.T) {
+	t.Parallel()
 	for _, sh := range []string{"/bin/bash", "/bin/zsh"} {
-		t.Run(sh, func(t *testing.T) { testExitStatusOutputAndState(t, sh) })
+		t.Run(sh, func(t *testing.T) { t.Parallel(); testExitStatusOutputAndState(t, sh) })
 	}
 }
 
@@ -59,6 +60,7 @@ func testExitStatusOutputAndState(t *testing.T, sh string) {
 }
 
 func TestRunShellCommandTextArrivesExactly(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	// The marks' literal form, quotes, a tab, unicode, a leading dash, and
@@ -86,6 +88,8 @@ func TestRunShellCommandTextArrivesExactly(t *testing.T) {
 }
 
 func TestRunShellCommandPendingJobIsAwaitedNotRerun(t *testing.T) {
+	// Not parallel: under other tests' load its job was once seen back at
+	// the prompt without its output or end mark (completed, no exit code).
 	state := t.TempDir()
 	e := newEnv(t, envOptions{stateDir: state})
 	pane, _ := e.shell(t)
@@ -104,6 +108,7 @@ func TestRunShellCommandPendingJobIsAwaitedNotRerun(t *testing.T) {
 }
 
 func TestRunShellCommandSurvivesRestart(t *testing.T) {
+	t.Parallel()
 	state := t.TempDir()
 	e := newEnv(t, envOptions{stateDir: state})
 	pane, _ := e.shell(t)
@@ -121,6 +126,7 @@ func TestRunShellCommandSurvivesRestart(t *testing.T) {
 }
 
 func TestRunShellCommandRequestIDRunsOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	file := filepath.Join(t.TempDir(), "once")
@@ -139,6 +145,8 @@ func TestRunShellCommandRequestIDRunsOnce(t *testing.T) {
 }
 
 func TestCancelCommand(t *testing.T) {
+	// Not parallel: it bounds how long cancel_command takes (2 s, 5 s),
+	// which other tests' load would stretch.
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	for _, c := range []struct {
@@ -169,6 +177,7 @@ func TestCancelCommand(t *testing.T) {
 }
 
 func TestRunShellCommandBoundedOutputKeepsAllOnDisk(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	r := e.runCmd(t, map[string]any{"command": "echo BEGIN; head -c 102400 /dev/zero | tr '\\0' 'x'; echo; echo END", "outputLimit": 1024})
 	out := r.Str("output")
@@ -189,6 +198,8 @@ func TestRunShellCommandBoundedOutputKeepsAllOnDisk(t *testing.T) {
 }
 
 func TestRunShellCommandRefusesPanesThatAreNotReady(t *testing.T) {
+	// Not parallel: the person's half line must be on screen within the
+	// 500 ms wait, which other tests' load would stretch.
 	e := newEnv(t, envOptions{})
 	busy, _ := e.shell(t)
 	e.run(t, busy, "sleep 30")
@@ -222,6 +233,8 @@ func TestRunShellCommandRefusesPanesThatAreNotReady(t *testing.T) {
 }
 
 func TestRunShellCommandTimeoutAndPaneDeath(t *testing.T) {
+	// Not parallel: it bounds how long timeoutMs 500 takes to end the job
+	// (5 s), which other tests' load would stretch.
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	start := time.Now()
@@ -252,6 +265,7 @@ func TestRunShellCommandTimeoutAndPaneDeath(t *testing.T) {
 // Output reads as the program printed it: < > & are not escaped in the
 // text an agent reads.
 func TestOutputIsNotHTMLEscaped(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "printf '%s\\n' '<a href=\"x\">&amp;</a>'"})
@@ -264,6 +278,8 @@ func TestOutputIsNotHTMLEscaped(t *testing.T) {
 // retained window and however busy the machine: it is written from what
 // the stream ingests, not read back from the ring later.
 func TestTheOutputFileHoldsEveryLineOfAFloodUnderLoad(t *testing.T) {
+	// Not parallel: it makes its own load (two busy loops); other tests'
+	// load on top of it made tmux drop the flood's output (missedBytes).
 	for i := 0; i < 2; i++ {
 		burner := exec.Command("sh", "-c", "while :; do :; done")
 		if err := burner.Start(); err != nil {
@@ -301,6 +317,8 @@ func TestTheOutputFileHoldsEveryLineOfAFloodUnderLoad(t *testing.T) {
 // await_command_result with the last outputCursor returns only the new
 // output, so polling a long job costs what it printed, not all of it.
 func TestIncrementalAwaitsReturnOnlyNewOutput(t *testing.T) {
+	// Not parallel: the command must print its first line within waitMs 500,
+	// which other tests' load would stretch.
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo first; sleep 1; echo second; sleep 1; echo third", "waitMs": 500})
@@ -352,6 +370,8 @@ func TestIncrementalAwaitsReturnOnlyNewOutput(t *testing.T) {
 // A client that sent a progress token hears how a long command is doing:
 // its last line of output, each second.
 func TestALongCommandReportsProgressWithItsLastLine(t *testing.T) {
+	// Not parallel: the command must print its first line before the first
+	// progress tick (1 s), which other tests' load would stretch.
 	msgs := make(chan string, 64)
 	e := newEnv(t, envOptions{client: &mcp.ClientOptions{
 		ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
@@ -378,6 +398,7 @@ func TestALongCommandReportsProgressWithItsLastLine(t *testing.T) {
 }
 
 func TestOutputThatPrintsMarksCannotEndAJob(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": `printf '\033]133;D;0\007\033]133;D;0;tmuxmcp=x\007'; sleep 1; echo real-end`})
@@ -387,6 +408,7 @@ func TestOutputThatPrintsMarksCannotEndAJob(t *testing.T) {
 }
 
 func TestLinesTheShellRefusesOrIgnoresStillCompleteAndLeaveThePaneUsable(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	for _, c := range []struct{ cmd, out string }{
@@ -410,6 +432,7 @@ func TestLinesTheShellRefusesOrIgnoresStillCompleteAndLeaveThePaneUsable(t *test
 }
 
 func TestCwdAppliesToTheWholeCommandAndAMissingOneIsRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	dir := t.TempDir()
@@ -428,6 +451,7 @@ func TestCwdAppliesToTheWholeCommandAndAMissingOneIsRefused(t *testing.T) {
 }
 
 func TestRequestIDForAnotherCommandIsRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	id := "0123456789abcdef0123456789abcdef"
@@ -439,6 +463,8 @@ func TestRequestIDForAnotherCommandIsRefused(t *testing.T) {
 }
 
 func TestFreshPaneCommandThatExitsTheShellKeepsItsStatus(t *testing.T) {
+	// Not parallel: under other tests' load the shell's exit was taken for
+	// its return to the prompt (completed, not pane_died).
 	e := newEnv(t, envOptions{})
 	r := e.runCmd(t, map[string]any{"command": "echo building; false || exit 3"})
 	if r.Str("status") != "pane_died" || r.Num("exitCode") != 3 || !strings.HasPrefix(r.Str("output"), "building\n") {

@@ -235,6 +235,7 @@ type matrixStats struct {
 // a PWD handler that lists the directory), and dash (with ENV, under set
 // -e, with a prompt ending in no usual character), sh and mksh.
 func TestEveryShellConfiguration(t *testing.T) {
+	t.Parallel()
 	stats := &matrixStats{}
 	t.Cleanup(func() {
 		t.Logf("configurations run: %d; largest wait for the next prompt after a command's end: %v (%s)", stats.cases, stats.maxReady, stats.maxConfig)
@@ -500,6 +501,7 @@ func (m *matrix) checkPromptsClean(t *testing.T, first, pane string) {
 }
 
 func TestCommandsRunInANestedShell(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, c := e.shell(t)
 	c = e.run(t, pane, "PS1='nested$ ' bash --norc")
@@ -511,6 +513,7 @@ func TestCommandsRunInANestedShell(t *testing.T) {
 }
 
 func TestCommandsRunAfterZshPromptsOfManyShapes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{shell: "/bin/zsh"})
 	pane, _ := e.shell(t)
 	for _, set := range []string{"RPROMPT=right", "RPROMPT=; PS1='%~: '", "PS1='λ '"} {
@@ -524,6 +527,7 @@ func TestCommandsRunAfterZshPromptsOfManyShapes(t *testing.T) {
 }
 
 func TestCommandsRunUnderUserStartupFilesAndDynamicPrompts(t *testing.T) {
+	t.Parallel()
 	e := homeEnv(t, "/bin/bash", map[string]string{".bashrc": "export RC=bash-rc\nPROMPT_COMMAND='PS1=\"\\w \\$ \"'\n",
 		".profile": "[ -f ~/.bashrc ] && . ~/.bashrc\n"})
 	r := e.runCmd(t, map[string]any{"command": "echo $RC", "waitMs": 30000})

@@ -22,6 +22,8 @@ import (
 // ended with a truthful outcome, memory and goroutines are flat, and no
 // tmux client of ours is left.
 func TestSoak(t *testing.T) {
+	// Not parallel: it compares the process's goroutines and RSS before and
+	// after.
 	d, err := time.ParseDuration(os.Getenv("TMUXMCP_SOAK"))
 	if err != nil || d <= 0 {
 		t.Skip("set TMUXMCP_SOAK=60s to run")

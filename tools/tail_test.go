@@ -9,6 +9,7 @@ import (
 // cursor arithmetic, and its cursor continues with what comes next; bad
 // tail reads are refused naming the field and the fix.
 func TestTheLastLinesOfAPaneAreOneCallAway(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	e.runCmd(t, map[string]any{"paneId": pane, "command": "seq 1 500"})

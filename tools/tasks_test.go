@@ -47,6 +47,9 @@ type everydayTask struct {
 
 // Everyday tasks, each done in the fewest calls the tools allow.
 func TestEverydayTasksTakeTheFewestCalls(t *testing.T) {
+	// Not parallel: its 20 MB of output and its runaway loop keep the
+	// process's stream decoders busy (other tests' panes fall behind tmux),
+	// and the loop must stop within cancel_command's 10 s.
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	for _, task := range []everydayTask{

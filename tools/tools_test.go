@@ -18,6 +18,7 @@ import (
 )
 
 func TestTypedEchoIsMaskedUntilTheCommandPrints(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	mark := token(t, "MARK")
@@ -41,6 +42,7 @@ func TestTypedEchoIsMaskedUntilTheCommandPrints(t *testing.T) {
 }
 
 func TestPatternPrintedBeforeTheWaitIsAlreadyOnScreen(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	pre := token(t, "PRE")
@@ -57,6 +59,7 @@ func TestPatternPrintedBeforeTheWaitIsAlreadyOnScreen(t *testing.T) {
 }
 
 func TestOutputClearedAtOnceIsStillCaught(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, c := e.shell(t)
 	e.run(t, pane, "printf 'FLASH-%s\\n' 1; clear")
@@ -67,6 +70,7 @@ func TestOutputClearedAtOnceIsStillCaught(t *testing.T) {
 }
 
 func TestChainedCaptureSinceReadsEveryLineOnce(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, c := e.shell(t)
 	done := token(t, "DONE")
@@ -105,6 +109,8 @@ func TestChainedCaptureSinceReadsEveryLineOnce(t *testing.T) {
 }
 
 func TestExitingProgramEndsWaitWithPaneDied(t *testing.T) {
+	// Not parallel: it bounds how long pane_died takes (3 s), which other
+	// tests' load would stretch.
 	e := newEnv(t, envOptions{})
 	r := e.ok(t, "create_pane", map[string]any{"argv": []string{"sh", "-c", "sleep 1; exit 7"}})
 	start := time.Now()
@@ -119,6 +125,8 @@ func TestExitingProgramEndsWaitWithPaneDied(t *testing.T) {
 }
 
 func TestKilledServerEndsWaitWithStreamLost(t *testing.T) {
+	// Not parallel: it bounds how long stream_lost takes (3 s), which other
+	// tests' load would stretch.
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	done := make(chan result, 1)
@@ -185,6 +193,8 @@ func vmRSS(t *testing.T) int64 {
 }
 
 func TestThreeMillionLinesStayBounded(t *testing.T) {
+	// Not parallel: it measures the test process's RSS, which other tests'
+	// panes would grow.
 	if testing.Short() {
 		t.Skip("long")
 	}
@@ -209,6 +219,7 @@ func TestThreeMillionLinesStayBounded(t *testing.T) {
 }
 
 func TestHundredConcurrentWaitsOverTenPanes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	type paneCur struct{ pane, cursor string }
 	panes := make([]paneCur, 10)
@@ -242,6 +253,8 @@ func TestHundredConcurrentWaitsOverTenPanes(t *testing.T) {
 }
 
 func TestCatastrophicRegexIsBounded(t *testing.T) {
+	// Not parallel: it bounds how long the wait and the next call take, which
+	// other tests' load would stretch.
 	e := newEnv(t, envOptions{})
 	pane, c := e.shell(t)
 	e.run(t, pane, "printf 'a%.0s' $(seq 1 40); echo '!'")
@@ -264,6 +277,7 @@ func TestCatastrophicRegexIsBounded(t *testing.T) {
 }
 
 func TestBadInputIsAToolErrorNamingTheFieldAndChangesNothing(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{waitMax: 2 * time.Second})
 	pane, c := e.shell(t)
 	many := make([]string, 65)
@@ -321,6 +335,7 @@ func TestBadInputIsAToolErrorNamingTheFieldAndChangesNothing(t *testing.T) {
 }
 
 func TestCancelledWaitEndsPromptly(t *testing.T) {
+	t.Parallel()
 	started := make(chan struct{}, 1)
 	e := newEnv(t, envOptions{client: &mcp.ClientOptions{
 		ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
@@ -358,6 +373,7 @@ func TestCancelledWaitEndsPromptly(t *testing.T) {
 }
 
 func TestHumanClientKeepsItsWindowSize(t *testing.T) {
+	t.Parallel()
 	target := tmuxtest.Server(t, "agent", 120, 40)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -403,6 +419,7 @@ func TestHumanClientKeepsItsWindowSize(t *testing.T) {
 }
 
 func TestCursorsOfOtherRecordings(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	p1, c1 := e.shell(t)
 	p2, _ := e.shell(t)
@@ -441,6 +458,7 @@ func TestCursorsOfOtherRecordings(t *testing.T) {
 }
 
 func TestOutputDroppedByTmuxIsReported(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, c := e.shell(t)
 	n := mustPane(t, pane)
@@ -467,6 +485,7 @@ func TestOutputDroppedByTmuxIsReported(t *testing.T) {
 }
 
 func TestReconnectsToANewServerOnTheSameSocket(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, c := e.shell(t)
 	tmuxtest.Kill(e.target)
@@ -503,6 +522,7 @@ func TestReconnectsToANewServerOnTheSameSocket(t *testing.T) {
 }
 
 func TestEmbeddedServerIsStartedAgainOnTheNextCall(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{restart: true})
 	pane, c := e.shell(t)
 	tmuxtest.Kill(e.target)
@@ -518,6 +538,8 @@ func TestEmbeddedServerIsStartedAgainOnTheNextCall(t *testing.T) {
 }
 
 func TestFloodingPaneDoesNotDelayAnother(t *testing.T) {
+	// Not parallel: it measures the test process's RSS, which other tests'
+	// panes would grow, and a latency bound of one second.
 	if testing.Short() {
 		t.Skip("long")
 	}

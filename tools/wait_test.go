@@ -7,6 +7,7 @@ import (
 )
 
 func TestHugeTimeoutIsClampedNotOverflowed(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{waitMax: time.Second})
 	pane, _ := e.shell(t)
 	r := e.call(t, "wait_for_text", map[string]any{"paneId": pane, "timeoutMs": int64(10000000000000)})
@@ -16,6 +17,7 @@ func TestHugeTimeoutIsClampedNotOverflowed(t *testing.T) {
 }
 
 func TestAfterQuittingAPagerTheNextCommandsEchoIsStillMasked(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	c := e.run(t, pane, "seq 200 | less")
@@ -31,6 +33,7 @@ func TestAfterQuittingAPagerTheNextCommandsEchoIsStillMasked(t *testing.T) {
 }
 
 func TestOwnEchoPrintedDuringTheWaitIsNotAlreadyOnScreen(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	c := e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo ZQX"}).Str("cursor")
@@ -41,6 +44,7 @@ func TestOwnEchoPrintedDuringTheWaitIsNotAlreadyOnScreen(t *testing.T) {
 }
 
 func TestAnEmptyWidthRegexNeitherMatchesNorFails(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	c := e.run(t, pane, "echo hi")

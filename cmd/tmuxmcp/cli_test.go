@@ -13,6 +13,7 @@ import (
 // with exit 0, the version with its revision, and a short error with a
 // hint and exit 2 for what it cannot take.
 func TestHelpVersionAndBadFlagsFollowTheConventions(t *testing.T) {
+	t.Parallel()
 	bin := filepath.Join(t.TempDir(), "tmuxmcp")
 	build := exec.Command("go", "build", "-ldflags", "-X main.revision=0123abcd -X main.committed=2026-12-01T10:00:00Z", "-o", bin, ".")
 	if out, err := build.CombinedOutput(); err != nil {

@@ -114,6 +114,7 @@ func (w *remoteWorld) openWait(ctx context.Context, t *testing.T, token string) 
 }
 
 func TestARemoteHostRunsCommandsWaitsAndCapturesLikeLocal(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	w := startRemoteWorld(t, bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -207,6 +208,8 @@ func TestARemoteHostRunsCommandsWaitsAndCapturesLikeLocal(t *testing.T) {
 }
 
 func TestADroppedLinkEndsWaitsAndTheJobGetsItsStatusAfterReconnect(t *testing.T) {
+	// Not parallel: it bounds how long an open wait takes to end after the
+	// link drops (3 s), which other tests' load would stretch.
 	bin := buildBinary(t)
 	w := startRemoteWorld(t, bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
@@ -273,6 +276,7 @@ func TestADroppedLinkEndsWaitsAndTheJobGetsItsStatusAfterReconnect(t *testing.T)
 }
 
 func TestDoctorChecksEachHost(t *testing.T) {
+	t.Parallel()
 	srv := sshtest.Start(t)
 	var out, errb bytes.Buffer
 	target := tmuxtest.Server(t, "agent", 80, 24)
@@ -318,6 +322,7 @@ func TestABadHostFlagStopsStartUpNamingTheFlagAndTheFix(t *testing.T) {
 }
 
 func TestARemoteJobIsCancelledAndApprovalAndAuditNameTheHost(t *testing.T) {
+	t.Parallel()
 	bin := buildBinary(t)
 	dir := t.TempDir()
 	pol := filepath.Join(dir, "policy.json")
@@ -364,6 +369,8 @@ func TestARemoteJobIsCancelledAndApprovalAndAuditNameTheHost(t *testing.T) {
 }
 
 func TestASilentLinkEndsOpenWaitsWithinThreeSeconds(t *testing.T) {
+	// Not parallel: it bounds how long an open wait takes to end on a silent
+	// link (3 s), which other tests' load would stretch.
 	bin := buildBinary(t)
 	w := startRemoteWorld(t, bin)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)

@@ -15,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/engine"
 	"github.com/tmuxmcp/tmuxmcp/httpmcp"
+	"github.com/tmuxmcp/tmuxmcp/internal/leaktest"
 	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/tools"
@@ -24,7 +25,15 @@ func TestMain(m *testing.M) {
 	// Every result the binary serves in these tests is checked against its
 	// tool's output schema.
 	_ = os.Setenv("TMUXMCP_CHECK_RESULTS", "1")
-	tmuxtest.Main(m)
+	readGoCaches()
+	// tmuxtest.Main, and the binary's directory removed at the end.
+	cleanup := tmuxtest.Hermetic()
+	code := leaktest.Run(m)
+	if binary.dir != "" {
+		_ = os.RemoveAll(binary.dir)
+	}
+	cleanup()
+	os.Exit(code)
 }
 
 type bearer struct{ token string }
@@ -79,6 +88,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any)
 }
 
 func TestHTTPWaitsProgressCancelAndTwoClients(t *testing.T) {
+	t.Parallel()
 	srv, _ := httpEnv(t)
 	progressed := make(chan struct{}, 1)
 	a, err := httpClient(t, srv.URL, testToken, &mcp.ClientOptions{ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
@@ -143,6 +153,8 @@ func TestHTTPWaitsProgressCancelAndTwoClients(t *testing.T) {
 }
 
 func TestPaneResourceSubscriptions(t *testing.T) {
+	// Not parallel: it bounds how long a resource update takes (2 s), which
+	// other tests' load would stretch.
 	srv, _ := httpEnv(t)
 	updates := make(chan string, 100)
 	cs, err := httpClient(t, srv.URL, testToken, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {

@@ -20,17 +20,47 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 )
 
+// binary is the tmuxmcp binary the tests run: built once, by the first
+// test that needs it, into a directory TestMain removes.
+var binary struct {
+	once      sync.Once
+	dir, path string
+	out       []byte
+	err       error
+}
+
+// goCaches are the go command's build and module caches as the invoking
+// user has them (TestMain reads them before the process takes a home of
+// its own): go build uses them, as go test itself did, instead of
+// downloading every module and compiling everything again in that home.
+var goCaches []string
+
+func readGoCaches() {
+	out, err := exec.Command("go", "env", "GOCACHE", "GOMODCACHE").Output()
+	if f := strings.Split(strings.TrimSpace(string(out)), "\n"); err == nil && len(f) == 2 {
+		goCaches = []string{"GOCACHE=" + f[0], "GOMODCACHE=" + f[1]}
+	}
+}
+
 func buildBinary(t *testing.T) string {
 	t.Helper()
-	bin := filepath.Join(t.TempDir(), "tmuxmcp")
-	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	binary.once.Do(func() {
+		if binary.dir, binary.err = os.MkdirTemp("", "tmuxmcp-test-bin"); binary.err != nil {
+			return
+		}
+		binary.path = filepath.Join(binary.dir, "tmuxmcp")
+		build := exec.Command("go", "build", "-o", binary.path, ".")
+		build.Env = append(os.Environ(), goCaches...)
+		binary.out, binary.err = build.CombinedOutput()
+	})
+	if binary.err != nil {
+		t.Fatalf("go build: %v\n%s", binary.err, binary.out)
 	}
-	return bin
+	return binary.path
 }
 
 func TestStdioServerOnAPrivateServer(t *testing.T) {
+	t.Parallel()
 	target := tmuxtest.Server(t, "agent", 120, 40)
 	bin := buildBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -65,6 +95,7 @@ func TestStdioServerOnAPrivateServer(t *testing.T) {
 }
 
 func TestVersionAndDoctor(t *testing.T) {
+	t.Parallel()
 	target := tmuxtest.Server(t, "agent", 80, 24)
 	var out, errb bytes.Buffer
 	if err := run(context.Background(), []string{"version"}, nil, &out, &errb); err != nil || !strings.HasPrefix(out.String(), "tmuxmcp ") {
@@ -92,6 +123,7 @@ func TestVersionAndDoctor(t *testing.T) {
 }
 
 func TestSIGTERMAnswersOpenWaitsAndLeavesNoClient(t *testing.T) {
+	t.Parallel()
 	target := tmuxtest.Server(t, "agent", 120, 40)
 	bin := buildBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -159,6 +191,7 @@ func TestSIGTERMAnswersOpenWaitsAndLeavesNoClient(t *testing.T) {
 // pipe filled up) must not keep tmuxmcp and its control client alive: the
 // answers blocked on the full pipe are given up and tmuxmcp exits.
 func TestExitsWhenStdinEndsAndNobodyReadsStdout(t *testing.T) {
+	t.Parallel()
 	target := tmuxtest.Server(t, "agent", 120, 40)
 	bin := buildBinary(t)
 	cmd := exec.Command(bin, "-L", target.SocketName, "--session", "agent", "--state-dir", t.TempDir())
@@ -200,6 +233,7 @@ func TestExitsWhenStdinEndsAndNobodyReadsStdout(t *testing.T) {
 // stdin and stdout may be one socket (socat, inetd, systemd sockets): the
 // bounded writes on stdout must not change how stdin is read.
 func TestServesWhenStdinAndStdoutAreOneSocket(t *testing.T) {
+	t.Parallel()
 	target := tmuxtest.Server(t, "agent", 120, 40)
 	bin := buildBinary(t)
 	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM, 0)
@@ -226,8 +260,9 @@ func TestServesWhenStdinAndStdoutAreOneSocket(t *testing.T) {
 	}
 }
 
-// doctorWith runs tmuxmcp doctor with home as HOME and sh as the shell.
-func doctorWith(t *testing.T, home, sh string, files map[string]string) (string, error) {
+// doctorWith runs tmuxmcp doctor with home as HOME, sh as the shell and
+// wait as its --shell-wait.
+func doctorWith(t *testing.T, home, sh, wait string, files map[string]string) (string, error) {
 	t.Helper()
 	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o600); err != nil {
@@ -237,28 +272,33 @@ func doctorWith(t *testing.T, home, sh string, files map[string]string) (string,
 	t.Setenv("HOME", home)
 	t.Setenv("SHELL", sh)
 	var out, errb bytes.Buffer
-	err := run(context.Background(), []string{"doctor", "-L", "tmuxmcp-absent-" + t.Name(), "--shell-wait", "3s"}, nil, &out, &errb)
+	err := run(context.Background(), []string{"doctor", "-L", "tmuxmcp-absent-" + t.Name(), "--shell-wait", wait}, nil, &out, &errb)
 	return out.String(), err
 }
 
 func TestDoctorChecksTheUsersShellWithTheIntegration(t *testing.T) {
-	out, err := doctorWith(t, t.TempDir(), "/bin/bash", map[string]string{".profile": ". ~/.bashrc\n", ".bashrc": "PS1='$ '\n"})
+	// Not parallel: doctorWith sets HOME and SHELL (t.Setenv).
+	// A generous wait: a loaded machine may take seconds to start the shell.
+	out, err := doctorWith(t, t.TempDir(), "/bin/bash", "30s", map[string]string{".profile": ". ~/.bashrc\n", ".bashrc": "PS1='$ '\n"})
 	if err != nil || !strings.Contains(out, "ok   shell    /bin/bash (bash) with tmuxmcp's integration") {
 		t.Fatalf("a healthy bash: %v\n%s", err, out)
 	}
 }
 
 func TestDoctorNamesTheStartupLineThatHangs(t *testing.T) {
+	// Not parallel: doctorWith sets HOME and SHELL (t.Setenv).
 	home := t.TempDir()
-	out, err := doctorWith(t, home, "/bin/bash", map[string]string{".profile": ". ~/.bashrc\n", ".bashrc": "PS1='$ '\nexport A=1\nsleep 100\n"})
+	out, err := doctorWith(t, home, "/bin/bash", "3s", map[string]string{".profile": ". ~/.bashrc\n", ".bashrc": "PS1='$ '\nexport A=1\nsleep 100\n"})
 	if err == nil || !strings.Contains(out, "FAIL shell") || !strings.Contains(out, home+"/.bashrc line 3: sleep 100") {
 		t.Fatalf("a .bashrc that hangs: %v\n%s", err, out)
 	}
 }
 
 func TestDoctorQuotesStartupErrors(t *testing.T) {
+	// Not parallel: doctorWith sets HOME and SHELL (t.Setenv).
 	home := t.TempDir()
-	out, err := doctorWith(t, home, "/bin/bash", map[string]string{".profile": ". ~/.bashrc\n", ".bashrc": "PS1='$ '\nif then\n"})
+	// A generous wait: a loaded machine may take seconds to start the shell.
+	out, err := doctorWith(t, home, "/bin/bash", "30s", map[string]string{".profile": ". ~/.bashrc\n", ".bashrc": "PS1='$ '\nif then\n"})
 	if err == nil || !strings.Contains(out, "FAIL shell") || !strings.Contains(out, ".bashrc: line 2: syntax error") {
 		t.Fatalf("a .bashrc with a syntax error: %v\n%s", err, out)
 	}
@@ -267,6 +307,8 @@ func TestDoctorQuotesStartupErrors(t *testing.T) {
 // With $TMUXMCP_LATENCY_TRACE set, each wait that matched leaves one line
 // of four times in order: appended, matched, encoded, written.
 func TestLatencyTraceTimesEachMatchedWait(t *testing.T) {
+	// Not parallel: the wait must be open within the 500 ms before the line
+	// is typed, which other tests' load would stretch.
 	target := tmuxtest.Server(t, "agent", 120, 40)
 	bin := buildBinary(t)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
@@ -316,6 +358,7 @@ func TestLatencyTraceTimesEachMatchedWait(t *testing.T) {
 // doctor checks the state directory, the token and the --http port, and
 // names the fix for each problem.
 func TestDoctorNamesTheFixForTheStateDirectoryTokenAndPort(t *testing.T) {
+	// Not parallel: it sets HOME, SHELL and TMUXMCP_TOKEN (t.Setenv).
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("SHELL", "/bin/sh")
@@ -335,7 +378,7 @@ func TestDoctorNamesTheFixForTheStateDirectoryTokenAndPort(t *testing.T) {
 	addr := busy.Addr().String()
 	doctor := func() (string, error) {
 		var out, errb bytes.Buffer
-		err := run(context.Background(), []string{"doctor", "-L", "tmuxmcp-absent-" + t.Name(), "--shell-wait", "5s", "--state-dir", state, "--http", addr}, nil, &out, &errb)
+		err := run(context.Background(), []string{"doctor", "-L", "tmuxmcp-absent-" + t.Name(), "--shell-wait", "30s", "--state-dir", state, "--http", addr}, nil, &out, &errb)
 		return out.String(), err
 	}
 	out, err := doctor()

@@ -111,6 +111,7 @@ func peakRSS(t *testing.T, pid int) int64 {
 // A careless client's bad lines each get a JSON-RPC error, and the
 // session — with a wait open across all of them — goes on.
 func TestStdioAnswersEveryBadLineAndKeepsServing(t *testing.T) {
+	t.Parallel()
 	r := startRawStdio(t)
 	r.send(`{"jsonrpc":"2.0","id":"wait","method":"tools/call","params":{"name":"wait_for_text","arguments":{"paneId":"%0","patterns":["tmuxmcp-never-printed"],"timeoutMs":120000}}}`)
 	bad := []string{
@@ -177,6 +178,7 @@ func TestStdioAnswersEveryBadLineAndKeepsServing(t *testing.T) {
 // A client that writes its requests and closes stdin at once still gets
 // every answer.
 func TestStdioAnswersRequestsWrittenJustBeforeStdinCloses(t *testing.T) {
+	t.Parallel()
 	target := tmuxtest.Server(t, "agent", 120, 40)
 	cmd := exec.Command(buildBinary(t), "-L", target.SocketName, "--session", "agent", "--state-dir", t.TempDir())
 	cmd.Stdin = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"0"}}}

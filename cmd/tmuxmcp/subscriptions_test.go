@@ -26,6 +26,7 @@ func waitWatchers(t *testing.T, h *tools.Server, want int) {
 // away, leaves session A's subscription alone; A going away drops the
 // pane's watcher.
 func TestSubscriptionsBelongToTheirSession(t *testing.T) {
+	t.Parallel()
 	srv, h := httpEnv(t)
 	client := func(updates chan string) *mcp.ClientSession {
 		cs, err := httpClient(t, srv.URL, testToken, &mcp.ClientOptions{ResourceUpdatedHandler: func(_ context.Context, r *mcp.ResourceUpdatedNotificationRequest) {
