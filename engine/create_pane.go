@@ -31,6 +31,7 @@ type CreatePaneRequest struct {
 // DefaultReadyMs is how long create_pane waits for a new shell's prompt.
 const DefaultReadyMs = 15000
 
+// EnvName is what an environment variable's name may be (create_pane env).
 var EnvName = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
 
 // Limits of create_pane.

@@ -13,7 +13,8 @@
 // can ask its user.
 //
 // A command's life, in the order the code takes it (launch.go):
-// RunShellCommand checks the request, launch.prior finds the job a
+// RunShellCommand calls Submit (the transport has checked the request
+// with its Check method), launch.prior finds the job a
 // requestId already names, launch.where checks the pane and directory,
 // launch.ready reads the pane's shell (waiting out one still starting),
 // then under the launch lock and the pane's lock looks again, judges the

@@ -36,6 +36,7 @@ type ClientAsk struct {
 	Message string
 }
 
+// Error says the call needs the user's approval.
 func (a *ClientAsk) Error() string { return "the caller's user must approve this command" }
 
 // noCaller is a Caller with no client behind it.

@@ -29,7 +29,7 @@ func (h *Host) resumePending() {
 // sent meanwhile went to the job's program (q to a pager, an answer to a
 // prompt), not to the shell's next command line.
 func (h *Host) lineAfterJob(j *jobs.Job) {
-	if !j.Done() || j.PaneID == "" || h.opts.Policy != nil {
+	if !j.Done() || j.PaneID == "" || h.gate.policy != nil {
 		// Under a policy the line keeps what was typed: type-ahead the
 		// job's program did not read reaches the shell, and must be
 		// judged with the line (a stale line is refused; C-u clears it).

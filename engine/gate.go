@@ -85,7 +85,7 @@ func (f dirResolverFunc) ResolveDir(ctx context.Context, dir string) (string, er
 // the subject it judged. A nil policy allows everything without reading
 // the pane.
 func (h *Host) judge(ctx context.Context, pane int, command, cwd string) (decision approval.Decision, decidedBy string, subj approval.Subject) {
-	if h.opts.Policy == nil {
+	if h.gate.policy == nil {
 		return approval.AutoApproved, "policy:default", approval.Subject{Line: command, CWD: cwd, Host: h.opts.Host}
 	}
 	subj = h.subject(ctx, pane, command)
@@ -197,7 +197,7 @@ func (g *Gate) audit(ev audit.Event) {
 // judged is the line a shell would need to run it (env assignments, then
 // argv quoted), its program argv[0], and every variable is judged by name.
 func (h *Host) allowLaunch(ctx context.Context, argv []string, env map[string]string, cwd string) error {
-	if h.opts.Policy == nil {
+	if h.gate.policy == nil {
 		return nil
 	}
 	program := ""

@@ -74,7 +74,7 @@ type Config struct {
 	Host    string
 	Machine machine.Machine
 	// Trace, when set, gets the time each matched wait's output arrived
-	// and matched (WaitResult.Trace): the latency breakdown `make bench`
+	// and matched (WaitForTextResult.Trace): the latency breakdown `make bench`
 	// prints.
 	Trace bool
 }
@@ -254,6 +254,7 @@ func (h *Host) findSelfPane(ctx context.Context) int {
 // and the fix, and nothing was changed.
 type Error struct{ msg string }
 
+// Error is the message: what is wrong and the fix.
 func (e *Error) Error() string { return e.msg }
 
 func errorf(format string, args ...any) error { return &Error{fmt.Sprintf(format, args...)} }

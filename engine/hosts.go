@@ -90,7 +90,7 @@ func NewHosts(local *Host, remotes ...*Remote) *Hosts {
 // Local is this machine's host.
 func (hs *Hosts) Local() *Host { return hs.local }
 
-// Remotes are the configured remote hosts, in the order added.
+// Remotes are the configured remote hosts, in the order given.
 func (hs *Hosts) Remotes() []*Remote { return hs.remotes }
 
 // Close closes every host that was started, the local one last.
@@ -151,9 +151,9 @@ func (hs *Hosts) remote(name string) *Remote {
 // call naming another host with them is refused, never read on the wrong
 // host.
 type IDs struct {
-	JobID     string
-	Cursor    string
-	RequestID string
+	JobID     string // a job's id (await_command_result, cancel_command)
+	Cursor    string // a stream cursor (wait_for_text, capture_since)
+	RequestID string // a run_shell_command requestId
 }
 
 // Pick returns the host a call runs on: the host named (local when
@@ -253,6 +253,6 @@ func (hs *Hosts) cursorHost(id cursor.StreamID) string {
 
 // HostError is a host that could not answer a call made on every host.
 type HostError struct {
-	Host  string `json:"host"`
-	Error string `json:"error"`
+	Host  string `json:"host"`  // the host's name
+	Error string `json:"error"` // why it could not answer
 }

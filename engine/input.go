@@ -80,7 +80,7 @@ func (h *Host) allowSubmit(ctx context.Context, tool, paneID string, lines []str
 	if secret {
 		text = hiddenText(text)
 	}
-	if h.opts.Policy == nil {
+	if h.gate.policy == nil {
 		h.gate.record(verdict{Tool: tool, Pane: paneID, Command: text, Decision: approval.AutoApproved, By: "policy:default"})
 		return nil
 	}
@@ -173,7 +173,7 @@ func (h *Host) screenLines(ctx context.Context, pane, anchor int) (cursorLine, r
 // anchored returns l with its anchor set to the pane's cursor row when it
 // has none and a policy is active.
 func (h *Host) anchored(ctx context.Context, pane int, l input.Line) input.Line {
-	if h.opts.Policy == nil || l.Anchor != 0 {
+	if h.gate.policy == nil || l.Anchor != 0 {
 		return l
 	}
 	if p, err := h.fleet.Pane(ctx, pane); err == nil {
@@ -192,7 +192,7 @@ func (h *Host) editedError(tool, paneID string, err *input.EditedError) error {
 // shellReads reports whether a shell's line editor reads pane's input: the
 // pane's current program is a shell, or cannot be told (then assume one).
 func (h *Host) shellReads(ctx context.Context, pane int) bool {
-	if h.opts.Policy == nil {
+	if h.gate.policy == nil {
 		return false
 	}
 	p, err := h.fleet.Pane(ctx, pane)
@@ -206,7 +206,7 @@ func (h *Host) shellReads(ctx context.Context, pane int) bool {
 // secretPrompt reports whether pane's terminal reads a line without
 // echoing it (a password prompt: read -s, sudo, ssh).
 func (h *Host) secretPrompt(ctx context.Context, pane int) bool {
-	if h.opts.Policy == nil && h.opts.Audit == nil {
+	if h.gate.policy == nil && h.opts.Audit == nil {
 		return false // nothing would record or show the text
 	}
 	p, err := h.fleet.Pane(ctx, pane)

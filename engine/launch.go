@@ -133,10 +133,11 @@ func (l *launch) decide(ctx context.Context) (*jobs.Job, error) {
 	l.j.Decision = string(decision)
 	return l.begin(ctx, func(j *jobs.Job) (*jobs.Job, error) {
 		created, err := l.h.jobs.Create(j)
-		if err == nil {
-			l.h.gate.record(l.decided(created, decidedBy, true))
+		if err != nil {
+			return nil, recordError(err)
 		}
-		return created, err
+		l.h.gate.record(l.decided(created, decidedBy, true))
+		return created, nil
 	}, nil)
 }
 
@@ -195,8 +196,9 @@ func (l *launch) askPerson(ctx context.Context, subj approval.Subject) (*jobs.Jo
 
 // begin puts the job in its pane: a fresh pane made now, or the pane's
 // shell typed into. save records the job before anything is typed (a new
-// record, or a pending one updated); run is the job's run when it has one
-// already (a review that was approved), nil to start one.
+// record, or a pending one updated; its error is returned as it is); run
+// is the job's run when it has one already (a review that was approved),
+// nil to start one.
 func (l *launch) begin(ctx context.Context, save func(*jobs.Job) (*jobs.Job, error), run *runner.Run) (*jobs.Job, error) {
 	if l.pane < 0 {
 		return l.inFreshPane(ctx, save, run)
@@ -217,7 +219,7 @@ func (l *launch) inFreshPane(ctx context.Context, save func(*jobs.Job) (*jobs.Jo
 	saved, err := save(j)
 	if err != nil {
 		_ = h.fleet.KillPane(context.WithoutCancel(ctx), np.Pane)
-		return nil, recordError(err)
+		return nil, err
 	}
 	if run != nil {
 		h.run.RunFreshIn(run, saved, np) // this run goes on as the job's: await and cancel find it
@@ -238,7 +240,7 @@ func (l *launch) inPane(ctx context.Context, save func(*jobs.Job) (*jobs.Job, er
 	j.PaneID, j.Status = paneName(l.pane), jobs.Running
 	saved, err := save(j)
 	if err != nil {
-		return nil, recordError(err)
+		return nil, err
 	}
 	st, err := h.run.Start(ctx, saved, l.sh, l.cwd)
 	if err != nil {

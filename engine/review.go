@@ -11,7 +11,6 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/audit"
 	"github.com/tmuxmcp/tmuxmcp/host"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
-	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/runner"
 )
 
@@ -162,10 +161,10 @@ func (h *Host) review(run *runner.Run, req approval.Request, l *launch) {
 			h.gate.record(verdict{Tool: req.Tool, JobID: req.RequestID, Pane: req.Pane, Command: req.Command, Decision: approval.Rejected, By: "tmuxmcp: directory changed after approval"})
 			return
 		}
-		if h.opts.Policy != nil {
-			if v := approval.Judge(h.opts.Policy, now); v.Action == policy.Deny {
+		if h.gate.policy != nil {
+			if d, by, _ := h.gate.decide(now); d == approval.Blocked {
 				_, _ = h.jobs.Update(req.RequestID, func(x *jobs.Job) { x.Decision, x.Ended = string(approval.Blocked), time.Now().UTC() })
-				h.gate.record(verdict{Tool: req.Tool, JobID: req.RequestID, Pane: req.Pane, Command: req.Command, Decision: approval.Blocked, By: v.By})
+				h.gate.record(verdict{Tool: req.Tool, JobID: req.RequestID, Pane: req.Pane, Command: req.Command, Decision: approval.Blocked, By: by})
 				return
 			}
 		}

@@ -19,6 +19,7 @@ const (
 	MaxJobTimeoutMs    = 24 * 60 * 60 * 1000
 )
 
+// RequestIDPattern is what a requestId may be: 32 lowercase hex characters.
 var RequestIDPattern = regexp.MustCompile(`^[0-9a-f]{32}$`)
 
 // RunShellCommandRequest is a command to run and how to wait for it.

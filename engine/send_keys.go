@@ -50,7 +50,7 @@ func (h *Host) SendKeys(ctx context.Context, c Caller, in *SendKeysRequest) (*In
 	// Enter (in any spelling), Escape, a Meta key or an unknown key could
 	// run is judged before anything is sent.
 	line := h.anchored(ctx, n, h.line(n))
-	next, step, err := line.Keys(keys, h.opts.Policy != nil, h.shellReads(ctx, n))
+	next, step, err := line.Keys(keys, h.gate.policy != nil, h.shellReads(ctx, n))
 	var edited *input.EditedError
 	if errors.As(err, &edited) {
 		return nil, h.editedError("send_keys", in.PaneID, edited)

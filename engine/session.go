@@ -13,10 +13,10 @@ import (
 // sees first on attach. Its first pane runs the integrated shell like
 // every pane tmuxmcp creates, without pagers unless KeepPagers.
 type Session struct {
-	Name          string
-	Width, Height int
+	Name          string             // the session's name (--session)
+	Width, Height int                // its size before a client attaches
 	Shell         *shell.Integration // nil: the plain shell
-	KeepPagers    bool
+	KeepPagers    bool               // leave PAGER and friends alone
 }
 
 // Ensure creates the session on target unless it exists (a new shell tag

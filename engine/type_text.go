@@ -43,7 +43,7 @@ func (h *Host) TypeText(ctx context.Context, c Caller, in *TypeTextRequest) (*In
 	defer h.run.LockPane(n)()
 	h.run.Prompted(ctx, n, 2*time.Second)
 	line := h.anchored(ctx, n, h.line(n))
-	next, step, err := line.Type(in.Text, in.Submit, h.opts.Policy != nil)
+	next, step, err := line.Type(in.Text, in.Submit, h.gate.policy != nil)
 	var edited *input.EditedError
 	if errors.As(err, &edited) {
 		return nil, h.editedError("type_text", in.PaneID, edited)

@@ -35,6 +35,7 @@ func (n *HostName) UnmarshalJSON(b []byte) error {
 // On is the part of every request that says where it runs: the host the
 // call names.
 type On struct {
+	// Host is the host named ("": this machine).
 	Host HostName `json:"host,omitempty"`
 }
 
@@ -52,7 +53,7 @@ func idsOf(req Routed) IDs {
 	case *RunShellCommandRequest:
 		return IDs{RequestID: deref(r.RequestID)}
 	case *AwaitCommandResultRequest:
-		return IDs{JobID: r.JobID}
+		return IDs{JobID: r.JobID, Cursor: deref(r.Cursor)}
 	case *CancelCommandRequest:
 		return IDs{JobID: r.JobID}
 	case *WaitForTextRequest:
@@ -131,6 +132,12 @@ func everyHost[T any](ctx context.Context, hs *Hosts, tool string, ask func(*Hos
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer func() {
+				// A bug must cost one host's answer, never the server.
+				if p := recover(); p != nil {
+					errs[i] = fmt.Errorf("%s failed inside tmuxmcp on this host (a bug: %v)", tool, p)
+				}
+			}()
 			h, err := hs.Pick(ctx, n, IDs{})
 			if err == nil {
 				answers[i], err = ask(h)

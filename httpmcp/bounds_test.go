@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 )
 
 const initializeBody = `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`
@@ -581,7 +582,7 @@ func TestHTTPServesTLSWithTheGivenCertificate(t *testing.T) {
 	pool.AppendCertsFromPEM(pemBytes)
 	base := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: pool}}
 	defer base.CloseIdleConnections()
-	tr := &mcp.StreamableClientTransport{Endpoint: "https://" + ln.Addr().String() + "/mcp", HTTPClient: &http.Client{Transport: bearerOver{testToken, base}}, MaxRetries: -1}
+	tr := &mcp.StreamableClientTransport{Endpoint: "https://" + ln.Addr().String() + "/mcp", HTTPClient: &http.Client{Transport: mcptest.Bearer{Token: testToken, Base: base}}, MaxRetries: -1}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, nil).Connect(t.Context(), tr, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -590,16 +591,4 @@ func TestHTTPServesTLSWithTheGivenCertificate(t *testing.T) {
 	if _, err := cs.ListTools(t.Context(), nil); err != nil {
 		t.Fatal(err)
 	}
-}
-
-// bearerOver adds the bearer token to requests sent with base.
-type bearerOver struct {
-	token string
-	base  http.RoundTripper
-}
-
-func (b bearerOver) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return b.base.RoundTrip(r)
 }

@@ -42,7 +42,9 @@ type Hosts interface {
 	Started() []Host
 	// Remote reports whether hosts other than this machine are configured.
 	Remote() bool
+	// ListPanes lists the panes of the host named, or of every host.
 	ListPanes(context.Context, engine.Caller, *engine.ListPanesRequest) (*engine.ListPanesResult, error)
+	// ListCommands lists the jobs of the host named, or of every host.
 	ListCommands(context.Context, engine.Caller, *engine.ListCommandsRequest) (*engine.ListCommandsResult, error)
 	// Config is the local host's configuration (limits in descriptions).
 	Config() engine.Config

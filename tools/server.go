@@ -133,8 +133,8 @@ func (s *Server) NewServer() *mcp.Server {
 
 // Tool is one tool with its handler, as registered on the server.
 type Tool struct {
-	Tool    *mcp.Tool
-	Handler mcp.ToolHandler
+	Tool    *mcp.Tool       // its definition, host argument included
+	Handler mcp.ToolHandler // decodes, calls the engine, encodes
 }
 
 // Tools returns every tool in a stable order, each taking the host

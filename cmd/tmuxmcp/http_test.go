@@ -4,7 +4,6 @@ import (
 	"context"
 	"io"
 	"log/slog"
-	"net/http"
 	"net/http/httptest"
 	"os"
 	"strings"
@@ -34,14 +33,6 @@ func TestMain(m *testing.M) {
 	}
 	cleanup()
 	os.Exit(code)
-}
-
-type bearer struct{ token string }
-
-func (b bearer) RoundTrip(r *http.Request) (*http.Response, error) {
-	r = r.Clone(r.Context())
-	r.Header.Set("Authorization", "Bearer "+b.token)
-	return http.DefaultTransport.RoundTrip(r)
 }
 
 const testToken = "0123456789abcdef0123456789abcdef"
@@ -76,8 +67,7 @@ func httpEnv(t *testing.T) (*httptest.Server, *tools.Server) {
 
 func httpClient(t *testing.T, url, token string, opts *mcp.ClientOptions) (*mcp.ClientSession, error) {
 	t.Helper()
-	tr := &mcp.StreamableClientTransport{Endpoint: url + "/mcp", HTTPClient: &http.Client{Transport: bearer{token}}, MaxRetries: -1}
-	return mcp.NewClient(&mcp.Implementation{Name: "t", Version: "v0"}, opts).Connect(t.Context(), tr, nil)
+	return mcptest.ConnectHTTP(t.Context(), url, token, opts)
 }
 
 // call calls a tool on cs, fails the test on any error, and returns the
