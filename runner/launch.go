@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/tmuxmcp/tmuxmcp/cursor"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
@@ -86,6 +87,16 @@ func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error
 	}
 	n := np.Pane
 	s := r.hub.Adopt(n)
+	// Its shell started moments ago, for this recording: however long the
+	// reply took (a loaded machine, a slow link), it is never "late", so
+	// what its startup files run in front reads as its start, not as a
+	// busy pane.
+	r.mu.Lock()
+	if r.released == nil {
+		r.released = map[int]cursor.StreamID{}
+	}
+	r.released[n] = s.ID()
+	r.mu.Unlock()
 	switch {
 	case tag != "":
 		// The pane remembers its shell's tag: readiness, direct typing and
