@@ -73,10 +73,6 @@ type Config struct {
 	// empty); Machine is that host (nil: this machine).
 	Host    string
 	Machine machine.Machine
-	// Trace, when set, gets the time each matched wait's output arrived
-	// and matched (WaitForTextResult.Trace): the latency breakdown `make bench`
-	// prints.
-	Trace bool
 }
 
 // WaitTrace is where one matched wait spent its time on the way from

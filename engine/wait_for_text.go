@@ -68,12 +68,17 @@ type WaitForTextResult struct {
 	PaneID             string            `json:"paneId"`
 	StreamFailure      *string           `json:"streamFailure"`
 
-	trace *WaitTrace // with Config.Trace; not part of the result
+	trace WaitTrace // of a match; not part of the result
 }
 
-// Trace is when a matched wait's output arrived and matched (with
-// Config.Trace; nil otherwise).
-func (o *WaitForTextResult) Trace() *WaitTrace { return o.trace }
+// Trace is when a matched wait's output arrived and matched; nil for a
+// wait that did not match.
+func (o *WaitForTextResult) Trace() *WaitTrace {
+	if o.trace.Matched.IsZero() {
+		return nil
+	}
+	return &o.trace
+}
 
 // WaitForText waits until a pane prints one of the patterns (or
 // anything), woken by the stream, never polling.
@@ -123,8 +128,8 @@ func (h *Host) WaitForText(ctx context.Context, c Caller, in *WaitForTextRequest
 	if err != nil {
 		return nil, errorf("%v", err)
 	}
-	if h.opts.Trace && r.Outcome == stream.Matched {
-		out.trace = &WaitTrace{Appended: s.LastAppend(), Matched: time.Now()}
+	if r.Outcome == stream.Matched {
+		out.trace = WaitTrace{Appended: s.LastAppend(), Matched: time.Now()}
 	}
 	out.Outcome = string(r.Outcome)
 	out.Output = r.Output

@@ -43,8 +43,7 @@ type Options struct {
 	CheckResults bool
 	// Trace, when set, is given the timeline of each wait_for_text that
 	// matched: the latency breakdown `make bench` prints
-	// ($TMUXMCP_LATENCY_TRACE). The hosts must be opened with
-	// engine.Config.Trace.
+	// ($TMUXMCP_LATENCY_TRACE).
 	Trace func(WaitTrace)
 }
 

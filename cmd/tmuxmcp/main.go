@@ -446,7 +446,7 @@ func hostOptions(c *config, stateDir string, integ *shell.Integration, restart f
 	opts = engine.Config{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, StateDir: stateDir, ReviewTimeout: c.review, ApprovalVia: c.viaList, Approver: c.approver, Shell: integ, KeepPagers: c.keepPagers}
 	served = tools.Options{Version: versionString(), CheckResults: os.Getenv("TMUXMCP_CHECK_RESULTS") != ""}
 	if trace != nil {
-		opts.Trace, served.Trace = true, trace.wait
+		served.Trace = trace.wait
 	}
 	if c.policy != "" || c.def != policy.Allow {
 		if c.policy != "" {
