@@ -13,6 +13,7 @@ package approval
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -57,80 +58,204 @@ func (e *ParseError) Error() string {
 // backslash that joins the next line; zsh glob qualifiers, fish's (…) and
 // \' in single quotes) — is a *ParseError.
 func Commands(line, shell string) ([]string, error) {
+	rd, err := read(line, shell, 0)
+	if err != nil {
+		return nil, err
+	}
+	return rd.written, nil
+}
+
+// reading is what the judge reads in a command line.
+type reading struct {
+	// written are the commands as Commands returns them, and the
+	// commands wrappers run (sudo rm -rf x: rm -rf x).
+	written []string
+	// forms are every simple command's canonical form (see canonical),
+	// judged by deny and ask rules.
+	forms []form
+	// unseen says why part of what the line does is decided when it runs,
+	// in a way the judge does not follow.
+	unseen []string
+	// assigned are the variables the shell acts on that an assignment
+	// sets (name → why): unseen, unless create_pane's environment sets
+	// it (judged by env rules).
+	assigned [][2]string
+	// code are the commands that run code given in an argument.
+	code []codeCommand
+}
+
+// codeCommand is a command that runs code given in an argument (python
+// -c): asked unless a rule allows it.
+type codeCommand struct {
+	text, why string
+}
+
+// merge adds o to rd.
+func (rd *reading) merge(o *reading) {
+	for _, c := range o.written {
+		if !slices.Contains(rd.written, c) {
+			rd.written = append(rd.written, c)
+		}
+	}
+	rd.forms = append(rd.forms, o.forms...)
+	rd.unseen = append(rd.unseen, o.unseen...)
+	rd.assigned = append(rd.assigned, o.assigned...)
+	rd.code = append(rd.code, o.code...)
+}
+
+// read is what the judge reads in line, in shell's language (depth: how
+// deep in wrappers and shell strings it is).
+func read(line, shell string, depth int) (*reading, error) {
 	if t := strings.TrimRight(line, "\n"); (len(t)-len(strings.TrimRight(t, `\`)))%2 == 1 {
 		return nil, &ParseError{Line: line, Err: errors.New("it ends with a backslash, so the shell joins the next line to it")}
 	}
-	var out []string
-	seen := map[string]bool{}
+	out := &reading{}
 	for i, lang := range dialects(shell) {
-		cmds, err := commands(line, lang, shell)
-		if err != nil {
+		var rd reading
+		r := &reader{line: line, shell: shell, depth: depth, out: &rd}
+		if err := r.parse(lang); err != nil {
 			if i == 0 {
 				return nil, &ParseError{Line: line, Err: err}
 			}
 			continue
 		}
-		for _, c := range cmds {
-			if !seen[c] {
-				seen[c] = true
-				out = append(out, c)
-			}
-		}
+		out.merge(&rd)
 	}
 	return out, nil
+}
+
+// reader reads one command line in one language.
+type reader struct {
+	line  string
+	shell string
+	depth int
+	out   *reading
 }
 
 // harmless are redirection targets that write nothing anyone reads.
 var harmless = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true}
 
-func commands(line string, lang syntax.LangVariant, shell string) (out []string, err error) {
+func (r *reader) parse(lang syntax.LangVariant) (err error) {
 	defer func() {
-		if r := recover(); r != nil { // a parser bug must not let a line through
-			out, err = nil, fmt.Errorf("parser failure: %v", r)
+		if p := recover(); p != nil { // a parser bug must not let a line through
+			err = fmt.Errorf("parser failure: %v", p)
 		}
 	}()
-	f, err := syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(false)).Parse(strings.NewReader(line), "")
+	f, err := syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(false)).Parse(strings.NewReader(r.line), "")
 	if err != nil {
-		return nil, err
+		return err
 	}
 	var bad error
 	syntax.Walk(f, func(n syntax.Node) bool {
+		r.node(n)
 		switch x := n.(type) {
 		case *syntax.ExtGlob:
-			switch shell {
+			switch r.shell {
 			case "zsh":
 				bad = errors.New("zsh reads ( after a word as glob qualifiers, which can run code (e:…:, +func)")
 			case "fish":
 				bad = errors.New("fish reads (…) as a command substitution")
 			}
 		case *syntax.SglQuoted:
-			if shell == "fish" && strings.Contains(x.Value, `\`) {
+			if r.shell == "fish" && strings.Contains(x.Value, `\`) {
 				bad = errors.New(`fish reads \' inside single quotes as a quote, not the end of the string`)
 			}
 		case *syntax.Stmt:
-			switch x.Cmd.(type) {
-			case nil, *syntax.CallExpr, *syntax.DeclClause, *syntax.TestClause, *syntax.ArithmCmd, *syntax.LetClause, *syntax.TestDecl, *syntax.CoprocClause:
-				if text := stmtSource(line, x); text != "" {
-					out = append(out, text)
-				}
-			}
-			for _, r := range x.Redirs {
-				if w := writes(r); w != "" && !harmless[w] {
-					out = append(out, nodeSource(line, r))
-				}
-			}
-			if call, ok := x.Cmd.(*syntax.CallExpr); ok {
-				if plain, ok := literalCall(call); ok && plain != "" {
-					out = append(out, plain)
-				}
-			}
+			r.stmt(x)
 		}
 		return true
 	})
-	if bad != nil {
-		return nil, bad
+	return bad
+}
+
+// stmt reads one statement: its text, its redirections that write files,
+// and its simple command.
+func (r *reader) stmt(x *syntax.Stmt) {
+	switch x.Cmd.(type) {
+	case nil, *syntax.CallExpr, *syntax.DeclClause, *syntax.TestClause, *syntax.ArithmCmd, *syntax.LetClause, *syntax.TestDecl, *syntax.CoprocClause:
+		if text := stmtSource(r.line, x); text != "" {
+			r.out.written = append(r.out.written, text)
+		}
 	}
-	return out, nil
+	for _, rd := range x.Redirs {
+		if w := writes(rd); w != "" && !harmless[w] {
+			r.out.written = append(r.out.written, nodeSource(r.line, rd))
+		}
+	}
+	call, ok := x.Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) == 0 {
+		return
+	}
+	argv := r.words(call.Args)
+	if first := (&syntax.Word{Parts: slices.Clone(call.Args[0].Parts)}); syntax.SplitBraces(first) || len(argv) == 0 || !argv[0].known() || argv[0].src != nodeSource(r.line, call.Args[0]) || len(argv) > 1 && argv[1].src == argv[0].src {
+		r.unseenf("the command name %s is decided when it runs", nodeSource(r.line, call.Args[0]))
+	}
+	if plain, ok := literalCall(call, argv); ok && plain != "" {
+		r.out.written = append(r.out.written, plain)
+	}
+	r.call(argv)
+}
+
+// command adds argv, a command a wrapper runs, as written (and its value
+// when every word is known), and reads it.
+func (r *reader) command(argv []word) {
+	if len(argv) == 0 {
+		return
+	}
+	var src []string
+	for _, w := range argv {
+		if w.src != "" {
+			src = append(src, w.src)
+		}
+	}
+	r.out.written = append(r.out.written, strings.Join(src, " "))
+	if t, ok := texts(argv); ok {
+		r.out.written = append(r.out.written, strings.Join(t, " "))
+	}
+	r.call(argv)
+}
+
+// call reads one simple command's words: its canonical form, what its
+// builtin does, whether it runs code from an argument, and the command
+// it runs when it is a wrapper.
+func (r *reader) call(argv []word) {
+	if len(argv) == 0 {
+		return
+	}
+	if r.depth >= maxDepth {
+		r.unseenf("it nests commands in wrappers and shell strings deeper than %d", maxDepth)
+		return
+	}
+	f := canonical(argv)
+	r.out.forms = append(r.out.forms, f)
+	r.builtin(argv)
+	if why := runsCode(argv); why != "" {
+		var src []string
+		for _, w := range argv {
+			src = append(src, w.src)
+		}
+		r.out.code = append(r.out.code, codeCommand{text: strings.Join(src, " "), why: why})
+	}
+	if inner := r.unwrap(argv); len(inner) > 0 {
+		r.depth++
+		r.command(inner)
+		r.depth--
+	}
+}
+
+// nested reads text, a command line some command runs (sh -c, eval,
+// alias, trap), in shell's language, as part of this line.
+func (r *reader) nested(text, shell string) {
+	if r.depth+1 >= maxDepth {
+		r.unseenf("it nests commands in wrappers and shell strings deeper than %d", maxDepth)
+		return
+	}
+	rd, err := read(text, shell, r.depth+1)
+	if err != nil {
+		r.unseenf("the command line %q it runs does not parse (%v)", text, err)
+		return
+	}
+	r.out.merge(rd)
 }
 
 // writes is the file an output redirection writes to, or "".
@@ -150,9 +275,9 @@ func writes(r *syntax.Redirect) string {
 	return "?" // not a literal: some file
 }
 
-// literalCall is the command's words with quotes and backslashes removed,
-// when every word (and assignment) is literal.
-func literalCall(c *syntax.CallExpr) (string, bool) {
+// literalCall is the command's words with quotes and backslashes removed
+// and braces expanded, when every word (and assignment) is known.
+func literalCall(c *syntax.CallExpr, argv []word) (string, bool) {
 	var words []string
 	for _, a := range c.Assigns {
 		if a.Value == nil || a.Name == nil {
@@ -164,14 +289,11 @@ func literalCall(c *syntax.CallExpr) (string, bool) {
 		}
 		words = append(words, a.Name.Value+"="+v)
 	}
-	for _, w := range c.Args {
-		v, ok := literal(w)
-		if !ok {
-			return "", false
-		}
-		words = append(words, v)
+	t, ok := texts(argv)
+	if !ok {
+		return "", false
 	}
-	return strings.Join(words, " "), true
+	return strings.Join(append(words, t...), " "), true
 }
 
 // literal is w's value when it holds no expansion: literal text, single

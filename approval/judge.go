@@ -93,7 +93,13 @@ func Judge(p *policy.Policy, s Subject) Verdict {
 	if v, ok := judgeEnv(p, s.Host, s.Env); ok {
 		return v
 	}
-	cmds, err := Commands(s.Line, shellOr(s.Shell))
+	rd, err := read(s.Line, shellOr(s.Shell), 0)
+	var cmds []string
+	if err == nil {
+		cmds = rd.written
+	} else {
+		rd = &reading{}
+	}
 	if s.Shell == "" && err == nil {
 		// Not a shell: judged part by part below, in every shell's reading.
 		err, cmds = &ParseError{Line: s.Line, Err: errors.New("not read by a shell")}, nil
@@ -123,8 +129,9 @@ func Judge(p *policy.Policy, s Subject) Verdict {
 		// newline, CR, ^D, ^C): a shell may read each part.
 		cmds = nil
 		for _, l := range strings.FieldsFunc(s.Line, func(r rune) bool { return r < 0x20 && r != '\t' || r == 0x7f }) {
-			if c, ok := everyShell(l); ok && len(c) > 0 {
-				cmds = append(cmds, c...)
+			if c, ok := everyShell(l); ok && len(c.written) > 0 {
+				cmds = append(cmds, c.written...)
+				rd.merge(c)
 			} else if strings.TrimSpace(l) != "" {
 				raw = append(raw, strings.TrimSpace(l))
 			}
@@ -157,6 +164,7 @@ func Judge(p *policy.Policy, s Subject) Verdict {
 			v.Action, v.By = a, "policy:"+r.Name
 		}
 	}
+	judgeUnseen(p, s, rd, &v)
 	if s.CWDUnresolved && v.Action == policy.Allow && p.HasCWDRules() {
 		v.Action, v.By, v.Why = policy.Ask, "policy:unresolved-cwd", "its directory "+s.CWD+" could not be resolved on its host, so the policy's cwd rules could not be applied"
 	}
@@ -173,19 +181,64 @@ func (s Subject) policySubject(command string, raw bool) policy.Subject {
 // ahead of the pane's shell, whichever it is): ok only when bash, zsh and
 // fish would each read it as the grammar does, and without history
 // expansion.
-func everyShell(line string) ([]string, bool) {
+func everyShell(line string) (*reading, bool) {
 	if historyExpands(line) {
 		return nil, false
 	}
-	var out []string
+	out := &reading{}
 	for _, sh := range []string{"bash", "zsh", "fish"} {
-		c, err := Commands(line, sh)
+		rd, err := read(line, sh, 0)
 		if err != nil {
 			return nil, false
 		}
-		out = append(out, c...)
+		out.merge(rd)
 	}
 	return out, true
+}
+
+// judgeUnseen raises v for what the written commands do not show: a deny
+// or ask rule matching a command's canonical form (through a hole, a
+// word decided when it runs: asked), a command that runs code given in an
+// argument that no rule allows by name (asked), and a line whose meaning
+// is decided when it runs (asked). Under a default of deny, asked is
+// denied.
+func judgeUnseen(p *policy.Policy, s Subject, rd *reading, v *Verdict) {
+	rank := map[policy.Action]int{policy.Allow: 0, policy.Ask: 1, policy.Deny: 2}
+	ask := policy.Ask
+	if p.Default() == policy.Deny {
+		ask = policy.Deny
+	}
+	raise := func(a policy.Action, by, why string) {
+		if rank[a] > rank[v.Action] {
+			v.Action, v.By, v.Why = a, by, why
+		}
+	}
+	for _, f := range rd.forms {
+		plain := s.policySubject(f.text, false)
+		if r, ok := p.Match(plain, policy.Deny, policy.Ask); ok {
+			raise(r.Action, "policy:"+r.Name, "")
+			continue
+		}
+		withHoles := plain
+		withHoles.Holes = f.holes
+		if r, ok := p.Match(withHoles, policy.Deny, policy.Ask); ok && len(f.holes) > 0 {
+			raise(ask, "policy:"+r.Name, fmt.Sprintf("a word decided when it runs could make %q match rule %q", strings.ReplaceAll(f.text, "\n", " "), r.Name))
+		}
+	}
+	for _, c := range rd.code {
+		if a, rule := p.Decide(s.policySubject(c.text, false)); a == policy.Allow && rule == "default" {
+			raise(policy.Ask, "policy:runs-code", c.why+"; a rule that allows it by name lets it run")
+		}
+	}
+	unseen := rd.unseen
+	for _, a := range rd.assigned {
+		if _, ok := s.Env[a[0]]; !ok {
+			unseen = append(unseen, a[1])
+		}
+	}
+	if len(unseen) > 0 {
+		raise(ask, "policy:unseen", unseen[0]+": what runs cannot be seen before it runs, so a person decides (write the value out, or run it as a script a rule allows)")
+	}
 }
 
 // historyExpands reports whether an interactive bash or zsh would apply

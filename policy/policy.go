@@ -14,6 +14,7 @@ import (
 	"fmt"
 	"os"
 	"regexp"
+	"regexp/syntax"
 	"slices"
 )
 
@@ -64,6 +65,7 @@ type Rule struct {
 	Env string `json:"env,omitempty"`
 
 	command, program, cwd, host, env *regexp.Regexp
+	commandProg                      *syntax.Prog // command, for subjects with holes
 }
 
 // File is the JSON form of a policy file.
@@ -92,6 +94,11 @@ func New(def Action, rules []Rule) (*Policy, error) {
 		var err error
 		if r.command, err = compile(r.Name, "command", r.Command); err != nil {
 			return nil, err
+		}
+		if r.command != nil {
+			if r.commandProg, err = holeProg(r.Command); err != nil {
+				return nil, fmt.Errorf("%s: command %q: %w", r.Name, r.Command, err)
+			}
 		}
 		if r.program, err = compile(r.Name, "program", r.Program); err != nil {
 			return nil, err
@@ -158,6 +165,12 @@ type Subject struct {
 	// typed into a program that is not a shell): an allow rule approves it
 	// only when it names the program, never by its command pattern alone.
 	Raw bool
+	// Holes are byte offsets in Command where a word (or part of one)
+	// decided at run time stands: a hole is any text at all. A command
+	// rule matches such a subject when some text in the holes makes it
+	// match, so only deny and ask rules ever match one: an allow rule
+	// cannot know what it would approve.
+	Holes []int
 }
 
 // HasCWDRules reports whether a rule looks at the directory.
@@ -185,7 +198,7 @@ func (p *Policy) Decide(s Subject) (Action, string) {
 // Match returns the first command rule with one of actions that matches s.
 func (p *Policy) Match(s Subject, actions ...Action) (Rule, bool) {
 	for _, r := range p.rules {
-		if s.Raw && r.Action == Allow && r.program == nil {
+		if s.Raw && r.Action == Allow && r.program == nil || len(s.Holes) > 0 && r.Action == Allow {
 			continue
 		}
 		if r.env == nil && slices.Contains(actions, r.Action) && r.matches(s) {
@@ -197,7 +210,11 @@ func (p *Policy) Match(s Subject, actions ...Action) (Rule, bool) {
 
 // matches reports whether every field r gives matches s.
 func (r Rule) matches(s Subject) bool {
-	return match(r.command, s.Command) && match(r.program, s.Program) && match(r.cwd, s.CWD) && match(r.host, hostName(s.Host))
+	command := match(r.command, s.Command)
+	if !command && len(s.Holes) > 0 {
+		command = mayMatch(r.commandProg, s.Command, s.Holes)
+	}
+	return command && match(r.program, s.Program) && match(r.cwd, s.CWD) && match(r.host, hostName(s.Host))
 }
 
 // Variable is an environment variable a decision is about.
