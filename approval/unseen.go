@@ -22,7 +22,7 @@ var shellVars = map[string]bool{
 	"PERIOD": true, "NULLCMD": true, "READNULLCMD": true, "MAIL": true, "MAILPATH": true, "MAILCHECK": true, "mailpath": true, "TMOUT": true,
 	// startup files, lookup, loading
 	"BASH_ENV": true, "ENV": true, "ZDOTDIR": true, "PATH": true, "path": true, "CDPATH": true, "cdpath": true, "FPATH": true, "fpath": true, "module_path": true,
-	"BASH_CMDS": true, "BASH_ALIASES": true, "BASH_LOADABLES_PATH": true, "EXECIGNORE": true, "INPUTRC": true, "HOME": true, "SHELL": true, "TMPPREFIX": true, "TMPDIR": true,
+	"BASH_CMDS": true, "BASH_ALIASES": true, "BASH_LOADABLES_PATH": true, "EXECIGNORE": true, "INPUTRC": true, "HOME": true, "PWD": true, "OLDPWD": true, "SHELL": true, "TMPPREFIX": true, "TMPDIR": true,
 	// how lines are read, split and globbed; options
 	"IFS": true, "GLOBIGNORE": true, "FIGNORE": true, "GLOBSORT": true, "SHELLOPTS": true, "BASHOPTS": true, "POSIXLY_CORRECT": true, "BASH_COMPAT": true,
 	"histchars": true, "HISTCHARS": true, "COMP_WORDBREAKS": true, "FUNCNEST": true, "BASH_XTRACEFD": true, "BASH_ARGV0": true, "KEYTIMEOUT": true, "EDITOR": true, "VISUAL": true,

@@ -114,15 +114,33 @@ func wordValue(w *syntax.Word) word {
 			for _, p := range x.Parts {
 				if l, ok := p.(*syntax.Lit); ok {
 					v.text += unescape(l.Value, "\"$`\\\n")
+				} else if pe, ok := p.(*syntax.ParamExp); ok {
+					v.param(pe)
 				} else {
 					v.addHole(len(v.text))
 				}
 			}
+		case *syntax.ParamExp:
+			v.param(x)
 		default:
 			v.addHole(len(v.text))
 		}
 	}
 	return v
+}
+
+// absolute are the variables whose value is an absolute path (an
+// assignment to one is unseen): their hole starts with "/", so it is
+// never an option.
+var absolute = map[string]bool{"HOME": true, "PWD": true, "OLDPWD": true}
+
+// param adds a parameter's value: a hole ("/" and a hole for one that
+// holds an absolute path).
+func (w *word) param(p *syntax.ParamExp) {
+	if plainParam(p) && !p.Length && absolute[p.Param.Value] {
+		w.text += "/"
+	}
+	w.addHole(len(w.text))
 }
 
 // unquotedValue is an unquoted literal's value: backslashes removed, and

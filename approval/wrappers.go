@@ -143,6 +143,12 @@ func (r *reader) runs(w wrapper, operands []word, skip int, exec bool) []word {
 		return nil
 	}
 	cmd := operands[skip:]
+	if o, ok := w.opts.short['c']; ok && has(w.shell, o.name()) && cmd[0].is("-c", "--command") {
+		if len(cmd) > 1 {
+			r.nestedWord(cmd[1], "flock")
+		}
+		return nil // flock FILE -c CMD
+	}
 	if w.join && !exec {
 		r.joined(cmd, "watch")
 		return nil

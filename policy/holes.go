@@ -18,19 +18,19 @@ func holeProg(expr string) (*syntax.Prog, error) {
 }
 
 // mayMatch reports whether prog matches text when each hole (a byte offset
-// in text, sorted) stands for any text at all, empty or not: whether some
-// value of the holes makes the regular expression match. Where a hole is
-// next to an assertion (^, $, \b, \B) the assertion is taken as holding,
-// so the answer errs towards a match.
+// in text, sorted) stands for any text without a newline (a word's value:
+// forms write a newline in a word as \n), empty or not: whether some value
+// of the holes makes the regular expression match. ^ and $ hold at a hole
+// only where they would with the hole empty; \b and \B are taken as
+// holding next to and inside a hole, so the answer errs towards a match.
 func mayMatch(prog *syntax.Prog, text string, holes []int) bool {
 	m := &sim{prog: prog}
-	cur := m.closure([]uint32{uint32(prog.Start)}, m.flags(-1, text, 0, holes))
 	prev := rune(-1)
+	cur := m.closure([]uint32{uint32(prog.Start)}, m.flags(prev, text, 0, holes))
 	for i := 0; ; {
-		for len(holes) > 0 && holes[0] == i {
-			cur = m.hole(cur)
+		if len(holes) > 0 && holes[0] == i {
+			cur = m.hole(cur, m.flags(prev, text, i, holes))
 			holes = holes[1:]
-			prev = -2
 		}
 		if m.matched {
 			return true
@@ -41,12 +41,8 @@ func mayMatch(prog *syntax.Prog, text string, holes []int) bool {
 		r, size := utf8.DecodeRuneInString(text[i:])
 		var next []uint32
 		for _, pc := range cur {
-			inst := &prog.Inst[pc]
-			switch inst.Op {
-			case syntax.InstRune, syntax.InstRune1, syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
-				if inst.MatchRune(r) {
-					next = append(next, inst.Out)
-				}
+			if m.prog.Inst[pc].MatchRune(r) {
+				next = append(next, m.prog.Inst[pc].Out)
 			}
 		}
 		i += size
@@ -61,24 +57,26 @@ type sim struct {
 	matched bool
 }
 
-// anyFlags is every assertion holding: next to a hole, any could.
-const anyFlags = syntax.EmptyBeginLine | syntax.EmptyEndLine | syntax.EmptyBeginText | syntax.EmptyEndText | syntax.EmptyWordBoundary | syntax.EmptyNoWordBoundary
+// either is \b and \B both: next to an unknown rune, either may hold.
+const either = syntax.EmptyWordBoundary | syntax.EmptyNoWordBoundary
 
-// flags are the assertions that hold at offset i of text, after prev (-1
-// at the start, -2 after a hole).
+// flags are the assertions that may hold at offset i of text, after prev
+// (-1 at the start): with a hole at i, those of the hole empty, and \b or
+// \B.
 func (m *sim) flags(prev rune, text string, i int, holes []int) syntax.EmptyOp {
-	if prev == -2 || len(holes) > 0 && holes[0] == i {
-		return anyFlags
-	}
 	next := rune(-1)
 	if i < len(text) {
 		next, _ = utf8.DecodeRuneInString(text[i:])
 	}
-	return syntax.EmptyOpContext(prev, next)
+	f := syntax.EmptyOpContext(prev, next)
+	if len(holes) > 0 && holes[0] == i {
+		f |= either
+	}
+	return f
 }
 
-// closure is the states reachable from pcs without reading a rune, where
-// the assertions in flags hold.
+// closure is the rune instructions reachable from pcs without reading a
+// rune, where the assertions in flags hold.
 func (m *sim) closure(pcs []uint32, flags syntax.EmptyOp) []uint32 {
 	seen := map[uint32]bool{}
 	var out []uint32
@@ -109,30 +107,58 @@ func (m *sim) closure(pcs []uint32, flags syntax.EmptyOp) []uint32 {
 	return out
 }
 
-// hole is the states reachable from cur by reading any text.
-func (m *sim) hole(cur []uint32) []uint32 {
-	all := map[uint32]bool{}
+// hole is the rune instructions reachable from cur by reading any text
+// without a newline; after is what may hold where the hole ends.
+func (m *sim) hole(cur []uint32, after syntax.EmptyOp) []uint32 {
+	waiting := map[uint32]bool{}
 	for _, pc := range cur {
-		all[pc] = true
+		waiting[pc] = true
 	}
+	read := map[uint32]bool{} // states right after reading a rune of the hole
 	for frontier := cur; len(frontier) > 0; {
-		var next []uint32
+		var outs []uint32
 		for _, pc := range frontier {
-			next = append(next, m.prog.Inst[pc].Out) // every rune instruction matches some rune
-		}
-		var added []uint32
-		for _, pc := range m.closure(next, anyFlags) {
-			if !all[pc] {
-				all[pc] = true
-				added = append(added, pc)
+			if inst := &m.prog.Inst[pc]; notOnlyNewline(inst) && !read[inst.Out] {
+				read[inst.Out] = true
+				outs = append(outs, inst.Out)
 			}
 		}
-		frontier = added
+		frontier = nil
+		for _, pc := range m.closure(outs, either) {
+			if !waiting[pc] {
+				waiting[pc] = true
+				frontier = append(frontier, pc)
+			}
+		}
 	}
-	out := make([]uint32, 0, len(all))
-	for pc := range all {
-		out = append(out, pc)
+	out := slices.Clone(cur)
+	ends := make([]uint32, 0, len(read))
+	for pc := range read {
+		ends = append(ends, pc)
 	}
-	slices.Sort(out)
-	return m.closure(out, anyFlags)
+	slices.Sort(ends)
+	for _, pc := range m.closure(ends, after) {
+		if !slices.Contains(out, pc) {
+			out = append(out, pc)
+		}
+	}
+	return out
+}
+
+// notOnlyNewline reports whether a rune instruction matches some rune
+// other than a newline.
+func notOnlyNewline(inst *syntax.Inst) bool {
+	switch inst.Op {
+	case syntax.InstRuneAny, syntax.InstRuneAnyNotNL:
+		return true
+	}
+	for i := 0; i+1 < len(inst.Rune); i += 2 {
+		if inst.Rune[i] != '\n' || inst.Rune[i+1] != '\n' {
+			return true
+		}
+	}
+	if len(inst.Rune) == 1 {
+		return inst.Rune[0] != '\n'
+	}
+	return false
 }
