@@ -117,3 +117,35 @@ func TestABadHostPatternIsRefused(t *testing.T) {
 		t.Fatalf("a bad host pattern: %v", err)
 	}
 }
+
+func TestARuleMayMatchThroughAHoleButNeverAllowsOne(t *testing.T) {
+	p, err := New(Allow, []Rule{
+		{Name: "allow rm", Action: Allow, Command: `^rm`},
+		{Name: "no recursive rm", Action: Deny, Command: `^rm .*--recursive`},
+		{Name: "no lone rm -x", Action: Ask, Command: `^rm -x$`},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		text  string
+		holes []int
+		want  bool // a deny or ask rule may match
+	}{
+		{"rm \n-- x", []int{3}, true},          // rm ⟨⟩: the hole could be --recursive
+		{"rm --force\n-- x", nil, false},       // no hole: as written
+		{"rm --force\n-- x", []int{14}, false}, // a hole among the operands: .* stops at the newline
+		{"echo \n--", []int{5}, false},         // ^rm holds only at the start, never inside a hole
+		{"rm -\n--", []int{4}, true},           // -⟨⟩ could be -x, alone on the line
+		{"rmdir \n--", []int{6}, false},        // no hole makes rmdir rm
+	} {
+		s := Subject{Command: c.text, Holes: c.holes}
+		r, ok := p.Match(s, Deny, Ask)
+		if ok != c.want {
+			t.Errorf("%q holes %v: matched %v (%s), want %v", c.text, c.holes, ok, r.Name, c.want)
+		}
+		if a, by := p.Decide(s); len(c.holes) > 0 && a == Allow && by == "allow rm" {
+			t.Errorf("%q: an allow rule approved a subject with holes", c.text)
+		}
+	}
+}
