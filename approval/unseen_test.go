@@ -230,8 +230,8 @@ func TestTheDocsNoRecursiveRmRuleCatchesEveryForm(t *testing.T) {
 var benign = []string{
 	`git status`, `git status --short`, `git log --oneline -5`, `git diff HEAD~1`, `ls -la`, `ls`, `cat f`, `cat -n main.go`, `grep -rn x .`, `go test ./...`,
 	`go build ./... && go vet ./...`, `make`, `make -j4 test`, `npm test`, `npm run build`, `cd dir && ls`, `echo "$HOME"`, `echo $HOME`, `echo ${HOME}`, `echo ${#HOME}`,
-	`for f in *.go; do wc -l "$f"; done`, `rm f`, `rm -f f.o`, `rm -i f`, `rm -- -rf`, `rm ./*.o`, `rm build/*.o`, `rm -f "$HOME/x"`, `rmdir d`,
-	`cp -r a b`, `mv a b`, `mkdir -p a/b`, `touch x`, `ls *.go`, `cat "$f"`, `wc -l $(ls)`, `echo $((1+2))`, `x=1; echo $x`, `export FOO=bar`, `FOO=1 make`,
+	`for f in *.go; do wc -l "$f"; done`, `rm f`, `rm -f f.o`, `rm -i f`, `rm -- -rf`, `rm ./*.o`, `rm build/*.o`, `rm -f "$HOME/x"`, `rm -- "$f"`, `rm ./*`, `rmdir d`,
+	`cp -r a b`, `mv a b`, `mkdir -p a/b`, `touch x`, `ls *.go`, `cat "$f"`, `wc -l $(ls)`, `echo $((1+2))`, `echo advice-$((6*7))`, `x=1; echo $x`, `export FOO=bar`, `FOO=1 make`,
 	`sed -n 1,5p f`, `sed -i 's/a/b/g' f`, `sed 's/hello/world/' f`, `awk '{print $1}' f`, `find . -name '*.go'`, `find . -type f -newer x`, `xargs echo`,
 	`git push`, `git push origin main`, `git commit -m "fix: x"`, `git checkout -b x`, `git config user.name "A B"`, `git config --get core.editor`,
 	`nice make`, `time go test ./...`, `timeout 60 go test ./...`, `env LANG=C sort f`, `command -v rm`, `sudo -l`, `sh script.sh`, `bash ./run.sh`,
@@ -287,5 +287,39 @@ func TestCanonicalForms(t *testing.T) {
 	rd, _ = read(`cp --re x y`, "bash", 0) // --reflink, --remove-destination
 	if len(rd.forms[0].holes) == 0 {
 		t.Errorf("cp --re is ambiguous but has no hole: %q", rd.forms[0].text)
+	}
+}
+
+func TestCodeInAnArgumentIsAskedUnlessARuleAllowsItByName(t *testing.T) {
+	auto := docsPolicy(t, policy.Allow)
+	byName := docsPolicy(t, policy.Allow, `^python3 -c `)
+	for _, line := range []string{`python3 -c 'print(1)'`, `perl -pe 's/a/b/' f`, `awk 'BEGIN{system("id")}'`, `source ./env.sh`} {
+		if v := Judge(auto, Subject{Line: line, Shell: "bash"}); v.Action != policy.Ask || v.By != "policy:runs-code" {
+			t.Errorf("%q: %s by %s", line, v.Action, v.By)
+		}
+	}
+	if v := Judge(byName, Subject{Line: `python3 -c 'print(1)'`, Shell: "bash"}); v.Action != policy.Allow {
+		t.Errorf("python3 -c allowed by name: %s by %s", v.Action, v.By)
+	}
+}
+
+func TestCreatePaneEnvironmentIsJudgedByEnvRulesNotAsAnAssignment(t *testing.T) {
+	p, _ := policy.New(policy.Allow, []policy.Rule{{Name: "my path", Action: policy.Allow, Env: "^PATH$"}})
+	if v := Judge(p, Subject{Line: "PATH=/x bash", Shell: "bash", Env: map[string]string{"PATH": "/x"}}); v.Action != policy.Allow {
+		t.Errorf("create_pane PATH allowed by name: %s by %s", v.Action, v.By)
+	}
+	if v := Judge(p, Subject{Line: "PATH=/x bash", Shell: "bash"}); v.Action != policy.Ask || v.By != "policy:unseen" {
+		t.Errorf("a typed PATH=/x bash: %s by %s", v.Action, v.By)
+	}
+}
+
+func TestArithmeticOfNumbersIsWrittenOut(t *testing.T) {
+	p, _ := policy.New(policy.Allow, []policy.Rule{{Name: "no rm", Action: policy.Deny, Command: `\brm\b`}})
+	if v := Judge(p, Subject{Line: "echo advice-$((6*7))", Shell: "bash"}); v.Action != policy.Allow {
+		t.Errorf("echo advice-$((6*7)): %s by %s (%s)", v.Action, v.By, v.Why)
+	}
+	rd, _ := read("rm -$((1/0)) x", "bash", 0)
+	if len(rd.forms[0].holes) == 0 {
+		t.Errorf("a division by zero is written out: %q", rd.forms[0].text)
 	}
 }

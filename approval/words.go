@@ -2,6 +2,7 @@ package approval
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 
 	"mvdan.cc/sh/v3/expand"
@@ -116,17 +117,40 @@ func wordValue(w *syntax.Word) word {
 					v.text += unescape(l.Value, "\"$`\\\n")
 				} else if pe, ok := p.(*syntax.ParamExp); ok {
 					v.param(pe)
+				} else if ae, ok := p.(*syntax.ArithmExp); ok {
+					v.arithm(ae)
 				} else {
 					v.addHole(len(v.text))
 				}
 			}
 		case *syntax.ParamExp:
 			v.param(x)
+		case *syntax.ArithmExp:
+			v.arithm(x)
 		default:
 			v.addHole(len(v.text))
 		}
 	}
 	return v
+}
+
+// arithm adds arithmetic's value: written out when it holds numbers only
+// ($((6*7)) is 42), else a hole (the line is unseen anyway).
+func (w *word) arithm(a *syntax.ArithmExp) {
+	only := true
+	syntax.Walk(a.X, func(n syntax.Node) bool {
+		if x, ok := n.(*syntax.Word); ok && !numeric(x) {
+			only = false
+		}
+		return only
+	})
+	if only && !a.Unsigned {
+		if n, err := expand.Arithm(nil, a.X); err == nil {
+			w.text += strconv.Itoa(n)
+			return
+		}
+	}
+	w.addHole(len(w.text))
 }
 
 // absolute are the variables whose value is an absolute path (an
