@@ -130,7 +130,14 @@ type reader struct {
 	shell string
 	depth int
 	out   *reading
+	// temporary are the assignments before a command that is neither a
+	// special builtin nor a shell: they last for that command only.
+	temporary map[*syntax.Assign]bool
 }
+
+// specialBuiltins are the builtins an assignment before which outlasts
+// the command (POSIX special builtins, and bash's source).
+var specialBuiltins = map[string]bool{":": true, ".": true, "source": true, "eval": true, "exec": true, "export": true, "readonly": true, "return": true, "set": true, "shift": true, "times": true, "trap": true, "unset": true, "break": true, "continue": true, "exit": true}
 
 // harmless are redirection targets that write nothing anyone reads.
 var harmless = map[string]bool{"/dev/null": true, "/dev/stdout": true, "/dev/stderr": true, "/dev/tty": true}
@@ -187,6 +194,14 @@ func (r *reader) stmt(x *syntax.Stmt) {
 		return
 	}
 	argv := r.words(call.Args)
+	if len(argv) > 0 && !specialBuiltins[argv[0].text] && !shells[program(argv[0]).text] {
+		if r.temporary == nil {
+			r.temporary = map[*syntax.Assign]bool{}
+		}
+		for _, a := range call.Assigns {
+			r.temporary[a] = true
+		}
+	}
 	if first := (&syntax.Word{Parts: slices.Clone(call.Args[0].Parts)}); syntax.SplitBraces(first) || len(argv) == 0 || !argv[0].known() || argv[0].src != nodeSource(r.line, call.Args[0]) || len(argv) > 1 && argv[1].src == argv[0].src {
 		r.unseenf("the command name %s is decided when it runs", nodeSource(r.line, call.Args[0]))
 	}

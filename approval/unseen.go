@@ -30,6 +30,12 @@ var shellVars = map[string]bool{
 	"HISTFILE": true, "HISTCONTROL": true, "HISTIGNORE": true, "HISTSIZE": true, "HISTFILESIZE": true, "SAVEHIST": true, "HISTORY_IGNORE": true, "HISTCMD": true,
 }
 
+// onlyThisShell are the variables the shell acts on that a program it
+// starts does not read from its environment (bash resets IFS; history and
+// the timeout are the interactive shell's): before a command that is not
+// a shell or a special builtin (IFS= read -r line) they are harmless.
+var onlyThisShell = map[string]bool{"IFS": true, "HISTFILE": true, "HISTCONTROL": true, "HISTIGNORE": true, "HISTSIZE": true, "HISTFILESIZE": true, "SAVEHIST": true, "HISTCMD": true, "TMOUT": true, "GLOBIGNORE": true, "FIGNORE": true, "COMP_WORDBREAKS": true, "FUNCNEST": true}
+
 // ShellActsOn reports whether assigning the variable name changes what
 // the shell or the programs it starts will do: the shell's own variables
 // (shellVars, every fish_*) and those that run code or change what runs
@@ -127,7 +133,9 @@ func (r *reader) assign(a *syntax.Assign) {
 	if a.Name == nil {
 		return
 	}
-	if ShellActsOn(a.Name.Value) {
+	// Before a command, it lasts for that command: only a variable that
+	// the command (or a program it starts) may act on matters.
+	if ShellActsOn(a.Name.Value) && !(r.temporary[a] && onlyThisShell[a.Name.Value]) {
 		r.out.assigned = append(r.out.assigned, [2]string{a.Name.Value, fmt.Sprintf("it assigns %s, a variable the shell or the programs it starts act on (it can run code at every later prompt or change what later commands run)", a.Name.Value)})
 	}
 	if a.Index != nil {

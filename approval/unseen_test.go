@@ -67,7 +67,10 @@ var valueAttacks = []string{
 	`PS4='$(touch F)'`,
 	`TMOUT=1`,
 	`BASH_ENV=/tmp/x ls`,
-	`IFS=/ ls`,
+	`IFS=/ eval ls`,
+	`IFS=/ :`,
+	`IFS=/ bash -i`,
+	`PROMPT_COMMAND='touch F' ls`,
 	`PATH=/tmp:$PATH ls`,
 	`LD_PRELOAD=/tmp/x.so ls`,
 	`HISTFILE=/dev/null`,
@@ -235,7 +238,7 @@ var benign = []string{
 	`sed -n 1,5p f`, `sed -i 's/a/b/g' f`, `sed 's/hello/world/' f`, `awk '{print $1}' f`, `find . -name '*.go'`, `find . -type f -newer x`, `xargs echo`,
 	`git push`, `git push origin main`, `git commit -m "fix: x"`, `git checkout -b x`, `git config user.name "A B"`, `git config --get core.editor`,
 	`nice make`, `time go test ./...`, `timeout 60 go test ./...`, `env LANG=C sort f`, `command -v rm`, `sudo -l`, `sh script.sh`, `bash ./run.sh`,
-	`[ -f x ] && echo y`, `[[ -n $x ]]`, `[[ $x == y* ]]`, `case $x in a*) echo a;; esac`, `test -d x`, `printf '%s\n' a`, `read -r line`, `trap - INT`,
+	`[ -f x ] && echo y`, `[[ -n $x ]]`, `[[ $x == y* ]]`, `case $x in a*) echo a;; esac`, `test -d x`, `printf '%s\n' a`, `read -r line`, `while IFS= read -r l; do echo "$l"; done < f`, `HISTFILE=/dev/null ls`, `trap - INT`,
 	`python3 main.py`, `node app.js`, `ps aux | grep x`, `tail -f log`, `diff <(ls a) <(ls b)`,
 }
 
