@@ -166,8 +166,12 @@ func TestAWordDecidedWhenItRunsIsNeverAllowed(t *testing.T) {
 		"auto":                 docsPolicy(t, policy.Allow),
 		"ask":                  docsPolicy(t, policy.Ask, `^ls( |$)`),
 	} {
+		refused := 0
 		for _, line := range valueAttacks {
 			v := Judge(p, Subject{Line: line, Shell: "bash", Program: "bash"})
+			if v.Action != policy.Allow {
+				refused++
+			}
 			want := policy.Ask
 			if p.Default() == policy.Deny {
 				want = policy.Deny
@@ -176,6 +180,7 @@ func TestAWordDecidedWhenItRunsIsNeverAllowed(t *testing.T) {
 				t.Errorf("%s: %q: %s by %s, want %s", name, line, v.Action, v.By, want)
 			}
 		}
+		t.Logf("%s: %d of %d run-time forms refused", name, refused, len(valueAttacks))
 	}
 }
 
