@@ -129,7 +129,10 @@ func (g *Gate) decide(subj approval.Subject) (decision approval.Decision, decide
 	case policy.Deny:
 		return approval.Blocked, v.By, v.Why
 	case policy.Ask:
-		if g.slot.AllowedAll() && v.By != "policy:unparsed" {
+		// "Allow everything" covers what a person could have read: a
+		// line that does not parse, or hides what it runs in a value
+		// decided at run time, is still asked.
+		if g.slot.AllowedAll() && v.By != "policy:unparsed" && v.By != "policy:unseen" {
 			return approval.AutoApproved, "tmux:allowed for this session", ""
 		}
 		return approval.Ask, v.By, v.Why
