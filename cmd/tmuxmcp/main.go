@@ -372,6 +372,11 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	if stateDir == "" {
 		stateDir = engine.DefaultStateDir()
 	}
+	// Before anything is read from it or written to it: a state directory
+	// another user owns or may write is refused, not used.
+	if err := engine.PrepareStateDir(stateDir); err != nil {
+		return fmt.Errorf("%w (or choose another state directory with --state-dir DIR)", err)
+	}
 	integ, err := shell.Install(filepath.Join(stateDir, "shell"))
 	if err != nil {
 		log.Warn("no shell integration; commands use the inline wrapper", "err", err)
