@@ -27,11 +27,12 @@ func DefaultStateDir() string {
 // the path, the owner and mode found and the fix. Nothing is changed in a
 // directory that is refused.
 func PrepareStateDir(dir string) error {
+	// Each error names the path at fault (dir, one inside or a parent).
 	if err := private.Dir(dir); err != nil {
-		return fmt.Errorf("state directory %s: %w", dir, err)
+		return fmt.Errorf("state directory: %w", err)
 	}
 	if err := private.Tree(dir); err != nil {
-		return fmt.Errorf("state directory %s: %w", dir, err)
+		return fmt.Errorf("state directory: %w", err)
 	}
 	return nil
 }

@@ -62,10 +62,11 @@ func fill(f *os.File, data []byte) error {
 	if cerr := f.Close(); err == nil && cerr != nil {
 		err = cerr
 	}
-	if err != nil {
+	var pe *Error
+	if err != nil && !errors.As(err, &pe) { // a refusal names the file
 		return fmt.Errorf("write %s: %w", f.Name(), err)
 	}
-	return nil
+	return err
 }
 
 // OpenFile opens path with flag (os.O_CREATE for a new file made with

@@ -375,7 +375,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	// Before anything is read from it or written to it: a state directory
 	// another user owns or may write is refused, not used.
 	if err := engine.PrepareStateDir(stateDir); err != nil {
-		return fmt.Errorf("%w (or choose another state directory with --state-dir DIR)", err)
+		return fmt.Errorf("%w (--state-dir DIR chooses another)", err)
 	}
 	integ, err := shell.Install(filepath.Join(stateDir, "shell"))
 	if err != nil {
