@@ -74,7 +74,7 @@ func checkStateDir(dir string) (bool, string) {
 		return false, fmt.Sprintf("%s is not writable (%v): fix its owner or pass --state-dir", dir, err)
 	}
 	st, _ := os.Stat(dir)
-	return true, fmt.Sprintf("%s (yours, mode %04o, writable; nobody else may write in it or in any directory inside)", dir, st.Mode().Perm())
+	return true, fmt.Sprintf("%s (yours, mode %04o, writable; no directory in it others may write)", dir, st.Mode().Perm())
 }
 
 // writable creates and removes a file in dir.
