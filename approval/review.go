@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/policy"
+	"github.com/tmuxmcp/tmuxmcp/private"
 )
 
 // Slot is the one review open at a time, and a person's "allow everything
@@ -65,7 +66,9 @@ type Answer struct {
 // Files are the files of the machine the popups run on: this one, or
 // the host whose tmux server shows them (a machine.Machine is Files).
 type Files interface {
-	// WriteFile writes a private file, making its directory when missing.
+	// WriteFile creates a new private file (mode 0600), making its
+	// directory when missing; it may refuse a path where something is
+	// already (machine.Machine's does).
 	WriteFile(ctx context.Context, path string, data []byte) error
 	// ReadFile reads a file.
 	ReadFile(ctx context.Context, path string) ([]byte, error)
@@ -77,10 +80,10 @@ type Files interface {
 type localFiles struct{}
 
 func (localFiles) WriteFile(_ context.Context, p string, data []byte) error {
-	if err := os.MkdirAll(path.Dir(p), 0o700); err != nil {
+	if err := private.Dir(path.Dir(p)); err != nil {
 		return err
 	}
-	return os.WriteFile(p, data, 0o600)
+	return private.Create(p, data)
 }
 
 func (localFiles) ReadFile(_ context.Context, p string) ([]byte, error) { return os.ReadFile(p) }
@@ -154,7 +157,7 @@ func (a *Asker) Ask(ctx context.Context, clients []string, req Request) Answer {
 	rv := a.newReview(clients, withDefaults(req))
 	var werr error // the popups cannot be shown: each one fails
 	if len(clients) > 0 {
-		werr = a.writeRequest(ctx, rv.files, rv.details, rv.script, rv.req)
+		werr = a.writeRequest(ctx, rv.files, rv.details, rv.script, rv.answers, rv.req)
 	}
 	if len(clients) > 0 && a.Dir != "" {
 		defer rv.removeFiles(ctx)
@@ -358,17 +361,27 @@ func (a *Asker) files() Files {
 }
 
 // writeRequest writes the request's text and the popup script where the
-// popups run. A popup that cannot show the request must not be shown: a
-// missing text file would leave only the prompt to answer.
-func (a *Asker) writeRequest(ctx context.Context, files Files, details, script string, req Request) error {
+// popups run, and each popup's answer file empty (mode 0600, so the
+// popup's shell writes the key into a private file whatever its umask).
+// What an earlier review of the same request left behind is removed
+// first: a stale answer never answers this one. A popup that cannot show
+// the request must not be shown: a missing text file would leave only the
+// prompt to answer.
+func (a *Asker) writeRequest(ctx context.Context, files Files, details, script string, answers []string, req Request) error {
 	if a.Dir == "" {
 		return a.warn(errors.New("no directory for the popups' files"))
 	}
+	files.Remove(ctx, append([]string{details, script}, answers...)...)
 	if err := files.WriteFile(ctx, details, []byte(Text(req))); err != nil {
 		return a.warn(fmt.Errorf("write the request for the popup: %w", err))
 	}
 	if err := files.WriteFile(ctx, script, []byte(popupScript)); err != nil {
 		return a.warn(fmt.Errorf("write the popup script: %w", err))
+	}
+	for _, ans := range answers {
+		if err := files.WriteFile(ctx, ans, nil); err != nil {
+			return a.warn(fmt.Errorf("make the popup's answer file: %w", err))
+		}
 	}
 	return nil
 }

@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/private"
 )
 
 // Event is one line of the log.
@@ -42,9 +44,12 @@ type Log struct {
 	f  *os.File
 }
 
-// Open opens (creating) the log at path for appending.
+// Open opens (creating, mode 0600) the log at path for appending. An
+// existing log must be a private file of the user's (package private): a
+// file another user owns, or may read or write, or a symbolic link, is
+// refused with the fix.
 func Open(path string) (*Log, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	f, err := private.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND)
 	if err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}

@@ -174,9 +174,15 @@ func OpenHost(ctx context.Context, cfg Config) (*Host, error) {
 	target := opts.Target
 	h := &Host{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1,
 		closing: make(chan struct{}), lines: input.NewLines(), waits: map[int]int{}, gate: newGate(opts, log)}
+	if err := PrepareStateDir(opts.StateDir); err != nil {
+		return nil, err
+	}
 	store, err := jobs.Open(filepath.Join(opts.StateDir, "jobs"))
 	if err != nil {
 		return nil, err
+	}
+	for _, ignored := range store.Ignored() {
+		log.Warn("a job record is ignored", "err", ignored)
 	}
 	h.jobs = store
 	integ := opts.Shell

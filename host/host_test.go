@@ -240,3 +240,74 @@ func shellWord(t *testing.T, cmd string, i int) string {
 	}
 	return f[i]
 }
+
+func TestAPrivateDirectoryOthersCouldTouchOnTheHostIsRefused(t *testing.T) {
+	srv := sshtest.Start(t)
+	state := filepath.Join(srv.Home, ".local/state/tmuxmcp")
+	remote := filepath.Join(state, "remote")
+	jobs := filepath.Join(remote, "jobs")
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if _, err := connect(t, srv).Dir(ctx); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		name     string
+		rootOnly bool
+		bad      string
+		spoil    func() error
+		want     []string
+	}{
+		{"jobs/ mode 0777", false, jobs, func() error { return os.Chmod(jobs, 0o777) }, []string{"other users may write", "mode 0777", "chmod 700 " + jobs}},
+		{"the state directory mode 0775", false, state, func() error { return os.Chmod(state, 0o775) }, []string{"mode 0775"}},
+		{"remote/ of uid 1234", true, remote, func() error { return os.Chown(remote, 1234, 1234) }, []string{"another user", "uid 1234"}},
+		{"a parent others may write", false, filepath.Join(srv.Home, ".local"), func() error { return os.Chmod(filepath.Join(srv.Home, ".local"), 0o777) }, []string{"a parent other users may write"}},
+	}
+	for _, c := range cases {
+		if c.rootOnly && os.Geteuid() != 0 {
+			t.Logf("%s: skipped: giving a directory to uid 1234 takes root (os.Chown)", c.name)
+			continue
+		}
+		if err := c.spoil(); err != nil {
+			t.Fatal(err)
+		}
+		_, err := connect(t, srv).Dir(ctx)
+		if err == nil {
+			t.Fatalf("%s: the private directory was used", c.name)
+		}
+		t.Logf("%s: %v", c.name, err)
+		for _, w := range append([]string{"host box", c.bad + ":"}, c.want...) {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%s: the refusal %q does not say %q", c.name, err, w)
+			}
+		}
+		// Put right again, as the fix says.
+		for _, p := range []string{state, remote, jobs} {
+			if err := os.Chown(p, os.Geteuid(), os.Getegid()); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.Chmod(p, 0o700); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := os.Chmod(filepath.Join(srv.Home, ".local"), 0o700); err != nil {
+			t.Fatal(err)
+		}
+	}
+	h := connect(t, srv)
+	if _, err := h.Dir(ctx); err != nil {
+		t.Fatalf("after the fixes: %v", err)
+	}
+	// A file where a job script goes is never written through or reused.
+	p := h.ScriptPath("job2", ".run")
+	target := filepath.Join(t.TempDir(), "theirs")
+	if err := os.Symlink(target, p); err != nil {
+		t.Fatal(err)
+	}
+	if err := h.WriteFile(ctx, p, []byte("echo hi\n")); err == nil || !strings.Contains(err.Error(), p+": exists already") {
+		t.Errorf("a job script over a planted link: %v", err)
+	}
+	if _, err := os.Stat(target); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the write went through the link: %v", err)
+	}
+}

@@ -9,32 +9,46 @@ import (
 	"maps"
 	"path"
 	"slices"
+	"strconv"
 	"strings"
 	"syscall"
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/machine"
+	"github.com/tmuxmcp/tmuxmcp/private"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 )
 
 // dirScript makes the private directory on the host and prints its path:
 // $XDG_STATE_HOME/tmuxmcp/remote (default ~/.local/state/tmuxmcp/remote),
-// mode 0700, with jobs/ for job scripts and shell/ for the integration:
-// apart from the state of a tmuxmcp that runs on the host itself.
+// with jobs/ for job scripts, shell/ for the integration and approvals/
+// for the popups' files: apart from the state of a tmuxmcp that runs on
+// the host itself. What it makes is mode 0700 (umask 077); what was there
+// already is left as it is, for checkScript to judge. It then prints the
+// user's uid, gid, name and group name.
 const dirScript = `umask 077
 d=${XDG_STATE_HOME:-$HOME/.local/state}/tmuxmcp
-mkdir -p "$d/remote/jobs" "$d/remote/shell" && chmod 700 "$d" "$d/remote" && cd "$d/remote" && pwd -P`
+mkdir -p "$d/remote/jobs" "$d/remote/shell" "$d/remote/approvals" && cd -P "$d/remote" && pwd -P && id -u && id -g && id -un && id -gn`
+
+// checkScript prints the ls -ldn line of each of its arguments, in
+// order, or "missing" for one it cannot list.
+const checkScript = `for p in "$@"; do ls -ldn -- "$p" 2>/dev/null || echo missing; done`
 
 // setUp runs once per remote shell (so once per connection): it finds the
-// private directory and installs the shell integration in it.
+// private directory, checks it (checkDir), and installs the shell
+// integration in it.
 func (s *SSH) setUp(ctx context.Context) error {
 	out, code, err := s.ch.run(ctx, dirScript)
 	if err != nil {
 		return fmt.Errorf("host %s: make the private directory: %w", s.spec.Name, err)
 	}
-	dir := strings.TrimSpace(string(out))
-	if code != 0 || !strings.HasPrefix(dir, "/") || strings.ContainsAny(dir, "\n") {
-		return fmt.Errorf("host %s: cannot make the private directory ${XDG_STATE_HOME:-$HOME/.local/state}/tmuxmcp: %s", s.spec.Name, strings.TrimSpace(string(out)))
+	lines := strings.Split(strings.TrimSpace(string(out)), "\n")
+	if code != 0 || len(lines) != 5 || !strings.HasPrefix(lines[0], "/") {
+		return fmt.Errorf("host %s: cannot make the private directory ${XDG_STATE_HOME:-$HOME/.local/state}/tmuxmcp/remote: %s", s.spec.Name, strings.TrimSpace(string(out)))
+	}
+	dir := lines[0]
+	if err := s.checkDir(ctx, dir, lines[1:]); err != nil {
+		return err
 	}
 	files, err := shell.Files()
 	if err != nil {
@@ -52,6 +66,66 @@ func (s *SSH) setUp(ctx context.Context) error {
 	s.dir = dir
 	s.mu.Unlock()
 	return nil
+}
+
+// checkDir checks the private directory dir on the host by the rules of
+// package private, for the user ids ("uid gid name group", dirScript's
+// lines): dir, its jobs/, shell/ and approvals/, and the state directory
+// above it must be private directories of the user's, and each parent of
+// that must be the user's or root's and writable by others only when
+// sticky. A directory that fails is refused with its path, owner and mode
+// and the fix, and nothing is written there.
+func (s *SSH) checkDir(ctx context.Context, dir string, ids []string) error {
+	uid, err1 := strconv.Atoi(ids[0])
+	gid, err2 := strconv.Atoi(ids[1])
+	if err1 != nil || err2 != nil {
+		return fmt.Errorf("host %s: id printed %q, not the user's ids", s.spec.Name, ids)
+	}
+	u := private.User{UID: uid, GID: gid, OwnGroup: -1}
+	if ids[2] == ids[3] {
+		u.OwnGroup = gid
+	}
+	mine := []string{dir, path.Join(dir, "jobs"), path.Join(dir, "shell"), path.Join(dir, "approvals"), path.Dir(dir)}
+	var parents []string
+	for p := path.Dir(path.Dir(dir)); ; p = path.Dir(p) {
+		parents = append(parents, p)
+		if p == "/" {
+			break
+		}
+	}
+	all := append(slices.Clone(mine), parents...)
+	script := "set -- " + quoteAll(all) + "\n" + checkScript
+	out, code, err := s.ch.run(ctx, script)
+	if err != nil {
+		return fmt.Errorf("host %s: check the private directory: %w", s.spec.Name, err)
+	}
+	lines := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n")
+	if code != 0 || len(lines) != len(all) {
+		return fmt.Errorf("host %s: check the private directory %s: ls printed %q", s.spec.Name, dir, out)
+	}
+	for i, p := range all {
+		e, err := private.ParseLS(p, lines[i])
+		if err != nil {
+			return fmt.Errorf("host %s: check the private directory: %w", s.spec.Name, err)
+		}
+		judge := u.PrivateDir
+		if i >= len(mine) {
+			judge = u.Parent
+		}
+		if err := judge(e); err != nil {
+			return fmt.Errorf("host %s: the private directory on the host cannot be used (fix it there, as the user tmuxmcp logs in as): %w", s.spec.Name, err)
+		}
+	}
+	return nil
+}
+
+// quoteAll is each of args quoted for sh, space-separated.
+func quoteAll(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = shell.Quote(a)
+	}
+	return strings.Join(q, " ")
 }
 
 // writeScript appends to b the lines that write data to p atomically (a
@@ -135,7 +209,20 @@ func (s *SSH) ScriptPath(id, suffix string) string {
 	return path.Join(d, "jobs", id+suffix)
 }
 
-// WriteFile writes a private file on the host.
+// createScript writes $2 to a new file $1 (umask 077: mode 0600), making
+// its directory when missing. Anything at $1 already (a file, or a
+// symbolic link, never followed) is exit 17; noclobber keeps the write
+// from opening one that appeared since. The directory is the private one
+// checkDir passed, which only the user can write, and no fork is made
+// when it exists.
+const createScript = `umask 077
+[ -d "${1%/*}" ] || mkdir -p -- "${1%/*}" || exit 1
+if [ -e "$1" ] || [ -L "$1" ]; then exit 17; fi
+set -C
+printf '%s' "$2" > "$1"`
+
+// WriteFile creates the new private file p (mode 0600) on the host; it
+// fails when anything is at p already.
 func (s *SSH) WriteFile(ctx context.Context, p string, data []byte) error {
 	if err := s.checkPath(ctx, p); err != nil {
 		return err
@@ -143,14 +230,14 @@ func (s *SSH) WriteFile(ctx context.Context, p string, data []byte) error {
 	if bytes.IndexByte(data, 0) >= 0 {
 		return fmt.Errorf("host %s: %s: a NUL byte cannot go into a remote script", s.spec.Name, p)
 	}
-	var b strings.Builder
-	b.WriteString("umask 077\nset -e\n")
-	writeScript(&b, p, data)
-	out, code, err := s.Run(ctx, b.String())
-	if err != nil {
+	out, code, err := s.Run(ctx, "set -- "+shell.Quote(p)+" "+shell.Quote(string(data))+"\n"+createScript)
+	switch {
+	case err != nil:
 		return err
-	}
-	if code != 0 {
+	case code == 17:
+		return fmt.Errorf("host %s: %w", s.spec.Name, &private.Error{Path: p, Problem: "exists already, and tmuxmcp writes this file only afresh (something put it there)",
+			Fix: "remove it on the host (rm " + p + ") and look at who could write in " + path.Dir(p)})
+	case code != 0:
 		return fmt.Errorf("host %s: write %s: %s", s.spec.Name, p, strings.TrimSpace(string(out)))
 	}
 	return nil

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/tmuxmcp/tmuxmcp/private"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 )
 
@@ -192,7 +193,7 @@ func (s *SSH) Connect(ctx context.Context) error {
 // whoever can write there could put their own socket in the master's
 // place.
 func privateDir(dir string) error {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := private.Dir(dir); err != nil {
 		return err
 	}
 	st, err := os.Lstat(dir)

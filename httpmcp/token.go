@@ -4,11 +4,14 @@ import (
 	"crypto/rand"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"github.com/tmuxmcp/tmuxmcp/private"
 )
 
 // MinToken is the shortest bearer token accepted.
@@ -36,6 +39,11 @@ func LoadToken(tokenFile, stateDir string, log *slog.Logger) (token, where strin
 		}
 		return env, "$TMUXMCP_TOKEN", nil
 	}
+	// The state directory must be private before a token in it means
+	// anything: in one another user may write, they could have planted it.
+	if err := private.Dir(stateDir); err != nil {
+		return "", "", fmt.Errorf("the state directory, which holds the HTTP token: %w", err)
+	}
 	path := TokenPath(stateDir)
 	switch t, err := ReadToken(path); {
 	case err == nil:
@@ -45,10 +53,7 @@ func LoadToken(tokenFile, stateDir string, log *slog.Logger) (token, where strin
 	}
 	// None yet, or too short to be one of ours: a new one.
 	t := rand.Text()
-	if err := os.MkdirAll(stateDir, 0o700); err != nil {
-		return "", "", fmt.Errorf("write token: %w", err)
-	}
-	if err := os.WriteFile(path, []byte(t+"\n"), 0o600); err != nil {
+	if err := private.WriteFile(path, []byte(t+"\n")); err != nil {
 		return "", "", fmt.Errorf("write token: %w", err)
 	}
 	return t, path, nil
@@ -61,13 +66,20 @@ func TokenPath(stateDir string) string { return filepath.Join(stateDir, "http-to
 // ErrShortToken is ReadToken's error for a file too short to hold a token.
 var ErrShortToken = fmt.Errorf("the token must be at least %d characters", MinToken)
 
-// ReadToken reads a token file, refusing one other users can read (with
-// the fix) and one shorter than MinToken (ErrShortToken).
+// ReadToken reads a token file, refusing one that is not the user's
+// private file (another user's, or one others may read or write: with
+// the fix) and one shorter than MinToken (ErrShortToken). A symbolic link
+// is followed; the file it names is checked.
 func ReadToken(path string) (string, error) {
-	if err := privateFile(path); err != nil {
+	f, err := os.Open(path)
+	if err != nil {
 		return "", err
 	}
-	b, err := os.ReadFile(path)
+	defer f.Close()
+	if err := private.CheckOpen(f); err != nil {
+		return "", err // whoever else can read or write it can drive your shells
+	}
+	b, err := io.ReadAll(io.LimitReader(f, 64<<10))
 	if err != nil {
 		return "", err
 	}
@@ -76,17 +88,4 @@ func ReadToken(path string) (string, error) {
 		return "", ErrShortToken
 	}
 	return t, nil
-}
-
-// privateFile returns an error naming the fix if path can be read (or
-// written) by its group or other users.
-func privateFile(path string) error {
-	st, err := os.Stat(path)
-	if err != nil {
-		return err
-	}
-	if perm := st.Mode().Perm(); perm&0o077 != 0 {
-		return fmt.Errorf("mode %04o lets other users read the token and drive your shells; fix it with: chmod 600 %s", perm, path)
-	}
-	return nil
 }

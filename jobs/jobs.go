@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -18,6 +19,8 @@ import (
 	"time"
 
 	"github.com/oklog/ulid/v2"
+
+	"github.com/tmuxmcp/tmuxmcp/private"
 )
 
 // Status is where a job is in its life (SPEC §3, run_shell_command status).
@@ -107,11 +110,15 @@ type Store struct {
 	mu        sync.Mutex
 	jobs      map[string]*Job
 	byRequest map[string]string
+	ignored   []error // records Open did not load, and why
 }
 
-// Open loads the records under dir (creating it).
+// Open loads the records under dir, making it (mode 0700) when missing.
+// The directory must be private (package private): another user's, or
+// one others may write, is refused. A record that is not a private file
+// of the user's is ignored (Ignored says which and why).
 func Open(dir string) (*Store, error) {
-	if err := os.MkdirAll(dir, 0o700); err != nil {
+	if err := private.Dir(dir); err != nil {
 		return nil, fmt.Errorf("job state directory: %w", err)
 	}
 	s := &Store{dir: dir, jobs: map[string]*Job{}, byRequest: map[string]string{}}
@@ -120,20 +127,47 @@ func Open(dir string) (*Store, error) {
 		return nil, err
 	}
 	for _, f := range files {
-		b, err := os.ReadFile(f)
+		j, err := readRecord(f)
 		if err != nil {
+			var pe *private.Error
+			if errors.As(err, &pe) {
+				s.ignored = append(s.ignored, err)
+			}
 			continue
 		}
-		var j Job
-		if json.Unmarshal(b, &j) != nil || j.ID == "" {
-			continue
-		}
-		s.jobs[j.ID] = &j
+		s.jobs[j.ID] = j
 		if j.RequestID != "" {
 			s.byRequest[j.RequestID] = j.ID
 		}
 	}
 	return s, nil
+}
+
+// Ignored lists the records Open found but did not load because they were
+// not the user's private files (another user's, a link, a mode others may
+// write), each error naming the file and the fix.
+func (s *Store) Ignored() []error { return s.ignored }
+
+// readRecord reads the job record at path: a private file of the user's
+// (a *private.Error otherwise) holding a job.
+func readRecord(path string) (*Job, error) {
+	f, err := private.OpenFile(path, os.O_RDONLY)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	b, err := io.ReadAll(f)
+	if err != nil {
+		return nil, err
+	}
+	var j Job
+	if err := json.Unmarshal(b, &j); err != nil {
+		return nil, err
+	}
+	if j.ID == "" {
+		return nil, fmt.Errorf("%s: no job id", path)
+	}
+	return &j, nil
 }
 
 // MaxRecords bounds the job records kept: past it, the oldest finished
@@ -189,7 +223,6 @@ func (s *Store) Create(j *Job) (*Job, error) {
 	if err := s.writeLocked(j); err != nil {
 		// Not saved: not known either, so the requestId stays free and a
 		// retry runs the command once.
-		_ = os.Remove(s.Path(j.ID, ".json.tmp"))
 		return nil, err
 	}
 	s.jobs[j.ID] = j.clone()
@@ -254,11 +287,7 @@ func (s *Store) writeLocked(j *Job) error {
 	if err != nil {
 		return err
 	}
-	tmp := s.Path(j.ID, ".json.tmp")
-	if err := os.WriteFile(tmp, b, 0o600); err != nil {
-		return fmt.Errorf("save the job record %s: %w", s.Path(j.ID, ".json"), err)
-	}
-	if err := os.Rename(tmp, s.Path(j.ID, ".json")); err != nil {
+	if err := private.WriteFile(s.Path(j.ID, ".json"), b); err != nil {
 		return fmt.Errorf("save the job record %s: %w", s.Path(j.ID, ".json"), err)
 	}
 	return nil
@@ -279,12 +308,8 @@ func RequestIndex(dir string) map[string]string {
 		if !strings.HasSuffix(e.Name(), ".json") {
 			continue
 		}
-		b, err := os.ReadFile(filepath.Join(dir, e.Name()))
-		if err != nil {
-			continue
-		}
-		var j Job
-		if json.Unmarshal(b, &j) == nil && j.RequestID != "" {
+		j, err := readRecord(filepath.Join(dir, e.Name()))
+		if err == nil && j.RequestID != "" {
 			out[j.RequestID] = j.ID
 		}
 	}

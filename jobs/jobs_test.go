@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -102,5 +103,63 @@ func TestAJobWhoseRecordCannotBeSavedLeavesNoGhost(t *testing.T) {
 	}
 	if _, err := s.Create(&Job{RequestID: "r1", Command: "echo once"}); !errors.Is(err, ErrDuplicate) {
 		t.Fatalf("a second retry: %v", err)
+	}
+}
+
+func TestARecordThatIsNotTheUsersPrivateFileIsIgnoredWithTheReason(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "jobs")
+	s, err := Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, err := s.Create(&Job{Command: "echo mine", RequestID: "r-mine"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st, err := os.Stat(s.Path(mine.ID, ".json")); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("a record's mode: %v %v, want 0600", st.Mode(), err)
+	}
+	plant := func(id string, mode os.FileMode, owner int) string {
+		p := filepath.Join(dir, id+".json")
+		if err := os.WriteFile(p, []byte(`{"id":"`+id+`","requestId":"r-`+id+`","command":"planted","status":"completed"}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(p, mode); err != nil {
+			t.Fatal(err)
+		}
+		if owner >= 0 {
+			if err := os.Chown(p, owner, owner); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return p
+	}
+	want := []string{plant("readable", 0o644, -1) + ": other users may read or write it"}
+	if os.Geteuid() == 0 {
+		want = append(want, plant("theirs", 0o600, 1234)+": a file of another user")
+	} else {
+		t.Log("a record of uid 1234: skipped, os.Chown takes root")
+	}
+	s, err = Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := s.Get(mine.ID); !ok {
+		t.Error("the user's own record was not loaded")
+	}
+	if len(s.List()) != 1 {
+		t.Errorf("loaded %d records, want only the user's own", len(s.List()))
+	}
+	var got []string
+	for _, err := range s.Ignored() {
+		got = append(got, err.Error())
+	}
+	for _, w := range want {
+		if !slices.ContainsFunc(got, func(g string) bool { return strings.HasPrefix(g, w) }) {
+			t.Errorf("ignored %q, want one saying %q", got, w)
+		}
+	}
+	if idx := RequestIndex(dir); len(idx) != 1 || idx["r-mine"] != mine.ID {
+		t.Errorf("the request index of the directory: %v, want only r-mine", idx)
 	}
 }

@@ -7,10 +7,13 @@ package machine
 
 import (
 	"context"
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"syscall"
 
+	"github.com/tmuxmcp/tmuxmcp/private"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 )
 
@@ -30,8 +33,10 @@ type Machine interface {
 	// ScriptPath is the path, on the machine, of job id's script file with
 	// suffix (".sh" the command, ".run" the script, ".rc" its status).
 	ScriptPath(id, suffix string) string
-	// WriteFile writes a private file (0600) on the machine, making its
-	// directory (0700) when missing.
+	// WriteFile creates the new private file path (mode 0600) on the
+	// machine, making its directory (0700) when missing. It fails when
+	// anything is at path already (nothing there is followed or reused),
+	// so a file another process put in place is never what runs.
 	WriteFile(ctx context.Context, path string, data []byte) error
 	// ReadFile reads a file on the machine (fs.ErrNotExist when missing).
 	ReadFile(ctx context.Context, path string) ([]byte, error)
@@ -66,12 +71,15 @@ func (Local) Signal(pid int, sig syscall.Signal) error { return syscall.Kill(pid
 // ScriptPath is Dir/ID+suffix.
 func (l Local) ScriptPath(id, suffix string) string { return filepath.Join(l.Dir, id+suffix) }
 
-// WriteFile writes with mode 0600, making the directory first.
+// WriteFile creates path exclusively (private.Create), making its
+// directory a private one first when it is missing.
 func (Local) WriteFile(_ context.Context, path string, data []byte) error {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return err
+	if _, err := os.Lstat(filepath.Dir(path)); errors.Is(err, fs.ErrNotExist) {
+		if err := private.Dir(filepath.Dir(path)); err != nil {
+			return err
+		}
 	}
-	return os.WriteFile(path, data, 0o600)
+	return private.Create(path, data)
 }
 
 // ReadFile is os.ReadFile.

@@ -176,14 +176,19 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 		if sh.Kind == shell.Fish {
 			kind = shell.Fish
 		}
-		cmdFile, runFile := r.machine.ScriptPath(j.ID, ".sh"), r.machine.ScriptPath(j.ID, ".run")
-		if err := r.machine.WriteFile(ctx, cmdFile, []byte(j.Command+"\n")); err != nil {
-			return nil, fmt.Errorf("write job script: %w", err)
-		}
-		script := shell.Script{Kind: kind, Tag: j.ID, CommandFile: cmdFile, StatusFile: r.machine.ScriptPath(j.ID, ".rc"),
-			Dir: cwd, TrapExit: j.FreshPane}
-		if err := r.machine.WriteFile(ctx, runFile, []byte(script.Text())); err != nil {
-			return nil, fmt.Errorf("write job script: %w", err)
+		cmdFile, runFile, rcFile := r.machine.ScriptPath(j.ID, ".sh"), r.machine.ScriptPath(j.ID, ".run"), r.machine.ScriptPath(j.ID, ".rc")
+		// Each file is new (created exclusively, mode 0600, in the private
+		// jobs directory): nothing another user put there is sourced. The
+		// status file is made empty here, so the shell that writes it keeps
+		// its mode 0600 whatever its umask.
+		script := shell.Script{Kind: kind, Tag: j.ID, CommandFile: cmdFile, StatusFile: rcFile, Dir: cwd, TrapExit: j.FreshPane}
+		for _, f := range []struct {
+			path string
+			data []byte
+		}{{rcFile, nil}, {cmdFile, []byte(j.Command + "\n")}, {runFile, []byte(script.Text())}} {
+			if err := r.machine.WriteFile(ctx, f.path, f.data); err != nil {
+				return nil, fmt.Errorf("write job script: %w", err)
+			}
 		}
 		typed = kind.SourceLine(runFile)
 	}

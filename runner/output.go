@@ -11,6 +11,7 @@ import (
 	"sync"
 
 	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/private"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 )
 
@@ -50,19 +51,24 @@ const markEvery = 64 << 10
 
 func newJobOutput(path string, limit int, appendExisting bool) *jobOutput {
 	o := &jobOutput{path: path, limit: limit}
+	// The file is opened without following a symbolic link, and used only
+	// when it is the user's private file (a resumed job's is read only
+	// then).
 	flags := os.O_CREATE | os.O_WRONLY | os.O_TRUNC
 	if appendExisting {
 		flags = os.O_CREATE | os.O_WRONLY | os.O_APPEND
+	}
+	var err error
+	if o.f, err = private.OpenFile(path, flags); err != nil {
+		o.err = fmt.Errorf("open the output file: %w", err)
+		return o
+	}
+	o.w = bufio.NewWriterSize(o.f, 64<<10)
+	if appendExisting {
 		if tail, size, err := readTail(path, limit); err == nil {
 			o.total, o.buf = size, tail
 			o.head, o.lines = readHeadAndLines(path, limit/2)
 		}
-	}
-	var err error
-	if o.f, err = os.OpenFile(path, flags, 0o600); err != nil {
-		o.err = fmt.Errorf("open the output file: %w", err)
-	} else {
-		o.w = bufio.NewWriterSize(o.f, 64<<10)
 	}
 	return o
 }

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"os"
@@ -53,7 +54,17 @@ func TestAFullDiskIsToldNotHidden(t *testing.T) {
 		t.Skip("no /dev/full")
 	}
 	var logged []error
-	o := newJobOutput("/dev/full", 1024, false)
+	o := newJobOutput(filepath.Join(t.TempDir(), "j.out"), 1024, false)
+	if o.err != nil {
+		t.Fatal(o.err)
+	}
+	// The disk fills up after the file was opened.
+	full, err := os.OpenFile("/dev/full", os.O_WRONLY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o.f.Close()
+	o.f, o.w = full, bufio.NewWriterSize(full, 64<<10)
 	o.log = func(err error) { logged = append(logged, err) }
 	dec := stream.NewPlain(0)
 	for i := 0; i < 3; i++ {

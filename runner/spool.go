@@ -8,6 +8,7 @@ import (
 	"sync"
 	"syscall"
 
+	"github.com/tmuxmcp/tmuxmcp/private"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 )
 
@@ -56,8 +57,11 @@ func (sp *spool) release(upTo int64) {
 	}
 }
 
+// newSpool creates the spool file (mode 0600), or truncates one an
+// earlier tmuxmcp left; a symbolic link is not followed, and a file that
+// is not the user's private file is refused.
 func newSpool(path string) (*spool, error) {
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_TRUNC, 0o600)
+	f, err := private.OpenFile(path, os.O_CREATE|os.O_TRUNC|os.O_RDWR)
 	if err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}

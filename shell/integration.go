@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+
+	"github.com/tmuxmcp/tmuxmcp/private"
 )
 
 //go:embed scripts
@@ -43,7 +45,7 @@ func Install(dir string) (*Integration, error) {
 			return nil, fmt.Errorf("install shell integration: %w", err)
 		}
 		p := filepath.Join(dir, dst)
-		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+		if err := private.Dir(filepath.Dir(p)); err != nil {
 			return nil, fmt.Errorf("install shell integration: %w", err)
 		}
 		if err := writeIfChanged(p, body); err != nil {
@@ -71,17 +73,16 @@ func Files() (map[string][]byte, error) {
 // dir, a directory on the machine the panes run on.
 func At(dir string) *Integration { return &Integration{dir: dir} }
 
-// writeIfChanged writes body to p unless p already holds it, so a shell
-// reading the file while another tmuxmcp starts never sees it half-written.
+// writeIfChanged writes body to p unless p already holds it (as a private
+// file of the user's: one that is not is replaced), so a shell reading the
+// file while another tmuxmcp starts never sees it half-written.
 func writeIfChanged(p string, body []byte) error {
-	if old, err := os.ReadFile(p); err == nil && string(old) == string(body) {
-		return nil
+	if private.CheckFile(p) == nil {
+		if old, err := os.ReadFile(p); err == nil && string(old) == string(body) {
+			return nil
+		}
 	}
-	tmp := p + ".tmp"
-	if err := os.WriteFile(tmp, body, 0o600); err != nil {
-		return err
-	}
-	return os.Rename(tmp, p)
+	return private.WriteFile(p, body)
 }
 
 // Launching reports whether a process with command line args is the

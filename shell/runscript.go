@@ -16,7 +16,9 @@ type Script struct {
 	// CommandFile holds the command text, evaluated as is.
 	CommandFile string
 	// StatusFile receives the command's exit status, so a restarted tmuxmcp
-	// can still collect it.
+	// can still collect it. It is written with >| (the shell's noclobber
+	// aside): tmuxmcp creates it empty with mode 0600 before the script
+	// runs, so the shell's umask never decides who may read it.
 	StatusFile string
 	// Dir, when set, is cd'd to first.
 	Dir string
@@ -46,7 +48,7 @@ func (sc Script) Text() string {
 		// tmux drops a dying pane's output still queued for its control
 		// clients: the shell lingers a moment so the command's last lines
 		// arrive.
-		fmt.Fprintf(&b, "trap 'command printf \"%%s\\n\" \"$?\" > %s; command sleep 0.2' EXIT\n", strings.ReplaceAll(Quote(sc.StatusFile), `'`, `'\''`))
+		fmt.Fprintf(&b, "trap 'command printf \"%%s\\n\" \"$?\" >| %s; command sleep 0.2' EXIT\n", strings.ReplaceAll(Quote(sc.StatusFile), `'`, `'\''`))
 	}
 	run := `__tmuxmcp_job_cmd=$(command cat -- ` + Quote(sc.CommandFile) + `) && { case $__tmuxmcp_job_e in *x*) set -x ;; esac; eval "$__tmuxmcp_job_cmd"; }`
 	if sc.Dir != "" {
@@ -60,7 +62,7 @@ func (sc Script) Text() string {
 		b.WriteString("trap - EXIT\n")
 	}
 	fmt.Fprintf(&b, "command printf '\\033]133;D;%%s;tmuxmcp=%%s\\007' \"$__tmuxmcp_job_s\" %s\n", Quote(sc.Tag))
-	fmt.Fprintf(&b, "command printf '%%s\\n' \"$__tmuxmcp_job_s\" > %s 2>/dev/null\n", Quote(sc.StatusFile))
+	fmt.Fprintf(&b, "command printf '%%s\\n' \"$__tmuxmcp_job_s\" >| %s 2>/dev/null\n", Quote(sc.StatusFile))
 	b.WriteString("unset __tmuxmcp_job_cmd\n")
 	// Under set -e: errexit again, status 0 (a failing status would end the
 	// shell). Otherwise the script's status is the command's, for the

@@ -12,6 +12,7 @@ import (
 
 	"github.com/tmuxmcp/tmuxmcp/engine"
 	"github.com/tmuxmcp/tmuxmcp/httpmcp"
+	"github.com/tmuxmcp/tmuxmcp/private"
 )
 
 // What doctor checks besides tmux and the shell: the state directory, the
@@ -43,35 +44,37 @@ func stateDirOf(c *config) string {
 }
 
 // checkStateDir: the directory holds job records, command outputs and the
-// token, so it must be writable and private.
+// token, so it must be writable and private: the checks tmuxmcp makes at
+// start (engine.PrepareStateDir), without creating anything.
 func checkStateDir(dir string) (bool, string) {
-	st, err := os.Stat(dir)
+	err := private.Check(dir)
 	if errors.Is(err, fs.ErrNotExist) {
-		parent := filepath.Dir(dir) // the nearest directory that exists: MkdirAll makes the rest
+		parent := filepath.Dir(dir) // the nearest directory that exists: tmuxmcp makes the rest
 		for {
 			if _, err := os.Stat(parent); err == nil || parent == filepath.Dir(parent) {
 				break
 			}
 			parent = filepath.Dir(parent)
 		}
+		if err := private.CanHold(parent); err != nil {
+			return false, fmt.Sprintf("%s does not exist, and tmuxmcp would refuse to make it there: %v; or pass --state-dir DIR", dir, err)
+		}
 		if err := writable(parent); err != nil {
 			return false, fmt.Sprintf("%s does not exist and cannot be created (%v): create it with mkdir -m 700 -p %s, or pass --state-dir", dir, err, dir)
 		}
 		return true, dir + " (not created yet: tmuxmcp creates it with mode 0700 at its first start)"
 	}
+	if err == nil {
+		err = private.Tree(dir)
+	}
 	if err != nil {
-		return false, fmt.Sprintf("%s: %v", dir, err)
-	}
-	if !st.IsDir() {
-		return false, dir + " is not a directory: remove it or pass --state-dir"
-	}
-	if perm := st.Mode().Perm(); perm&0o077 != 0 {
-		return false, fmt.Sprintf("%s has mode %04o: other users can read command outputs and the token; fix it with: chmod 700 %s", dir, perm, dir)
+		return false, fmt.Sprintf("%v; or pass --state-dir DIR", err)
 	}
 	if err := writable(dir); err != nil {
 		return false, fmt.Sprintf("%s is not writable (%v): fix its owner or pass --state-dir", dir, err)
 	}
-	return true, fmt.Sprintf("%s (mode %04o, writable)", dir, st.Mode().Perm())
+	st, _ := os.Stat(dir)
+	return true, fmt.Sprintf("%s (yours, mode %04o, writable; no directory in it others may write)", dir, st.Mode().Perm())
 }
 
 // writable creates and removes a file in dir.
@@ -108,9 +111,13 @@ func checkToken(c *config, stateDir string) (bool, string) {
 		if errors.Is(err, httpmcp.ErrShortToken) && c.tokenFile == "" {
 			return true, path + " is too short to be a token: --http writes a new one"
 		}
+		var pe *private.Error
+		if errors.As(err, &pe) {
+			return false, err.Error() // it names the file
+		}
 		return false, path + ": " + err.Error()
 	}
-	return true, path + " (mode 0600)"
+	return true, path + " (yours, mode 0600)"
 }
 
 // checkPort says whether --http's address can be listened on now.

@@ -162,7 +162,7 @@ func (c *config) defineFlags(fs *flag.FlagSet) (debugLog, showVersion *bool) {
 	fs.IntVar(&c.retain, "retain", stream.DefaultRetain, "bytes of output retained per pane")
 	fs.IntVar(&c.retainAll, "retain-total", stream.DefaultRetainTotal, "bytes of output retained across all panes; past it the least recently written panes lose their oldest bytes first")
 	fs.DurationVar(&c.waitMax, "wait-max", engine.DefaultWaitMax, "ceiling on wait_for_text timeouts")
-	fs.StringVar(&c.stateDir, "state-dir", "", "directory for job records and outputs (default $XDG_STATE_HOME/tmuxmcp or ~/.local/state/tmuxmcp)")
+	fs.StringVar(&c.stateDir, "state-dir", "", "directory for job records and outputs, made 0700 (default $XDG_STATE_HOME/tmuxmcp or ~/.local/state/tmuxmcp); one another user owns or may write is refused")
 	fs.StringVar(&c.approval, "approval", "auto", "what commands not matched by a --policy rule get: auto (run), ask (a person attached to tmux approves each in a popup) or deny (blocked)")
 	fs.StringVar(&c.policy, "policy", "", "JSON policy file: {\"rules\": [{\"action\": \"allow|ask|deny\", \"command\": \"regex\", \"program\": \"regex\", \"cwd\": \"regex\"}]}, first match wins")
 	fs.DurationVar(&c.review, "review-timeout", engine.DefaultReviewTimeout, "how long a person has to answer an approval prompt before the command is denied (denied-timeout)")
@@ -173,7 +173,7 @@ func (c *config) defineFlags(fs *flag.FlagSet) (debugLog, showVersion *bool) {
 	fs.StringVar(&c.tlsKey, "tls-key", "", "the PEM private key file of --tls-cert")
 	fs.Var(&c.origins, "allow-origin", "with --http, also serve requests whose Origin header is this `scheme://host[:port]` (exact match; repeat the flag or separate with commas); requests from other origins get 403, except tmuxmcp's own and loopback origins on its port; requests without an Origin (CLI clients) are always served")
 	fs.IntVar(&c.maxSess, "max-sessions", httpmcp.DefaultMaxSessions, fmt.Sprintf("with --http, the most live sessions (1..%d); past it a new session replaces the least recently active one idle for %v with no request open, or is refused with 503 and Retry-After", httpmcp.MaxSessionsLimit, httpmcp.DefaultEvictIdle))
-	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the HTTP bearer token (default: $TMUXMCP_TOKEN, else a generated token saved under --state-dir); tmuxmcp refuses to start if the file is readable by group or others (fix: chmod 600)")
+	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the HTTP bearer token (default: $TMUXMCP_TOKEN, else a generated token saved under --state-dir); tmuxmcp refuses to start if the file is not yours or group or others may read it (fix: chmod 600)")
 	fs.BoolVar(&c.noAuth, "no-auth", false, "serve --http without a bearer token (loopback addresses only; for clients that cannot send one, such as the MCP conformance suite)")
 	fs.DurationVar(&c.idle, "session-timeout", 30*time.Minute, "close HTTP sessions that sent no request this long (0: never); a session that only listens for resource updates counts as idle")
 	fs.StringVar(&c.via, "approval-via", "tmux,elicitation", "how to ask a person, in order: tmux (a popup on attached clients), elicitation (the MCP client asks its user), exec:PROGRAM (a program of yours gets the request as JSON on stdin and prints approve or deny; it races the popups)")
@@ -371,6 +371,11 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	stateDir := c.stateDir
 	if stateDir == "" {
 		stateDir = engine.DefaultStateDir()
+	}
+	// Before anything is read from it or written to it: a state directory
+	// another user owns or may write is refused, not used.
+	if err := engine.PrepareStateDir(stateDir); err != nil {
+		return fmt.Errorf("%w (--state-dir DIR chooses another)", err)
 	}
 	integ, err := shell.Install(filepath.Join(stateDir, "shell"))
 	if err != nil {

@@ -367,6 +367,9 @@ func TestDoctorNamesTheFixForTheStateDirectoryTokenAndPort(t *testing.T) {
 	if err := os.Mkdir(state, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.Chmod(state, 0o775); err != nil { // its group may write there
+		t.Fatal(err)
+	}
 	token := filepath.Join(state, "http-token")
 	if err := os.WriteFile(token, []byte("0123456789abcdef0123\n"), 0o644); err != nil {
 		t.Fatal(err)
