@@ -5,7 +5,7 @@
 // capabilities, and the paths it must not reach (the tmux socket, the
 // state directory, the token, ~/.ssh) hidden; and it checks that bwrap can
 // start here (found, recent enough, user namespaces on, a preflight run).
-// It knows nothing of tmux, MCP, panes or the engine.
+// It knows nothing of tmux, MCP or the engine.
 package sandbox
 
 import (
