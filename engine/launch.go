@@ -44,6 +44,11 @@ func (h *Host) Submit(ctx context.Context, c Caller, in *RunShellCommandRequest)
 	if err := l.where(ctx); err != nil {
 		return nil, err
 	}
+	if l.pane < 0 && !l.unsandboxed() {
+		if err := h.checkSandbox(); err != nil {
+			return nil, err
+		}
+	}
 	if l.pane >= 0 {
 		// Wait out a shell that is starting or drawing its prompt before
 		// taking a lock, so the wait holds up neither other launches nor
@@ -211,7 +216,7 @@ func (l *launch) begin(ctx context.Context, save func(*jobs.Job) (*jobs.Job, err
 // the call's waitMs goes on.
 func (l *launch) inFreshPane(ctx context.Context, save func(*jobs.Job) (*jobs.Job, error), run *runner.Run) (*jobs.Job, error) {
 	h, j := l.h, l.j
-	np, err := h.run.CreatePane(ctx, runner.PaneSpec{Name: firstNonEmpty(j.Description, "tmuxmcp job"), CWD: l.cwd})
+	np, err := h.run.CreatePane(ctx, runner.PaneSpec{Name: firstNonEmpty(j.Description, "tmuxmcp job"), CWD: l.cwd, Unsandboxed: l.unsandboxed()})
 	if err != nil {
 		return nil, h.createError(err, h.opts.Session, nil)
 	}
@@ -267,3 +272,7 @@ func newJob(host string, in *RunShellCommandRequest) *jobs.Job {
 	}
 	return j
 }
+
+// unsandboxed reports whether the command runs outside the host's
+// sandbox.
+func (l *launch) unsandboxed() bool { return false }

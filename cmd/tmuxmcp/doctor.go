@@ -108,7 +108,7 @@ func checkShell(ctx context.Context, c *config, conn *host.SSH) (bool, string) {
 		return false, err.Error()
 	}
 	opts.Shell = integ
-	argv, env, options := runner.SessionLaunch(integ)
+	argv, env, options, _ := runner.SessionLaunch(integ, nil)
 	env[shell.TraceVar] = sc.trace
 	if sc.remoteTrace != "" {
 		env[shell.TraceVar] = sc.remoteTrace
