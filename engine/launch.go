@@ -122,7 +122,7 @@ func (l *launch) decide(ctx context.Context) (*jobs.Job, error) {
 	decision, decidedBy, subj := l.h.judge(ctx, l.pane, l.j.Command, l.cwd)
 	if decision == approval.Ask && elicitAnswered(l.c) {
 		l.fresh = false
-		d, err := l.h.elicitDecision(l.c, elicitation{Command: l.j.Command, Pane: paneOrEmpty(l.pane), CWD: l.cwd, RequestID: l.j.RequestID})
+		d, err := l.h.elicitDecision(l.c, elicitation{Command: l.j.Command, Pane: paneOrEmpty(l.pane), CWD: l.cwd, RequestID: l.j.RequestID, Sandbox: l.sandboxShown(), Escalate: l.unsandboxed()})
 		if err != nil {
 			return nil, err
 		}
@@ -158,7 +158,7 @@ func (l *launch) notRun(d approval.Decision, by string) (*jobs.Job, error) {
 
 // decided is the verdict on the job, as the audit log records it.
 func (l *launch) decided(j *jobs.Job, by string, withReason bool) verdict {
-	v := verdict{Tool: "run_shell_command", RequestID: j.RequestID, JobID: j.ID, Pane: j.PaneID, Command: j.Command, Decision: approval.Decision(j.Decision), By: by}
+	v := verdict{Tool: "run_shell_command", RequestID: j.RequestID, JobID: j.ID, Pane: j.PaneID, Command: j.Command, Decision: approval.Decision(j.Decision), By: by, Sandbox: l.sandboxShown()}
 	if withReason {
 		v.Reason = j.Reason
 	}
@@ -176,7 +176,7 @@ func (l *launch) askPerson(ctx context.Context, subj approval.Subject) (*jobs.Jo
 	}
 	switch h.reviewRoute(ctx, l.c) {
 	case "elicitation":
-		return nil, h.askClient(elicitation{Command: j.Command, Pane: paneOrEmpty(l.pane), CWD: l.cwd, RequestID: j.RequestID, Program: subj.Program}, j.Reason)
+		return nil, h.askClient(elicitation{Command: j.Command, Pane: paneOrEmpty(l.pane), CWD: l.cwd, RequestID: j.RequestID, Program: subj.Program, Sandbox: l.sandboxShown(), Escalate: l.unsandboxed()}, j.Reason)
 	case "tmux":
 	default:
 		// The audit line names the refusal in reason, as it always has
@@ -194,7 +194,8 @@ func (l *launch) askPerson(ctx context.Context, subj approval.Subject) (*jobs.Jo
 		h.gate.slot.Release(false)
 		return nil, err
 	}
-	req := approval.Request{RequestID: created.ID, Tool: "run_shell_command", Pane: created.PaneID, Program: subj.Program, CWD: subj.CWD, Command: j.Command, Reason: j.Reason}
+	req := approval.Request{RequestID: created.ID, Tool: "run_shell_command", Pane: created.PaneID, Program: subj.Program, CWD: subj.CWD, Command: j.Command, Reason: j.Reason,
+		Sandbox: l.sandboxShown(), Escalate: l.unsandboxed()}
 	h.run.Go(created.ID, func(run *runner.Run) { h.review(run, req, l) })
 	return created, nil
 }
@@ -276,3 +277,15 @@ func newJob(host string, in *RunShellCommandRequest) *jobs.Job {
 // unsandboxed reports whether the command runs outside the host's
 // sandbox.
 func (l *launch) unsandboxed() bool { return false }
+
+// sandboxShown is where the command runs, for the audit log and the
+// person asked: "" when the host has no sandbox.
+func (l *launch) sandboxShown() string {
+	if l.h.sandbox == nil {
+		return ""
+	}
+	if l.pane >= 0 && l.sh != nil {
+		return l.h.paneSandboxMode(l.sh.PID)
+	}
+	return l.h.newPaneSandbox(l.unsandboxed())
+}

@@ -186,6 +186,15 @@ func (h *Host) paneSandboxMode(pid int) string {
 	return sandboxed(strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"))
 }
 
+// sandboxShown is where a new pane runs, for the audit log and the person
+// asked: "" when the host has no sandbox.
+func (h *Host) sandboxShown(unsandboxed bool) string {
+	if h.sandbox == nil {
+		return ""
+	}
+	return h.newPaneSandbox(unsandboxed)
+}
+
 // checkSandbox refuses, before anything is asked or made, a new pane
 // whose sandbox cannot start.
 func (h *Host) checkSandbox() error {

@@ -71,7 +71,7 @@ func (s *Sandbox) Preflight(ctx context.Context, expose ...Bind) error {
 		if msg == "" {
 			msg = err.Error()
 		}
-		return &Error{Reason: "bubblewrap cannot start a sandbox here: " + msg, Fix: "make user namespaces available (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone, Ubuntu's kernel.apparmor_restrict_unprivileged_userns), run tmuxmcp outside a container that forbids them, or run with --sandbox off"}
+		return &Error{Reason: "bubblewrap cannot start a sandbox here: " + msg, Fix: "act on bwrap's message above; when it is about namespaces or permissions, make user namespaces available (sysctl user.max_user_namespaces, kernel.unprivileged_userns_clone, Ubuntu's kernel.apparmor_restrict_unprivileged_userns), run tmuxmcp outside a container that forbids them, or run with --sandbox off"}
 	}
 	return nil
 }

@@ -27,12 +27,14 @@ func (s *Server) createPaneTool() Tool {
 		"notReadyReason": nullable(str("Why the shell is not ready (still starting: what its startup files run and the pane's last lines; exited: its last output), or null.")),
 		"shell":          nullable(str("The shell at the prompt (bash, zsh, fish, sh, dash, ...), or null with argv or when not ready.")),
 		"integrated":     boolean("The shell runs tmuxmcp's shell integration (bash, zsh, fish): run_shell_command there knows exactly when commands end, and typed text never matches waits."),
+		"sandbox":        sandboxSchema(),
 	})
 	tool := &mcp.Tool{
 		Name:  "create_pane",
 		Title: "Create a pane",
 		Description: "Start a new shell, or a program (argv), in a new window or a split, without changing what anyone is looking at. " +
-			"Without argv it returns a shell ready for run_shell_command, type_text and send_keys (ready: true; no need to wait for its prompt); with argv, wait_for_text from its cursor (offset 0: nothing it prints is missed). Prefer a new window over splitting a pane a person uses.",
+			"Without argv it returns a shell ready for run_shell_command, type_text and send_keys (ready: true; no need to wait for its prompt); with argv, wait_for_text from its cursor (offset 0: nothing it prints is missed). Prefer a new window over splitting a pane a person uses. " +
+			"When the server runs with --sandbox, the pane runs in it (sandbox); a pane whose sandbox cannot start is not created (error SandboxUnavailable, launchOutcome=NOT_STARTED: nothing ran; tell the user).",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Create a pane", ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(true)},

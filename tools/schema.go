@@ -57,6 +57,12 @@ func withDefault(s *jsonschema.Schema, v any) *jsonschema.Schema {
 	return s
 }
 
+// sandboxSchema is a pane's sandbox field.
+func sandboxSchema() *jsonschema.Schema {
+	return enum("Where the pane runs. read-only or workspace: in the server's bubblewrap sandbox (the filesystem read-only but the workspace directories, a private /tmp, no network unless the server allows it, no reach to tmux, tmuxmcp's files or ~/.ssh). unsandboxed: outside any sandbox (the server runs with --sandbox off, the pane existed before, or a person approved an escalated command in it).",
+		"read-only", "workspace", "unsandboxed")
+}
+
 func enum(desc string, vals ...string) *jsonschema.Schema {
 	e := make([]any, len(vals))
 	for i, v := range vals {

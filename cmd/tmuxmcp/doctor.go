@@ -67,6 +67,8 @@ func doctor(ctx context.Context, c *config, out io.Writer) error {
 	report(good, "port", detail)
 	good, detail = checkShell(ctx, c, nil)
 	report(good, "shell", detail)
+	good, detail = checkSandbox(ctx, c)
+	report(good, "sandbox", detail)
 	for _, spec := range c.hosts.specs {
 		checkHost(ctx, c, spec, stateDir, report)
 	}
