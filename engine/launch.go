@@ -120,6 +120,14 @@ func (l *launch) ready(ctx context.Context, wait time.Duration) error {
 // records the job and starts it, or records why it did not run.
 func (l *launch) decide(ctx context.Context) (*jobs.Job, error) {
 	decision, decidedBy, subj := l.h.judge(ctx, l.pane, l.j.Command, l.cwd)
+	if l.unsandboxed() && (decision == approval.AutoApproved || decision == approval.Ask) {
+		// Leaving the sandbox is a person's call, under every policy (a
+		// rule that blocks the command still blocks it).
+		decision, decidedBy = approval.Ask, escalateBy
+		if subj.Line == "" {
+			subj = approval.Subject{Line: l.j.Command, CWD: l.cwd, Host: l.h.opts.Host}
+		}
+	}
 	if decision == approval.Ask && elicitAnswered(l.c) {
 		l.fresh = false
 		d, err := l.h.elicitDecision(l.c, elicitation{Command: l.j.Command, Pane: paneOrEmpty(l.pane), CWD: l.cwd, RequestID: l.j.RequestID, Sandbox: l.sandboxShown(), Escalate: l.unsandboxed()})
@@ -275,8 +283,12 @@ func newJob(host string, in *RunShellCommandRequest) *jobs.Job {
 }
 
 // unsandboxed reports whether the command runs outside the host's
-// sandbox.
-func (l *launch) unsandboxed() bool { return false }
+// sandbox: an escalated one (without a sandbox, escalate changes
+// nothing).
+func (l *launch) unsandboxed() bool { return l.in.Escalate && l.h.sandbox != nil }
+
+// escalateBy is who decided an escalated command must be asked.
+const escalateBy = "escalate: leaving the sandbox is always asked"
 
 // sandboxShown is where the command runs, for the audit log and the
 // person asked: "" when the host has no sandbox.

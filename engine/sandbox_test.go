@@ -322,3 +322,72 @@ func TestTheSessionsFirstPaneStartsInTheSandbox(t *testing.T) {
 		t.Fatalf("in the first pane: %+v", r)
 	}
 }
+
+// approverScript writes a --approval-via exec: program that answers
+// answer.
+func approverScript(t *testing.T, answer string) string {
+	t.Helper()
+	p := filepath.Join(t.TempDir(), "approver")
+	if err := os.WriteFile(p, []byte("#!/bin/sh\ncat >/dev/null\necho "+answer+"\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestAnEscalatedCommandIsAlwaysAskedAndRunsOutsideOnlyWhenApproved(t *testing.T) {
+	t.Parallel()
+	needBwrap(t)
+	outside := hostDir(t)
+	reason := "it must write outside the workspace"
+	escalated := func(h *Host, file string) (*JobResult, error) {
+		wait := int64(60000)
+		r, err := h.RunShellCommand(t.Context(), nil, &RunShellCommandRequest{Command: "touch " + filepath.Join(outside, file) + " && echo $TMUXMCP_SANDBOX-outside", Escalate: true, Reason: &reason, WaitMs: &wait})
+		if err == nil && r.Status == string(jobs.Running) {
+			r, err = h.AwaitCommandResult(t.Context(), nil, &AwaitCommandResultRequest{JobID: r.JobID, WaitMs: &wait})
+		}
+		return r, err
+	}
+	sb := sandbox.Config{Mode: sandbox.ReadOnly}
+	// Under auto (no policy): asked all the same; approved, it runs outside.
+	h := openHost(t, Config{Sandbox: sb, StateDir: hostDir(t), ApprovalVia: []string{"exec"}, Approver: approverScript(t, "approve")})
+	r, err := escalated(h, "approved")
+	if err != nil || r.Status != string(jobs.Completed) || r.Decision != "approved" || !strings.HasPrefix(r.Output, "-outside") {
+		t.Fatalf("approved: %+v %v", r, err)
+	}
+	if _, err := os.Stat(filepath.Join(outside, "approved")); err != nil {
+		t.Fatalf("the approved command did not write outside: %v", err)
+	}
+	// Denied: nothing runs.
+	h = openHost(t, Config{Sandbox: sb, StateDir: hostDir(t), ApprovalVia: []string{"exec"}, Approver: approverScript(t, "deny")})
+	r, err = escalated(h, "denied")
+	if err != nil || r.Status != string(jobs.NotStarted) || r.Decision != "denied" {
+		t.Fatalf("denied: %+v %v", r, err)
+	}
+	// Nobody to ask: nothing runs.
+	h = openHost(t, Config{Sandbox: sb, StateDir: hostDir(t)})
+	if _, err := escalated(h, "nobody"); err == nil || !strings.Contains(err.Error(), "OWNER_SESSION_UNAVAILABLE") {
+		t.Fatalf("with nobody to ask: %v", err)
+	}
+	for _, f := range []string{"denied", "nobody"} {
+		if _, err := os.Stat(filepath.Join(outside, f)); err == nil {
+			t.Errorf("%s: the command ran", f)
+		}
+	}
+	// escalate needs a reason, and never goes into an existing pane.
+	pane := "%0"
+	for _, bad := range []RunShellCommandRequest{{Command: "true", Escalate: true}, {Command: "true", Escalate: true, Reason: &reason, PaneID: &pane}} {
+		if err := bad.Check(); err == nil {
+			t.Errorf("accepted: %+v", bad)
+		}
+	}
+}
+
+func TestWithoutASandboxEscalateIsAnOrdinaryCommand(t *testing.T) {
+	t.Parallel()
+	h := openHost(t, Config{})
+	reason, wait := "no sandbox here", int64(60000)
+	r, err := h.RunShellCommand(t.Context(), nil, &RunShellCommandRequest{Command: "echo plain", Escalate: true, Reason: &reason, WaitMs: &wait})
+	if err != nil || r.Status != string(jobs.Completed) || r.Decision != "auto-approved" {
+		t.Fatalf("escalate without a sandbox: %+v %v", r, err)
+	}
+}
