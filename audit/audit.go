@@ -32,9 +32,9 @@ type Event struct {
 	// Sandbox is where the command or pane runs when tmuxmcp has a
 	// sandbox: read-only, workspace, or unsandboxed (an escalated command,
 	// a pane from before tmuxmcp).
-	Sandbox string `json:"sandbox,omitempty"`
-	Status    string `json:"status,omitempty"`
-	ExitCode  *int   `json:"exitCode,omitempty"`
+	Sandbox  string `json:"sandbox,omitempty"`
+	Status   string `json:"status,omitempty"`
+	ExitCode *int   `json:"exitCode,omitempty"`
 }
 
 // LocalHost is the host name of this machine in the log.

@@ -18,8 +18,8 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/machine"
-	"github.com/tmuxmcp/tmuxmcp/sandbox"
 	"github.com/tmuxmcp/tmuxmcp/policy"
+	"github.com/tmuxmcp/tmuxmcp/sandbox"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
