@@ -29,12 +29,13 @@ type Event struct {
 	DecidedBy string `json:"decidedBy,omitempty"` // "policy:<rule>", "tmux:<client>", "elicitation"
 	Reason    string `json:"reason,omitempty"`    // the agent's reason for the command
 	Refusal   string `json:"refusal,omitempty"`   // why nobody could decide (OWNER_SESSION_UNAVAILABLE, REVIEW_BUSY)
+	Status    string `json:"status,omitempty"`
+	ExitCode  *int   `json:"exitCode,omitempty"`
+
 	// Sandbox is where the command or pane runs when tmuxmcp has a
 	// sandbox: read-only, workspace, or unsandboxed (an escalated command,
 	// a pane from before tmuxmcp).
-	Sandbox  string `json:"sandbox,omitempty"`
-	Status   string `json:"status,omitempty"`
-	ExitCode *int   `json:"exitCode,omitempty"`
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // LocalHost is the host name of this machine in the log.
