@@ -391,3 +391,21 @@ func TestWithoutASandboxEscalateIsAnOrdinaryCommand(t *testing.T) {
 		t.Fatalf("escalate without a sandbox: %+v %v", r, err)
 	}
 }
+
+func TestTmuxsDefaultCommandRunsInTheSandboxToo(t *testing.T) {
+	t.Parallel()
+	h := sandboxedHost(t, sandbox.Config{Mode: sandbox.ReadOnly})
+	if _, err := h.opts.Target.Run(t.Context(), "set-option", "-g", "default-command", `echo "DC-$TMUXMCP_SANDBOX-${TMUX-unset}"; sleep 60`); err != nil {
+		t.Fatal(err)
+	}
+	zero := int64(0)
+	p, err := h.CreatePane(t.Context(), nil, &CreatePaneRequest{WaitMs: &zero})
+	if err != nil || p.Sandbox != "read-only" {
+		t.Fatalf("create_pane: %+v %v", p, err)
+	}
+	timeout := int64(30000)
+	r, err := h.WaitForText(t.Context(), nil, &WaitForTextRequest{PaneID: p.PaneID, Patterns: []string{"DC-read-only-unset"}, Cursor: &p.Cursor, TimeoutMs: &timeout})
+	if err != nil || r.Outcome != "matched" {
+		t.Fatalf("the default-command in the sandbox: %+v %v", r, err)
+	}
+}
