@@ -33,8 +33,7 @@ func (s *Server) createPaneTool() Tool {
 		Name:  "create_pane",
 		Title: "Create a pane",
 		Description: "Start a new shell, or a program (argv), in a new window or a split, without changing what anyone is looking at. " +
-			"Without argv it returns a shell ready for run_shell_command, type_text and send_keys (ready: true; no need to wait for its prompt); with argv, wait_for_text from its cursor (offset 0: nothing it prints is missed). Prefer a new window over splitting a pane a person uses. " +
-			"When the server runs with --sandbox, the pane runs in it (sandbox); a pane whose sandbox cannot start is not created (error SandboxUnavailable, launchOutcome=NOT_STARTED: nothing ran; tell the user).",
+			"Without argv it returns a shell ready for run_shell_command, type_text and send_keys (ready: true; no need to wait for its prompt); with argv, wait_for_text from its cursor (offset 0: nothing it prints is missed). Prefer a new window over splitting a pane a person uses.",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Create a pane", ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(true)},

@@ -19,7 +19,7 @@ func (s *Server) runShellCommandTool() Tool {
 		"description": {Type: "string", MaxLength: ptr(200), Description: "5-10 words shown to people watching (as the fresh pane's window name), e.g. \"Run the unit tests\"."},
 		"background":  boolean("Return at once with status running and a jobId (same as waitMs 0); in an existing pane the command has started and its cursor follows its own output."),
 		"keep":        boolean("Keep the fresh pane open after the command ends (only without paneId)."),
-		"escalate":    boolean("Run OUTSIDE the server's sandbox (--sandbox), in a fresh pane (no paneId), with your user's full access: only for a command that cannot work inside (network, writes outside the workspace). Needs reason. A person is always asked, under every approval mode; it runs only if they approve (decision denied: it did not run, do not retry it another way). Without a sandbox it changes nothing."),
+		"escalate":    boolean("Run outside the sandbox in a fresh pane if a person approves (always asked); needs reason."),
 	}, "command")
 	tool := &mcp.Tool{
 		Name:  "run_shell_command",
@@ -28,8 +28,7 @@ func (s *Server) runShellCommandTool() Tool {
 			"With paneId it runs in that pane's shell (cd and export persist); without, in a fresh pane. " +
 			"Result: status (completed: ended, the shell is back at its prompt, exitCode set; running: call await_command_result with jobId, never run it again; not_started with decision blocked/denied: it did not run, do not retry it in another form), " +
 			"waitingForInput (its program waits at a prompt, a REPL or a pager: answer with type_text/send_keys, or cancel_command), output (head and tail when cut; outputFile has it all), shell (the pane's shell language). " +
-			"A pane that is busy, in copy mode or has a half-typed line is refused with the exact way out; nothing is typed. Not for REPLs and editors: use type_text. " +
-			"When the server runs with --sandbox, commands run inside it (a write outside the workspace fails with Read-only file system, the network is unreachable); escalate: true asks a person to run one outside.",
+			"A pane that is busy, in copy mode or has a half-typed line is refused with the exact way out; nothing is typed. Not for REPLs and editors: use type_text.",
 		InputSchema:  in,
 		OutputSchema: jobOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Run a shell command", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},

@@ -59,7 +59,7 @@ func withDefault(s *jsonschema.Schema, v any) *jsonschema.Schema {
 
 // sandboxSchema is a pane's sandbox field.
 func sandboxSchema() *jsonschema.Schema {
-	return enum("Where the pane runs. read-only or workspace: in the server's bubblewrap sandbox (the filesystem read-only but the workspace directories, a private /tmp, no network unless the server allows it, no reach to tmux, tmuxmcp's files or ~/.ssh). unsandboxed: outside any sandbox (the server runs with --sandbox off, the pane existed before, or a person approved an escalated command in it).",
+	return enum("The pane's sandbox (--sandbox).",
 		"read-only", "workspace", "unsandboxed")
 }
 
