@@ -30,6 +30,12 @@ type Request struct {
 	Host   string            `json:"host"`
 	Reason string            `json:"reason,omitempty"` // the agent's claim, not checked
 	Env    map[string]string `json:"env,omitempty"`
+	// Sandbox is where the command runs when tmuxmcp has a sandbox:
+	// read-only, workspace, or unsandboxed.
+	Sandbox string `json:"sandbox,omitempty"`
+	// Escalate says the agent asks to run the command outside the sandbox
+	// (escalate: true): approve only if it must leave it.
+	Escalate bool `json:"escalate,omitempty"`
 }
 
 // AskProgram runs program (a path, no arguments) with req on its standard

@@ -419,13 +419,18 @@ type Elicitation struct {
 	Command, Pane, CWD, RequestID string
 	Host                          string // the host the pane is on
 	Program                       string // shown, not compared
-	expires                       time.Time
+	// Sandbox is where the command runs (read-only, workspace, or
+	// unsandboxed for an escalated command): an answer for one place is
+	// no answer for another.
+	Sandbox  string
+	Escalate bool // the agent asked to run it outside the sandbox
+	expires  time.Time
 }
 
 // Matches reports whether e was asked for the same command, host, pane,
 // directory and request as want.
 func (e Elicitation) Matches(want Elicitation) bool {
-	return e.Command == want.Command && e.Host == want.Host && e.Pane == want.Pane && e.CWD == want.CWD && e.RequestID == want.RequestID
+	return e.Command == want.Command && e.Host == want.Host && e.Pane == want.Pane && e.CWD == want.CWD && e.RequestID == want.RequestID && e.Sandbox == want.Sandbox && e.Escalate == want.Escalate
 }
 
 // Elicitations are the open elicitations, by request state. They are safe

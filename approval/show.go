@@ -167,7 +167,14 @@ func Text(req Request) string {
 	if req.Host != "" && req.Host != policy.LocalHost {
 		fmt.Fprintf(&b, "\n  host: %s\n", oneLine(req.Host, 60))
 	}
-	fmt.Fprintf(&b, "\n  The agent asks to run, in %s (%s, %s):\n\n", oneLine(paneWhere(req.Pane), 40), oneLine(firstNonEmpty(req.Program, "shell"), 60), oneLine(firstNonEmpty(req.CWD, "its start directory"), 200))
+	fmt.Fprintf(&b, "\n  The agent asks to run, in %s (%s, %s):\n", oneLine(paneWhere(req.Pane), 40), oneLine(firstNonEmpty(req.Program, "shell"), 60), oneLine(firstNonEmpty(req.CWD, "its start directory"), 200))
+	switch {
+	case req.Escalate:
+		b.WriteString("\n  !! OUTSIDE THE SANDBOX (escalate): with your full access, files, network and keys.\n  Approve only if it must leave the sandbox.\n")
+	case req.Sandbox != "":
+		fmt.Fprintf(&b, "  sandbox: %s\n", oneLine(req.Sandbox, 20))
+	}
+	b.WriteString("\n")
 	sh := Show(req.Command)
 	for _, row := range sh.Rows {
 		fmt.Fprintf(&b, "    %s\n", row)

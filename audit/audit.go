@@ -33,6 +33,11 @@ type Event struct {
 	Refusal   string `json:"refusal,omitempty"`   // why nobody could decide (OWNER_SESSION_UNAVAILABLE, REVIEW_BUSY)
 	Status    string `json:"status,omitempty"`
 	ExitCode  *int   `json:"exitCode,omitempty"`
+
+	// Sandbox is where the command or pane runs when tmuxmcp has a
+	// sandbox: read-only, workspace, or unsandboxed (an escalated command,
+	// a pane from before tmuxmcp).
+	Sandbox string `json:"sandbox,omitempty"`
 }
 
 // LocalHost is the host name of this machine in the log.

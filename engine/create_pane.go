@@ -12,6 +12,7 @@ import (
 
 	"github.com/tmuxmcp/tmuxmcp/host"
 	"github.com/tmuxmcp/tmuxmcp/runner"
+	"github.com/tmuxmcp/tmuxmcp/sandbox"
 )
 
 // CreatePaneRequest describes a new pane: where, its program, its
@@ -103,6 +104,9 @@ type CreatePaneResult struct {
 	NotReadyReason *string `json:"notReadyReason"`
 	Shell          *string `json:"shell"`
 	Integrated     bool    `json:"integrated"`
+	// Sandbox is the sandbox the pane runs in: read-only or workspace, or
+	// unsandboxed (the server runs with --sandbox off).
+	Sandbox string `json:"sandbox"`
 }
 
 // CreatePane makes a pane (a window or a split), under the policy when
@@ -112,6 +116,9 @@ func (h *Host) CreatePane(ctx context.Context, c Caller, in *CreatePaneRequest) 
 		return nil, err
 	}
 	if err := h.dirExists(ctx, in.CWD, "create it first or pick another"); err != nil {
+		return nil, err
+	}
+	if err := h.checkSandbox(); err != nil {
 		return nil, err
 	}
 	session := h.opts.Session
@@ -152,7 +159,7 @@ func (h *Host) CreatePane(ctx context.Context, c Caller, in *CreatePaneRequest) 
 	if err != nil {
 		return nil, h.createError(err, session, in.TargetPaneID)
 	}
-	out := &CreatePaneResult{PaneID: paneName(np.Pane), Cursor: np.Stream.Cursor(0).String(), Session: np.Session, SessionID: np.SessionID, WindowID: np.WindowID}
+	out := &CreatePaneResult{PaneID: paneName(np.Pane), Cursor: np.Stream.Cursor(0).String(), Session: np.Session, SessionID: np.SessionID, WindowID: np.WindowID, Sandbox: h.newPaneSandbox(false)}
 	if len(in.Argv) > 0 {
 		return out, nil
 	}
@@ -161,6 +168,9 @@ func (h *Host) CreatePane(ctx context.Context, c Caller, in *CreatePaneRequest) 
 		wait = time.Duration(*in.WaitMs) * time.Millisecond
 	}
 	sh, err := h.run.Ready(ctx, np.Pane, wait)
+	if err := h.sandboxDied(err); err != nil {
+		return nil, err
+	}
 	out.Ready = ptr(err == nil)
 	if err != nil {
 		out.NotReadyReason = ptr(h.notReady(np, err))
@@ -180,6 +190,30 @@ func (h *Host) notReady(np *runner.NewPane, err error) string {
 		return ref.Reason() + ". It may still get there: wait_for_text from the cursor, or look with capture_pane; `tmuxmcp doctor` checks the shell's startup files"
 	}
 	return err.Error()
+}
+
+// newPaneSandbox is the sandbox a new pane runs in: the host's, unless
+// unsandboxed (an escalated command's pane).
+func (h *Host) newPaneSandbox(unsandboxed bool) string {
+	if h.sandbox == nil || unsandboxed {
+		return string(sandbox.Unsandboxed)
+	}
+	return h.sandbox.Mode()
+}
+
+// sandboxDied is the tool error for a sandboxed pane that exited at once
+// with bubblewrap's complaint on its screen: its sandbox could not start,
+// and nothing ran in it.
+func (h *Host) sandboxDied(err error) error {
+	var ref *runner.Refusal
+	if h.sandbox == nil || !errors.As(err, &ref) || ref.State != runner.Exited {
+		return nil
+	}
+	screen := strings.TrimSpace(strings.Join(ref.Screen, "\n"))
+	if !strings.Contains(screen, "bwrap:") {
+		return nil
+	}
+	return sandboxUnavailable(&SandboxError{Mode: sandbox.Mode(h.sandbox.Mode()), Err: errors.New(screen)})
 }
 
 // dirExists checks that cwd is a directory where the panes run.

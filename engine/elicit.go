@@ -93,7 +93,7 @@ func elicitAnswered(c Caller) bool {
 func (h *Host) askClient(e elicitation, reason string) error {
 	e.Host = h.opts.Host
 	state := h.gate.elicits.Open(e, h.opts.ReviewTimeout)
-	msg := approval.Text(approval.Request{Pane: e.Pane, Host: e.Host, Program: e.Program, CWD: e.CWD, Command: e.Command, Reason: reason})
+	msg := approval.Text(approval.Request{Pane: e.Pane, Host: e.Host, Program: e.Program, CWD: e.CWD, Command: e.Command, Reason: reason, Sandbox: e.Sandbox, Escalate: e.Escalate})
 	return &ClientAsk{State: state, Message: msg}
 }
 

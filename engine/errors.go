@@ -66,6 +66,9 @@ func (h *Host) runnerError(field string, pane int, err error) error {
 
 // createError turns tmux's refusal to create a pane into a tool error.
 func (h *Host) createError(err error, session string, target *string) error {
+	if se := asSandboxError(err); se != nil {
+		return se
+	}
 	var ce *tmux.CommandError
 	if errors.As(err, &ce) {
 		switch {

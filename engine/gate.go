@@ -151,12 +151,13 @@ type verdict struct {
 	By        string // who decided: a rule, a person, "nobody"
 	Reason    string // the agent's reason for the command
 	Refusal   string // why nobody could decide (OWNER_SESSION_UNAVAILABLE, REVIEW_BUSY)
+	Sandbox   string // where it runs, when the host has a sandbox
 }
 
 // record writes a decision to the audit log: the one place decisions are
 // recorded.
 func (g *Gate) record(v verdict) {
-	g.audit(audit.Event{Event: "decision", Tool: v.Tool, RequestID: v.RequestID, JobID: v.JobID, PaneID: v.Pane, Command: v.Command, Decision: string(v.Decision), DecidedBy: v.By, Reason: v.Reason, Refusal: v.Refusal})
+	g.audit(audit.Event{Event: "decision", Tool: v.Tool, RequestID: v.RequestID, JobID: v.JobID, PaneID: v.Pane, Command: v.Command, Decision: string(v.Decision), DecidedBy: v.By, Reason: v.Reason, Refusal: v.Refusal, Sandbox: v.Sandbox})
 }
 
 // completed writes a job's end to the audit log.
@@ -220,9 +221,9 @@ func (h *Host) allowLaunch(ctx context.Context, argv []string, env map[string]st
 		if err := h.startReview(ctx, "create_pane", -1, command); err != nil {
 			return err
 		}
-		decision, by = h.askInTmux(ctx, approval.Request{RequestID: strings.ToLower(ulid.Make().String()), Tool: "create_pane", Program: subj.Program, CWD: subj.CWD, Command: command, Env: env})
+		decision, by = h.askInTmux(ctx, approval.Request{RequestID: strings.ToLower(ulid.Make().String()), Tool: "create_pane", Program: subj.Program, CWD: subj.CWD, Command: command, Env: env, Sandbox: h.sandboxShown(false)})
 	}
-	h.gate.record(verdict{Tool: "create_pane", Command: command, Decision: decision, By: by})
+	h.gate.record(verdict{Tool: "create_pane", Command: command, Decision: decision, By: by, Sandbox: h.sandboxShown(false)})
 	switch {
 	case decision.Runs():
 		return nil

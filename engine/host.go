@@ -19,6 +19,7 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/machine"
 	"github.com/tmuxmcp/tmuxmcp/policy"
 	"github.com/tmuxmcp/tmuxmcp/runner"
+	"github.com/tmuxmcp/tmuxmcp/sandbox"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
@@ -73,6 +74,10 @@ type Config struct {
 	// empty); Machine is that host (nil: this machine).
 	Host    string
 	Machine machine.Machine
+	// Sandbox is the sandbox every pane tmuxmcp starts runs in (--sandbox,
+	// --workspace, --sandbox-network); Mode "" or off: none. Only this
+	// machine's panes are sandboxed (a host with a Machine never is).
+	Sandbox sandbox.Config
 }
 
 // WaitTrace is where one matched wait spent its time on the way from
@@ -136,6 +141,7 @@ type Host struct {
 	onPanes  []func([]PaneEntry)
 	selfPane int          // the pane tmuxmcp itself runs in on this server, or -1
 	gate     *Gate        // the policy, the one review, the audit log
+	sandbox  *PaneSandbox // nil: panes start without a sandbox
 	lines    *input.Lines // each pane's edit line as tmuxmcp typed it (for the policy)
 	waits    map[int]int  // open waits per pane
 	waitsAll int          // open waits in all
@@ -196,7 +202,13 @@ func OpenHost(ctx context.Context, cfg Config) (*Host, error) {
 	if !opts.KeepPagers {
 		env = shell.NoPagerEnv()
 	}
-	h.run = runner.New(runner.Config{Hub: hub, Jobs: store, Shell: integ, Session: opts.Session, Log: log, Ended: h.jobEnded, Env: env, Machine: opts.Machine, Remote: opts.Machine != nil})
+	rc := runner.Config{Hub: hub, Jobs: store, Shell: integ, Session: opts.Session, Log: log, Ended: h.jobEnded, Env: env, Machine: opts.Machine, Remote: opts.Machine != nil}
+	if opts.Machine == nil {
+		if h.sandbox = NewPaneSandbox(opts.Sandbox, opts.StateDir, target, integ); h.sandbox != nil {
+			rc.Sandbox = h.sandbox
+		}
+	}
+	h.run = runner.New(rc)
 	fleet, err := tmux.StartFleet(ctx, target, hubEvents{h}, log)
 	if err != nil {
 		return nil, err

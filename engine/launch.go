@@ -44,6 +44,11 @@ func (h *Host) Submit(ctx context.Context, c Caller, in *RunShellCommandRequest)
 	if err := l.where(ctx); err != nil {
 		return nil, err
 	}
+	if l.pane < 0 && !l.unsandboxed() {
+		if err := h.checkSandbox(); err != nil {
+			return nil, err
+		}
+	}
 	if l.pane >= 0 {
 		// Wait out a shell that is starting or drawing its prompt before
 		// taking a lock, so the wait holds up neither other launches nor
@@ -115,9 +120,17 @@ func (l *launch) ready(ctx context.Context, wait time.Duration) error {
 // records the job and starts it, or records why it did not run.
 func (l *launch) decide(ctx context.Context) (*jobs.Job, error) {
 	decision, decidedBy, subj := l.h.judge(ctx, l.pane, l.j.Command, l.cwd)
+	if l.unsandboxed() && (decision == approval.AutoApproved || decision == approval.Ask) {
+		// Leaving the sandbox is a person's call, under every policy (a
+		// rule that blocks the command still blocks it).
+		decision, decidedBy = approval.Ask, escalateBy
+		if subj.Line == "" {
+			subj = approval.Subject{Line: l.j.Command, CWD: l.cwd, Host: l.h.opts.Host}
+		}
+	}
 	if decision == approval.Ask && elicitAnswered(l.c) {
 		l.fresh = false
-		d, err := l.h.elicitDecision(l.c, elicitation{Command: l.j.Command, Pane: paneOrEmpty(l.pane), CWD: l.cwd, RequestID: l.j.RequestID})
+		d, err := l.h.elicitDecision(l.c, elicitation{Command: l.j.Command, Pane: paneOrEmpty(l.pane), CWD: l.cwd, RequestID: l.j.RequestID, Sandbox: l.sandboxShown(), Escalate: l.unsandboxed()})
 		if err != nil {
 			return nil, err
 		}
@@ -153,7 +166,7 @@ func (l *launch) notRun(d approval.Decision, by string) (*jobs.Job, error) {
 
 // decided is the verdict on the job, as the audit log records it.
 func (l *launch) decided(j *jobs.Job, by string, withReason bool) verdict {
-	v := verdict{Tool: "run_shell_command", RequestID: j.RequestID, JobID: j.ID, Pane: j.PaneID, Command: j.Command, Decision: approval.Decision(j.Decision), By: by}
+	v := verdict{Tool: "run_shell_command", RequestID: j.RequestID, JobID: j.ID, Pane: j.PaneID, Command: j.Command, Decision: approval.Decision(j.Decision), By: by, Sandbox: l.sandboxShown()}
 	if withReason {
 		v.Reason = j.Reason
 	}
@@ -171,7 +184,7 @@ func (l *launch) askPerson(ctx context.Context, subj approval.Subject) (*jobs.Jo
 	}
 	switch h.reviewRoute(ctx, l.c) {
 	case "elicitation":
-		return nil, h.askClient(elicitation{Command: j.Command, Pane: paneOrEmpty(l.pane), CWD: l.cwd, RequestID: j.RequestID, Program: subj.Program}, j.Reason)
+		return nil, h.askClient(elicitation{Command: j.Command, Pane: paneOrEmpty(l.pane), CWD: l.cwd, RequestID: j.RequestID, Program: subj.Program, Sandbox: l.sandboxShown(), Escalate: l.unsandboxed()}, j.Reason)
 	case "tmux":
 	default:
 		// The audit line names the refusal in reason, as it always has
@@ -189,7 +202,8 @@ func (l *launch) askPerson(ctx context.Context, subj approval.Subject) (*jobs.Jo
 		h.gate.slot.Release(false)
 		return nil, err
 	}
-	req := approval.Request{RequestID: created.ID, Tool: "run_shell_command", Pane: created.PaneID, Program: subj.Program, CWD: subj.CWD, Command: j.Command, Reason: j.Reason}
+	req := approval.Request{RequestID: created.ID, Tool: "run_shell_command", Pane: created.PaneID, Program: subj.Program, CWD: subj.CWD, Command: j.Command, Reason: j.Reason,
+		Sandbox: l.sandboxShown(), Escalate: l.unsandboxed()}
 	h.run.Go(created.ID, func(run *runner.Run) { h.review(run, req, l) })
 	return created, nil
 }
@@ -211,7 +225,7 @@ func (l *launch) begin(ctx context.Context, save func(*jobs.Job) (*jobs.Job, err
 // the call's waitMs goes on.
 func (l *launch) inFreshPane(ctx context.Context, save func(*jobs.Job) (*jobs.Job, error), run *runner.Run) (*jobs.Job, error) {
 	h, j := l.h, l.j
-	np, err := h.run.CreatePane(ctx, runner.PaneSpec{Name: firstNonEmpty(j.Description, "tmuxmcp job"), CWD: l.cwd})
+	np, err := h.run.CreatePane(ctx, runner.PaneSpec{Name: firstNonEmpty(j.Description, "tmuxmcp job"), CWD: l.cwd, Unsandboxed: l.unsandboxed()})
 	if err != nil {
 		return nil, h.createError(err, h.opts.Session, nil)
 	}
@@ -266,4 +280,24 @@ func newJob(host string, in *RunShellCommandRequest) *jobs.Job {
 		j.TimeoutMs = *in.TimeoutMs
 	}
 	return j
+}
+
+// unsandboxed reports whether the command runs outside the host's
+// sandbox: an escalated one (without a sandbox, escalate changes
+// nothing).
+func (l *launch) unsandboxed() bool { return l.in.Escalate && l.h.sandbox != nil }
+
+// escalateBy is who decided an escalated command must be asked.
+const escalateBy = "escalate: leaving the sandbox is always asked"
+
+// sandboxShown is where the command runs, for the audit log and the
+// person asked: "" when the host has no sandbox.
+func (l *launch) sandboxShown() string {
+	if l.h.sandbox == nil {
+		return ""
+	}
+	if l.pane >= 0 && l.sh != nil {
+		return l.h.paneSandboxMode(l.sh.PID)
+	}
+	return l.h.newPaneSandbox(l.unsandboxed())
 }

@@ -34,6 +34,10 @@ type PaneSummary struct {
 	Attended       bool    `json:"attended"`
 	InCopyMode     bool    `json:"inCopyMode"`
 	Cursor         *string `json:"cursor"`
+	// Sandbox is the sandbox the pane runs in: read-only or workspace, or
+	// unsandboxed (it existed before tmuxmcp, the server runs with
+	// --sandbox off, or a person approved an escalated command in it).
+	Sandbox string `json:"sandbox"`
 }
 
 // ListPanesResult lists a host's panes.
@@ -82,7 +86,7 @@ func (h *Host) ListPanes(ctx context.Context, c Caller, in *ListPanesRequest) (*
 			PaneID: paneName(p.ID), Host: h.opts.Host, Session: p.SessionName, SessionID: p.SessionID, WindowID: p.WindowID, WindowIndex: p.WindowIndex,
 			Window: p.WindowName, Title: p.Title, CurrentCommand: programName(p.CurrentCommand, p.Program), PID: p.PID, CWD: p.CWD, Width: p.Width,
 			Height: p.Height, Active: p.Active, Dead: p.Dead, DeadStatus: p.DeadStatus, InCopyMode: p.InMode,
-			Attended: p.WindowActive && watched[p.SessionID+p.WindowID],
+			Attended: p.WindowActive && watched[p.SessionID+p.WindowID], Sandbox: h.paneSandboxMode(p.PID),
 		}
 		if s, ok := h.hub.Live(p.ID); ok {
 			po.Cursor = cursorText(s, s.End())

@@ -144,7 +144,7 @@ func (h *Host) review(run *runner.Run, req approval.Request, l *launch) {
 		ans = approval.Answer{Decision: approval.Rejected, By: "withdrawn by cancel_command"}
 	default:
 	}
-	h.gate.record(verdict{Tool: req.Tool, JobID: req.RequestID, Pane: req.Pane, Command: req.Command, Decision: ans.Decision, By: ans.By, Reason: req.Reason})
+	h.gate.record(verdict{Tool: req.Tool, JobID: req.RequestID, Pane: req.Pane, Command: req.Command, Decision: ans.Decision, By: ans.By, Reason: req.Reason, Sandbox: req.Sandbox})
 	if ans.Decision != approval.Approved {
 		_, _ = h.jobs.Update(req.RequestID, func(x *jobs.Job) { x.Decision, x.Ended = string(ans.Decision), time.Now().UTC() })
 		return

@@ -36,6 +36,9 @@ type RunShellCommandRequest struct {
 	Description *string `json:"description,omitempty"`
 	Background  bool    `json:"background,omitempty"`
 	Keep        bool    `json:"keep,omitempty"`
+	// Escalate asks to run the command outside the server's sandbox, in a
+	// fresh pane, on a person's explicit approval (with Reason).
+	Escalate bool `json:"escalate,omitempty"`
 }
 
 // Check checks the arguments, naming the field, the value and the fix.
@@ -76,6 +79,12 @@ func (in *RunShellCommandRequest) Check() error {
 	}
 	if in.Background && in.WaitMs != nil && *in.WaitMs > 0 {
 		return errorf("background: true returns at once, but waitMs %d asks to wait: give one of them", *in.WaitMs)
+	}
+	if in.Escalate && (in.Reason == nil || strings.TrimSpace(*in.Reason) == "") {
+		return errorf("escalate: true needs a reason: say in one sentence why this command must run outside the sandbox; a person reads it before approving")
+	}
+	if in.Escalate && in.PaneID != nil {
+		return errorf("escalate: true runs the command in a fresh pane outside the sandbox, never in an existing pane (%s runs inside it): drop paneId", *in.PaneID)
 	}
 	if in.Reason != nil && utf8.RuneCountInString(*in.Reason) > 1000 {
 		return errorf("reason is %d characters, over the limit of 1000: one sentence is enough", utf8.RuneCountInString(*in.Reason))

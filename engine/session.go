@@ -17,18 +17,28 @@ type Session struct {
 	Width, Height int                // its size before a client attaches
 	Shell         *shell.Integration // nil: the plain shell
 	KeepPagers    bool               // leave PAGER and friends alone
+	// Sandbox, when set, runs the first pane in it (NewPaneSandbox); one
+	// that cannot start fails Ensure: the session is not created.
+	Sandbox *PaneSandbox
 }
 
 // Ensure creates the session on target unless it exists (a new shell tag
 // for each server start).
 func (s Session) Ensure(ctx context.Context, target tmux.Target) error {
-	argv, env, options := runner.SessionLaunch(s.Shell)
+	var sb runner.Sandbox
+	if s.Sandbox != nil {
+		sb = s.Sandbox
+	}
+	argv, env, options, err := runner.SessionLaunch(s.Shell, sb)
+	if err != nil {
+		return err
+	}
 	if !s.KeepPagers {
 		if env == nil {
 			env = map[string]string{}
 		}
 		maps.Copy(env, shell.NoPagerEnv())
 	}
-	_, err := target.EnsureSession(ctx, tmux.SessionSpec{Name: s.Name, Width: s.Width, Height: s.Height, Command: argv, Env: env, PaneOptions: options})
+	_, err = target.EnsureSession(ctx, tmux.SessionSpec{Name: s.Name, Width: s.Width, Height: s.Height, Command: argv, Env: env, PaneOptions: options})
 	return err
 }

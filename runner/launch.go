@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"maps"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/cursor"
@@ -30,6 +31,9 @@ type PaneSpec struct {
 	// Argv runs a program instead of the shell, directly (never through a
 	// shell), lingering 0.3 s after it exits so its last output is seen.
 	Argv []string
+	// Unsandboxed starts the pane outside the runner's sandbox (an
+	// escalated command a person approved).
+	Unsandboxed bool
 }
 
 // NewPane is a pane CreatePane made.
@@ -65,16 +69,33 @@ func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error
 	for k, v := range spec.Env {
 		ts.Env[k] = v
 	}
-	tag := ""
-	if len(spec.Argv) > 0 {
+	tag, sb := "", r.cfg.Sandbox
+	if spec.Unsandboxed {
+		sb = nil
+	}
+	var err error
+	switch {
+	case len(spec.Argv) > 0:
 		// tmux 3.3a discards output still queued for control clients once a
 		// pane's program has exited, so a program that prints and exits at
 		// once would otherwise be lost.
 		ts.Argv = append([]string{"/bin/sh", "-c", `"$@"; s=$?; sleep 0.3; exit $s`, "tmuxmcp"}, spec.Argv...)
-	} else if l, ok := r.launch(ctx); ok {
+		if sb != nil {
+			if ts.Argv, err = sb.Wrap(ts.Argv, ""); err != nil {
+				return nil, err
+			}
+		}
+	case sb != nil:
+		l, err := r.sandboxedLaunch(ctx, sb)
+		if err != nil {
+			return nil, err
+		}
 		ts.Argv, tag = l.Argv, l.Tag
-		for k, v := range l.Env {
-			ts.Env[k] = v
+		maps.Copy(ts.Env, l.Env)
+	default:
+		if l, ok := r.launch(ctx); ok {
+			ts.Argv, tag = l.Argv, l.Tag
+			maps.Copy(ts.Env, l.Env)
 		}
 	}
 	np, err := r.fleet.NewPane(ctx, ts)
@@ -124,6 +145,30 @@ func (r *Runner) launch(ctx context.Context) (shell.Launch, bool) {
 	return r.cfg.Shell.Launch(sh), true
 }
 
+// sandboxedLaunch is how a new pane starts its shell in sandbox sb:
+// always through the launcher, which inside cannot ask tmux for its
+// default-command, so it is handed over.
+func (r *Runner) sandboxedLaunch(ctx context.Context, sb Sandbox) (shell.Launch, error) {
+	if r.cfg.Shell == nil {
+		return shell.Launch{}, errors.New("the shell integration is not installed, and a sandboxed pane starts only through its launcher: check the state directory (tmuxmcp doctor)")
+	}
+	sh, command, err := r.fleet.DefaultShell(ctx)
+	if err != nil {
+		return shell.Launch{}, err
+	}
+	var l shell.Launch
+	if command != "" {
+		l = r.cfg.Shell.Launch("")
+		l.Env[shell.DefaultCommandVar] = command
+	} else {
+		l = r.cfg.Shell.Launch(sh)
+	}
+	if l.Argv, err = sb.Wrap(l.Argv, l.Tag); err != nil {
+		return shell.Launch{}, err
+	}
+	return l, nil
+}
+
 // defaultShell is tmux's default-shell, or "" when tmux runs a
 // default-command in new panes instead (or cannot say).
 func (r *Runner) defaultShell(ctx context.Context) string {
@@ -139,14 +184,48 @@ func (r *Runner) defaultShell(ctx context.Context) string {
 // default-command) inside the pane, so it works before the server runs;
 // and it waits until tmuxmcp records the pane (Track signals it), so its
 // first prompt is seen.
-func SessionLaunch(in *shell.Integration) (argv []string, env map[string]string, options map[string]string) {
+//
+// In sandbox sb (nil: none) the launcher's first stage waits and reads the
+// default-command outside it, then execs into it. An error says why the
+// sandbox cannot start: the session is not to be created.
+func SessionLaunch(in *shell.Integration, sb Sandbox) (argv []string, env map[string]string, options map[string]string, err error) {
 	if in == nil {
-		return nil, nil, nil
+		if sb != nil {
+			return nil, nil, nil, errors.New("the shell integration is not installed, and a sandboxed pane starts only through its launcher: check the state directory (tmuxmcp doctor)")
+		}
+		return nil, nil, nil, nil
 	}
 	l := in.Launch("")
 	ch := "tmuxmcp-start-" + l.Tag
 	l.Env["TMUXMCP_START_AFTER"] = ch
-	return l.Argv, l.Env, map[string]string{tmux.ShellOption: l.Tag, tmux.StartOption: ch}
+	if sb != nil {
+		inner, err := sb.Wrap(l.Argv, l.Tag)
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		l.Argv = in.SandboxedLaunch(inner)
+	}
+	return l.Argv, l.Env, map[string]string{tmux.ShellOption: l.Tag, tmux.StartOption: ch}, nil
+}
+
+// scriptPath is where job id's script file with suffix goes: in the
+// directory of its pane's sandbox, for a job in a sandboxed pane whose
+// shell has tag (MarkTag's form, as jobs record it), else the machine's.
+func (r *Runner) scriptPath(id, tag, suffix string) string {
+	if r.cfg.Sandbox != nil && tag != "" {
+		if d := r.cfg.Sandbox.JobDir(strings.TrimPrefix(tag, "s")); d != "" {
+			return filepath.Join(d, id+suffix)
+		}
+	}
+	return r.machine.ScriptPath(id, suffix)
+}
+
+// jobScriptPath is scriptPath for a recorded job.
+func (r *Runner) jobScriptPath(id, suffix string) string {
+	if j, ok := r.jobs.Get(id); ok {
+		return r.scriptPath(id, j.ShellTag, suffix)
+	}
+	return r.machine.ScriptPath(id, suffix)
 }
 
 // Started is a job whose command was typed: where its watcher reads from.
@@ -176,11 +255,14 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 		if sh.Kind == shell.Fish {
 			kind = shell.Fish
 		}
-		cmdFile, runFile, rcFile := r.machine.ScriptPath(j.ID, ".sh"), r.machine.ScriptPath(j.ID, ".run"), r.machine.ScriptPath(j.ID, ".rc")
-		// Each file is new (created exclusively, mode 0600, in the private
-		// jobs directory): nothing another user put there is sourced. The
-		// status file is made empty here, so the shell that writes it keeps
-		// its mode 0600 whatever its umask.
+		mark := shell.MarkTag(sh.Tag)
+		cmdFile, runFile, rcFile := r.scriptPath(j.ID, mark, ".sh"), r.scriptPath(j.ID, mark, ".run"), r.scriptPath(j.ID, mark, ".rc")
+		// Each file is new (created exclusively, mode 0600, never through a
+		// link, in the private jobs directory or the pane's own job
+		// directory in a sandbox): nothing another user or the sandboxed
+		// pane put there is sourced. The status file is made empty here,
+		// so the shell that writes it keeps its mode 0600 whatever its
+		// umask.
 		script := shell.Script{Kind: kind, Tag: j.ID, CommandFile: cmdFile, StatusFile: rcFile, Dir: cwd, TrapExit: j.FreshPane}
 		for _, f := range []struct {
 			path string

@@ -50,6 +50,23 @@ type Config struct {
 	// while the server and its commands go on: a lost connection leaves
 	// running jobs running (Resume watches them again once it is back).
 	Remote bool
+	// Sandbox, when set, runs every pane the runner creates in a sandbox
+	// (but a PaneSpec's Unsandboxed).
+	Sandbox Sandbox
+}
+
+// Sandbox puts a pane's program in a sandbox.
+type Sandbox interface {
+	// Wrap is the command line that runs argv in the sandbox for a pane
+	// whose shell has tag ("" for a program without the integration); its
+	// job scripts' directory (JobDir) is reachable inside. An error says
+	// why the sandbox cannot start, and its fix: nothing is created.
+	Wrap(argv []string, tag string) ([]string, error)
+	// JobDir is where the job scripts of the sandboxed pane whose shell
+	// has tag go, or "" for a pane in no sandbox (the machine's ScriptPath).
+	JobDir(tag string) string
+	// Mode names the sandbox, for results and the audit log.
+	Mode() string
 }
 
 // paneServer is what the runner asks of tmux: the methods of *tmux.Fleet

@@ -132,7 +132,7 @@ func (r *Runner) Watch(run *Run, st *Started) {
 func (r *Runner) statusFile(id string) *int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	b, err := r.machine.ReadFile(ctx, r.machine.ScriptPath(id, ".rc"))
+	b, err := r.machine.ReadFile(ctx, r.jobScriptPath(id, ".rc"))
 	if err != nil {
 		return nil
 	}
@@ -345,7 +345,7 @@ func (r *Runner) escalate(paneID string, n int) string {
 func (r *Runner) removeScripts(ctx context.Context, id string) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	r.machine.Remove(ctx, r.machine.ScriptPath(id, ".sh"), r.machine.ScriptPath(id, ".run"), r.machine.ScriptPath(id, ".rc"))
+	r.machine.Remove(ctx, r.jobScriptPath(id, ".sh"), r.jobScriptPath(id, ".run"), r.jobScriptPath(id, ".rc"))
 }
 
 func parsePane(id string) (int, error) {

@@ -86,9 +86,26 @@ func writeIfChanged(p string, body []byte) error {
 }
 
 // Launching reports whether a process with command line args is the
-// launcher, about to exec the shell.
+// launcher, about to exec the shell, or a sandbox (bwrap) about to start
+// it.
 func (in *Integration) Launching(args []string) bool {
-	return len(args) > 1 && args[1] == filepath.Join(in.dir, "launch")
+	return len(args) > 1 && args[1] == filepath.Join(in.dir, "launch") || len(args) > 0 && filepath.Base(args[0]) == SandboxProgram
+}
+
+// SandboxProgram is the program that puts a pane in a sandbox
+// (bubblewrap): a pane's first process, the shell below it.
+const SandboxProgram = "bwrap"
+
+// DefaultCommandVar hands the launcher in a sandbox, where tmux cannot be
+// asked, tmux's default-command ("" for none).
+const DefaultCommandVar = "TMUXMCP_DEFAULT_COMMAND"
+
+// SandboxedLaunch is how a session's first pane starts in a sandbox:
+// sandboxed (the sandbox's command line, ending in the launcher's) runs
+// after the launcher's first stage, outside the sandbox, has waited for
+// tmuxmcp and read tmux's default-command, which it cannot inside.
+func (in *Integration) SandboxedLaunch(sandboxed []string) []string {
+	return append([]string{"/bin/sh", filepath.Join(in.dir, "launch"), "--sandbox"}, sandboxed...)
 }
 
 // Dir is where the scripts are.

@@ -131,14 +131,31 @@ func ProbeWith(proc Proc, pid int, tty string) (Probe, error) {
 	if err != nil {
 		return Probe{proc: proc}, fmt.Errorf("read pane process %d: %w", pid, err)
 	}
-	p := Probe{ForegroundPgrp: st.tpgid, Age: age(proc, st.start), First: comm(proc, pid), FirstArgs: cmdline(proc, pid), proc: proc}
+	tpgid := st.tpgid
+	// A sandboxed pane's first process is bwrap, its shell below it (bwrap,
+	// then bwrap as the sandbox's init): the probe sees through them to it.
+	first, sandbox := pid, sandboxChain(proc, pid)
+	if len(sandbox) > 0 {
+		if in := insideSandbox(proc, sandbox); in > 0 {
+			if ist, err := readStat(proc, in); err == nil {
+				first, st = in, ist
+			}
+		}
+	}
+	p := Probe{ForegroundPgrp: tpgid, Age: age(proc, st.start), First: comm(proc, first), FirstArgs: cmdline(proc, first), proc: proc}
 	if p.ForegroundPgrp <= 0 {
 		return p, fmt.Errorf("pane process %d has no terminal", pid)
 	}
-	p.Leader = comm(proc, p.ForegroundPgrp)
+	leader := p.ForegroundPgrp
+	if slices.Contains(sandbox, leader) {
+		// The sandbox's own group, which the launcher (and a shell without
+		// job control) runs in: it is led by what bwrap started.
+		leader = first
+	}
+	p.Leader = comm(proc, leader)
 	p.ShellGroup = st.pgrp == p.ForegroundPgrp
 	for _, n := range candidates(proc, pid) {
-		if n == p.ForegroundPgrp {
+		if n == leader || n == p.ForegroundPgrp || slices.Contains(sandbox, n) {
 			continue
 		}
 		if s, err := readStat(proc, n); err == nil && s.pgrp == p.ForegroundPgrp {
@@ -156,6 +173,48 @@ func ProbeWith(proc Proc, pid int, tty string) (Probe, error) {
 		}
 	}
 	return p, nil
+}
+
+// sandboxChain is the sandbox processes at the top of a pane whose first
+// process is pid: pid and the bwrap processes below it, each the only
+// child of the one above; none when pid is not bwrap.
+func sandboxChain(proc Proc, pid int) []int {
+	var chain []int
+	for n := pid; len(chain) < 4 && comm(proc, n) == SandboxProgram; {
+		chain = append(chain, n)
+		kids := children(proc, n)
+		if len(kids) != 1 {
+			break
+		}
+		n = kids[0]
+	}
+	return chain
+}
+
+// insideSandbox is the first process below the sandbox chain (the
+// launcher, or the shell it became), or 0 before bwrap has started it.
+func insideSandbox(proc Proc, chain []int) int {
+	for _, c := range children(proc, chain[len(chain)-1]) {
+		if !slices.Contains(chain, c) {
+			return c
+		}
+	}
+	return 0
+}
+
+// children are process pid's children (its main thread's).
+func children(proc Proc, pid int) []int {
+	b, err := proc.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid))
+	if err != nil {
+		return nil
+	}
+	var out []int
+	for _, f := range strings.Fields(string(b)) {
+		if c, err := strconv.Atoi(f); err == nil {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // readsTerminal says process pid sleeps in a system call reading the

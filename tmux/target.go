@@ -50,6 +50,32 @@ type Transport interface {
 	String() string
 }
 
+// SocketFile is the path of the server's socket on this machine: -S's
+// path, or the -L name (default "default") in tmux's per-user directory
+// ($TMUX_TMPDIR, else /tmp, then tmux-UID), as tmux picks it.
+func (t Target) SocketFile() string {
+	if t.SocketPath != "" {
+		return t.SocketPath
+	}
+	name := t.SocketName
+	if name == "" {
+		name = "default"
+	}
+	dir := os.Getenv("TMUX_TMPDIR")
+	if t.Env != nil {
+		dir = ""
+		for _, kv := range t.Env {
+			if v, ok := strings.CutPrefix(kv, "TMUX_TMPDIR="); ok {
+				dir = v
+			}
+		}
+	}
+	if dir == "" {
+		dir = "/tmp"
+	}
+	return fmt.Sprintf("%s/tmux-%d/%s", strings.TrimRight(dir, "/"), os.Getuid(), name)
+}
+
 // String describes the server for logs and error messages.
 func (t Target) String() string {
 	if t.Via != nil {

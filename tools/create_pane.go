@@ -27,6 +27,7 @@ func (s *Server) createPaneTool() Tool {
 		"notReadyReason": nullable(str("Why the shell is not ready (still starting: what its startup files run and the pane's last lines; exited: its last output), or null.")),
 		"shell":          nullable(str("The shell at the prompt (bash, zsh, fish, sh, dash, ...), or null with argv or when not ready.")),
 		"integrated":     boolean("The shell runs tmuxmcp's shell integration (bash, zsh, fish): run_shell_command there knows exactly when commands end, and typed text never matches waits."),
+		"sandbox":        sandboxSchema(),
 	})
 	tool := &mcp.Tool{
 		Name:  "create_pane",

@@ -19,6 +19,7 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/machine"
 	"github.com/tmuxmcp/tmuxmcp/policy"
+	"github.com/tmuxmcp/tmuxmcp/sandbox"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
@@ -57,6 +58,7 @@ type envOptions struct {
 	// machine, given the state directory, is where the panes run
 	// (default this machine).
 	machine func(stateDir string) machine.Machine
+	sandbox sandbox.Config // --sandbox (default off)
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -85,7 +87,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if o.machine != nil {
 		machine = o.machine(stateDir)
 	}
-	h, err := engine.OpenHost(ctx, engine.Config{Target: target, Retain: o.retain, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Session: "agent", WaitMax: o.waitMax, StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review, ApprovalVia: o.via, Approver: o.approver, RestartServer: restartFunc(t, o.restart, target), Host: o.host, Machine: machine})
+	h, err := engine.OpenHost(ctx, engine.Config{Target: target, Retain: o.retain, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Session: "agent", WaitMax: o.waitMax, StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review, ApprovalVia: o.via, Approver: o.approver, RestartServer: restartFunc(t, o.restart, target), Host: o.host, Machine: machine, Sandbox: o.sandbox})
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}

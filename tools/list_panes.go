@@ -32,6 +32,7 @@ func (s *Server) listPanesTool() Tool {
 		"attended":       boolean("A person's tmux client is showing this pane's window now: type with care."),
 		"inCopyMode":     boolean("The pane is in copy mode; input tools refuse it."),
 		"cursor":         nullable(cursorSchema("The pane's current stream position (wait_for_text from it), or null if it is not being recorded.")),
+		"sandbox":        sandboxSchema(),
 	})
 	out := outputObject(map[string]*jsonschema.Schema{
 		"panes":      {Type: "array", Items: pane, Description: "Every pane, in session, window and pane order (host by host, local first)."},

@@ -11,9 +11,11 @@ import (
 
 // toolListBudget is what tools/list may cost every agent's context;
 // with --host it carries a host argument per tool, within hostsBudget.
+// (Raised by 512 bytes for the sandbox: each pane's sandbox field and
+// run_shell_command's escalate.)
 const (
-	toolListBudget = 24 << 10
-	hostsBudget    = 26 << 10
+	toolListBudget = 24<<10 + 512
+	hostsBudget    = 26<<10 + 512
 )
 
 // tools/list, as a client receives it, fits in 24 KB (26 KB with other

@@ -19,6 +19,7 @@ func (s *Server) runShellCommandTool() Tool {
 		"description": {Type: "string", MaxLength: ptr(200), Description: "5-10 words shown to people watching (as the fresh pane's window name), e.g. \"Run the unit tests\"."},
 		"background":  boolean("Return at once with status running and a jobId (same as waitMs 0); in an existing pane the command has started and its cursor follows its own output."),
 		"keep":        boolean("Keep the fresh pane open after the command ends (only without paneId)."),
+		"escalate":    boolean("Run outside the sandbox in a fresh pane if a person approves (always asked); needs reason."),
 	}, "command")
 	tool := &mcp.Tool{
 		Name:  "run_shell_command",

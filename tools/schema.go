@@ -57,6 +57,12 @@ func withDefault(s *jsonschema.Schema, v any) *jsonschema.Schema {
 	return s
 }
 
+// sandboxSchema is a pane's sandbox field.
+func sandboxSchema() *jsonschema.Schema {
+	return enum("The pane's sandbox (--sandbox).",
+		"read-only", "workspace", "unsandboxed")
+}
+
 func enum(desc string, vals ...string) *jsonschema.Schema {
 	e := make([]any, len(vals))
 	for i, v := range vals {

@@ -290,7 +290,7 @@ func newMatrix(t *testing.T, c rcCase) *matrix {
 	if err != nil {
 		t.Fatal(err)
 	}
-	argv, env, options := runner.SessionLaunch(integ)
+	argv, env, options, _ := runner.SessionLaunch(integ, nil)
 	spec := tmux.SessionSpec{Name: "agent", Width: 120, Height: 40, Command: argv, Env: env, PaneOptions: options}
 	target := tmuxtest.ServerWith(t, spec, home, "SHELL="+c.shell)
 	return &matrix{e: newEnv(t, envOptions{target: &target, stateDir: state}), c: c, home: home}

@@ -67,6 +67,8 @@ func doctor(ctx context.Context, c *config, out io.Writer) error {
 	report(good, "port", detail)
 	good, detail = checkShell(ctx, c, nil)
 	report(good, "shell", detail)
+	good, detail = checkSandbox(ctx, c)
+	report(good, "sandbox", detail)
 	for _, spec := range c.hosts.specs {
 		checkHost(ctx, c, spec, stateDir, report)
 	}
@@ -108,7 +110,7 @@ func checkShell(ctx context.Context, c *config, conn *host.SSH) (bool, string) {
 		return false, err.Error()
 	}
 	opts.Shell = integ
-	argv, env, options := runner.SessionLaunch(integ)
+	argv, env, options, _ := runner.SessionLaunch(integ, nil)
 	env[shell.TraceVar] = sc.trace
 	if sc.remoteTrace != "" {
 		env[shell.TraceVar] = sc.remoteTrace

@@ -102,7 +102,7 @@ func startRemote(ctx context.Context, c *config, spec host.Spec, conn *host.SSH,
 	if err != nil {
 		return nil, err
 	}
-	ensure := func(ctx context.Context) error { return c.firstPane(integ).Ensure(ctx, target) }
+	ensure := func(ctx context.Context) error { return c.firstPane(integ, nil).Ensure(ctx, target) }
 	if err := ensure(ctx); err != nil {
 		return nil, fmt.Errorf("host %s: %w", spec.Name, err)
 	}

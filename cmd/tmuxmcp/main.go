@@ -32,6 +32,7 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/engine"
 	"github.com/tmuxmcp/tmuxmcp/httpmcp"
 	"github.com/tmuxmcp/tmuxmcp/policy"
+	"github.com/tmuxmcp/tmuxmcp/sandbox"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stdio"
 	"github.com/tmuxmcp/tmuxmcp/stream"
@@ -74,36 +75,40 @@ func main() {
 }
 
 type config struct {
-	target     tmux.Target
-	session    string
-	retain     int
-	retainAll  int
-	waitMax    time.Duration
-	stateDir   string
-	approval   string
-	def        policy.Action // --approval, parsed
-	policy     string
-	audit      string
-	review     time.Duration
-	via        string
-	viaList    []string // --approval-via, split
-	approver   string   // the exec: program of --approval-via
-	httpAddr   string
-	remote     bool
-	keepPagers bool
-	tokenFile  string
-	tlsCert    string          // --tls-cert
-	tlsKey     string          // --tls-key
-	origins    httpmcp.Origins // --allow-origin
-	maxSess    int             // --max-sessions
-	noAuth     bool
-	embedded   bool // the private default server, which tmuxmcp restarts itself
-	idle       time.Duration
-	logLevel   slog.Level
-	shellWait  time.Duration // doctor: how long the shell may take to start
-	hosts      hostFlags     // --host, and the --config file's hosts
-	sshConfig  string        // --ssh-config
-	configFile string        // --config
+	target      tmux.Target
+	session     string
+	retain      int
+	retainAll   int
+	waitMax     time.Duration
+	stateDir    string
+	approval    string
+	def         policy.Action // --approval, parsed
+	policy      string
+	audit       string
+	review      time.Duration
+	via         string
+	viaList     []string // --approval-via, split
+	approver    string   // the exec: program of --approval-via
+	httpAddr    string
+	remote      bool
+	keepPagers  bool
+	tokenFile   string
+	tlsCert     string          // --tls-cert
+	tlsKey      string          // --tls-key
+	origins     httpmcp.Origins // --allow-origin
+	maxSess     int             // --max-sessions
+	noAuth      bool
+	embedded    bool // the private default server, which tmuxmcp restarts itself
+	idle        time.Duration
+	logLevel    slog.Level
+	shellWait   time.Duration  // doctor: how long the shell may take to start
+	hosts       hostFlags      // --host, and the --config file's hosts
+	sshConfig   string         // --ssh-config
+	configFile  string         // --config
+	sandboxMode string         // --sandbox
+	workspaces  workspaceFlags // --workspace
+	sandboxNet  bool           // --sandbox-network
+	sandbox     sandbox.Config // the three, checked
 }
 
 // usageError is a command line tmuxmcp cannot take: it exits 2, with a
@@ -181,6 +186,9 @@ func (c *config) defineFlags(fs *flag.FlagSet) (debugLog, showVersion *bool) {
 	fs.Var(&c.hosts, "host", "drive tmux on another machine too: `NAME=ssh://[user@]host[:port]` (repeatable; tools take host: NAME). tmuxmcp keeps one OpenSSH connection per host (your ~/.ssh/config, keys, agent and known_hosts; BatchMode, so set up key login first) and starts a private tmux server there (tmux -L tmuxmcp; ?socket=NAME picks another)")
 	fs.StringVar(&c.sshConfig, "ssh-config", "", "ssh client config file passed as ssh -F to every ssh tmuxmcp runs (default: ssh's own, ~/.ssh/config)")
 	fs.StringVar(&c.configFile, "config", "", "JSON config file with hosts: {\"hosts\": {\"build\": \"ssh://ci@build.example.com\"}}")
+	fs.StringVar(&c.sandboxMode, "sandbox", "off", sandboxHelp)
+	fs.Var(&c.workspaces, "workspace", "with --sandbox workspace, a `DIR` writable inside the sandbox (repeatable; default: the directory tmuxmcp was started in; must exist)")
+	fs.BoolVar(&c.sandboxNet, "sandbox-network", false, "give sandboxed panes the host's network (default: none, not even the host's 127.0.0.1)")
 	debugLog = fs.Bool("debug", false, "log debug messages to stderr")
 	fs.DurationVar(&c.shellWait, "shell-wait", 20*time.Second, "doctor: how long the shell tmuxmcp starts may take to show its first prompt")
 	showVersion = fs.Bool("version", false, "print the version and exit (also: tmuxmcp version)")
@@ -253,7 +261,7 @@ func (c *config) validate() error {
 	if c.def, err = policy.ParseAction(c.approval); err != nil {
 		return fmt.Errorf("--approval: %w", err)
 	}
-	return nil
+	return c.validateSandbox()
 }
 
 // usageText heads the usage; the flags follow it.
@@ -383,7 +391,11 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	}
 	// The session's first pane, the one a person sees first on attach,
 	// runs the integrated shell like every pane tmuxmcp creates.
-	ensure := func(ctx context.Context) error { return c.firstPane(integ).Ensure(ctx, c.target) }
+	sb := c.paneSandbox(stateDir, integ)
+	if err := startSandbox(startCtx, sb); err != nil {
+		return err
+	}
+	ensure := func(ctx context.Context) error { return c.firstPane(integ, sb).Ensure(ctx, c.target) }
 	if err := ensure(startCtx); err != nil {
 		return err
 	}
@@ -402,6 +414,10 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	}
 	defer closeAudit()
 	opts.Target, opts.Retain, opts.RetainTotal, opts.Log = c.target, c.retain, c.retainAll, log
+	opts.Sandbox = c.sandboxConfig()
+	if sb != nil {
+		log.Info("panes run in a sandbox", "sandbox", sb.Mode(), "workspaces", strings.Join(sb.Sandbox().Workspaces(), " "), "network", c.sandboxNet)
+	}
 	remotes := remoteHosts(c, stateDir, opts, log)
 	defer func() {
 		for _, r := range remotes {
@@ -440,8 +456,8 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 }
 
 // firstPane is the session tmuxmcp works in, as the flags say.
-func (c *config) firstPane(integ *shell.Integration) engine.Session {
-	return engine.Session{Name: c.session, Width: 200, Height: 50, Shell: integ, KeepPagers: c.keepPagers}
+func (c *config) firstPane(integ *shell.Integration, sb *engine.PaneSandbox) engine.Session {
+	return engine.Session{Name: c.session, Width: 200, Height: 50, Shell: integ, KeepPagers: c.keepPagers, Sandbox: sb}
 }
 
 // hostOptions is what the hosts are opened with (the flags, the policy and

@@ -4,6 +4,21 @@
 # the user's own startup files; the integration adds invisible OSC 133
 # marks tagged with $TMUXMCP_SHELL_TAG.
 d=${0%/*}
+if [ "${1-}" = --sandbox ]; then
+  # A sandboxed pane's first stage, outside its sandbox (sh launch --sandbox
+  # BWRAP-ARGV...): what needs the tmux server is done here, where it can be
+  # reached, before exec'ing into the sandbox, which cannot reach it.
+  shift
+  if [ -n "${TMUXMCP_START_AFTER-}" ] && [ -n "${TMUX-}" ] && command -v timeout >/dev/null 2>&1; then
+    timeout 10 tmux wait-for "$TMUXMCP_START_AFTER" 2>/dev/null
+  fi
+  unset TMUXMCP_START_AFTER
+  if [ -n "${TMUX-}" ] && [ -z "${TMUXMCP_DEFAULT_COMMAND+1}" ]; then
+    TMUXMCP_DEFAULT_COMMAND=$(tmux show-options -gv default-command 2>/dev/null)
+    export TMUXMCP_DEFAULT_COMMAND
+  fi
+  exec "$@"
+fi
 s=${1:-${SHELL:-/bin/sh}}
 if [ -n "${TMUXMCP_START_AFTER-}" ] && [ -n "${TMUX-}" ]; then
   # A session's first pane: tmuxmcp starts recording it only once its
@@ -14,11 +29,20 @@ if [ -n "${TMUXMCP_START_AFTER-}" ] && [ -n "${TMUX-}" ]; then
   fi
 fi
 unset TMUXMCP_START_AFTER
-if [ -z "${1-}" ] && [ -n "${TMUX-}" ]; then
-  # tmux runs default-command instead of a shell when one is configured.
-  c=$(tmux show-options -gv default-command 2>/dev/null)
+if [ -z "${1-}" ]; then
+  # tmux runs default-command instead of a shell when one is configured
+  # (in a sandbox, where tmux cannot be asked, tmuxmcp hands it over).
+  if [ -n "${TMUXMCP_DEFAULT_COMMAND+1}" ]; then
+    c=$TMUXMCP_DEFAULT_COMMAND
+  elif [ -n "${TMUX-}" ]; then
+    c=$(tmux show-options -gv default-command 2>/dev/null)
+  else
+    c=
+  fi
+  unset TMUXMCP_DEFAULT_COMMAND
   if [ -n "$c" ]; then unset TMUXMCP_SHELL_TAG; exec "$s" -c "$c"; fi
 fi
+unset TMUXMCP_DEFAULT_COMMAND
 # Shells the user's files start in the pane's place (exec zsh in .bashrc)
 # find the integration through these too.
 export TMUXMCP_USER_ZDOTDIR="${ZDOTDIR-}" TMUXMCP_USER_ZDOTDIR_SET="${ZDOTDIR+1}" ZDOTDIR="$d/zsh"

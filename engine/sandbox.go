@@ -1,0 +1,221 @@
+package engine
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/tmuxmcp/tmuxmcp/sandbox"
+	"github.com/tmuxmcp/tmuxmcp/shell"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
+)
+
+// PaneSandbox is the sandbox every pane tmuxmcp starts on this machine
+// runs in (a runner.Sandbox): what cfg says, with tmuxmcp's state
+// directory and the tmux server's socket hidden too. Inside, the state
+// directory is an empty tmpfs but for the shell integration's scripts
+// (read-only) and the pane's own job directory (<state>/sandbox/<shell
+// tag>, writable: its job scripts and the status files they write).
+type PaneSandbox struct {
+	sb       *sandbox.Sandbox
+	err      error // why it cannot start: every pane is refused
+	mode     sandbox.Mode
+	shellDir string
+	jobsRoot string
+}
+
+// NewPaneSandbox is the sandbox of the panes on target's server, as cfg
+// says (nil for off), hiding stateDir and the server's socket besides
+// cfg.Hide. A sandbox that cannot start is returned all the same, with
+// Err set: it refuses every pane (fail closed).
+func NewPaneSandbox(cfg sandbox.Config, stateDir string, target tmux.Target, integ *shell.Integration) *PaneSandbox {
+	if cfg.Mode == "" || cfg.Mode == sandbox.Off {
+		return nil
+	}
+	cfg.Hide = append(append([]string{}, cfg.Hide...), stateDir, socketToHide(target.SocketFile()))
+	for _, kv := range target.Env {
+		if v, ok := strings.CutPrefix(kv, "HOME="); ok && cfg.Home == "" {
+			cfg.Home = v // the panes' home, where it differs from tmuxmcp's
+		}
+	}
+	p := &PaneSandbox{mode: cfg.Mode, jobsRoot: filepath.Join(stateDir, "sandbox")}
+	if integ != nil {
+		p.shellDir = integ.Dir()
+	}
+	p.sb, p.err = sandbox.New(cfg)
+	return p
+}
+
+// socketToHide is what hides the tmux socket sock: the per-user
+// directory tmux keeps its sockets in (tmux-UID), or the socket itself
+// when it lives elsewhere (-S).
+func socketToHide(sock string) string {
+	if dir := filepath.Dir(sock); strings.HasPrefix(filepath.Base(dir), "tmux-") {
+		return dir
+	}
+	return sock
+}
+
+// Err is why the sandbox cannot start, or nil.
+func (p *PaneSandbox) Err() error {
+	if p.err != nil {
+		return &SandboxError{Mode: p.mode, Err: p.err}
+	}
+	return nil
+}
+
+// Mode is the sandbox's mode ("off" for nil).
+func (p *PaneSandbox) Mode() string {
+	if p == nil {
+		return string(sandbox.Off)
+	}
+	return string(p.mode)
+}
+
+// Sandbox is the checked sandbox (nil when it cannot start).
+func (p *PaneSandbox) Sandbox() *sandbox.Sandbox { return p.sb }
+
+// binds are the paths of the state directory a pane whose shell has tag
+// gets back.
+func (p *PaneSandbox) binds(tag string) ([]sandbox.Bind, error) {
+	var binds []sandbox.Bind
+	if p.shellDir != "" {
+		binds = append(binds, sandbox.Bind{Path: p.shellDir})
+	}
+	if tag != "" {
+		if !tagPattern.MatchString(tag) {
+			return nil, fmt.Errorf("shell tag %q is not a tag tmuxmcp makes", tag)
+		}
+		d := filepath.Join(p.jobsRoot, tag)
+		if err := os.MkdirAll(d, 0o700); err != nil {
+			return nil, fmt.Errorf("make the pane's job directory: %w", err)
+		}
+		binds = append(binds, sandbox.Bind{Path: d, Writable: true})
+	}
+	return binds, nil
+}
+
+// tagPattern is what a shell tag tmuxmcp makes looks like (shell.NewTag).
+var tagPattern = regexp.MustCompile(`^[0-9a-f]{1,64}$`)
+
+// Wrap runs argv in the sandbox (runner.Sandbox), after checking again
+// that it can start.
+func (p *PaneSandbox) Wrap(argv []string, tag string) ([]string, error) {
+	if p.err != nil {
+		return nil, p.Err()
+	}
+	if err := p.sb.Check(); err != nil {
+		return nil, &SandboxError{Mode: p.mode, Err: err}
+	}
+	binds, err := p.binds(tag)
+	if err != nil {
+		return nil, &SandboxError{Mode: p.mode, Err: err}
+	}
+	return p.sb.Command(argv, binds...), nil
+}
+
+// JobDir is the job directory of the sandboxed pane whose shell has tag
+// (runner.Sandbox), when there is one.
+func (p *PaneSandbox) JobDir(tag string) string {
+	if !tagPattern.MatchString(tag) {
+		return ""
+	}
+	d := filepath.Join(p.jobsRoot, tag)
+	if st, err := os.Stat(d); err == nil && st.IsDir() {
+		return d
+	}
+	return ""
+}
+
+// Preflight starts the sandbox once (sandbox.Preflight) with the binds a
+// pane gets: tmuxmcp refuses to start when it fails.
+func (p *PaneSandbox) Preflight(ctx context.Context) error {
+	if p.err != nil {
+		return p.Err()
+	}
+	binds, err := p.binds("")
+	if err == nil {
+		err = p.sb.Preflight(ctx, binds...)
+	}
+	if err != nil {
+		return &SandboxError{Mode: p.mode, Err: err}
+	}
+	return nil
+}
+
+// SandboxError is why a pane's sandbox cannot start: nothing was created
+// and nothing ran.
+type SandboxError struct {
+	Mode sandbox.Mode
+	Err  error
+}
+
+// Error names the mode, the reason and the fix.
+func (e *SandboxError) Error() string {
+	return fmt.Sprintf("the sandbox (--sandbox %s) cannot start: %v", e.Mode, e.Err)
+}
+
+// Unwrap is the reason.
+func (e *SandboxError) Unwrap() error { return e.Err }
+
+// sandboxUnavailable is the tool error for a pane whose sandbox cannot
+// start.
+func sandboxUnavailable(err error) error {
+	return errorf("SandboxUnavailable: launchOutcome=NOT_STARTED. %v. No pane was created and nothing ran: this server never starts a pane outside its sandbox, and no argument turns it off. Tell the user (the fix is theirs); a command that must run outside needs run_shell_command with escalate: true and a person's approval", err)
+}
+
+// sandboxed is the mode a pane whose first process has command line args
+// runs in, as list_panes and create_pane report it.
+func sandboxed(args []string) string { return string(sandbox.ModeOf(args)) }
+
+// paneSandboxMode reads the mode of the pane whose first process is pid
+// from its command line (only here: a remote host's panes are never
+// sandboxed).
+func (h *Host) paneSandboxMode(pid int) string {
+	if h.opts.Machine != nil || pid <= 0 {
+		return string(sandbox.Unsandboxed)
+	}
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
+	if err != nil {
+		return string(sandbox.Unsandboxed)
+	}
+	return sandboxed(strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"))
+}
+
+// sandboxShown is where a new pane runs, for the audit log and the person
+// asked: "" when the host has no sandbox.
+func (h *Host) sandboxShown(unsandboxed bool) string {
+	if h.sandbox == nil {
+		return ""
+	}
+	return h.newPaneSandbox(unsandboxed)
+}
+
+// checkSandbox refuses, before anything is asked or made, a new pane
+// whose sandbox cannot start.
+func (h *Host) checkSandbox() error {
+	if h.sandbox == nil {
+		return nil
+	}
+	if err := h.sandbox.Err(); err != nil {
+		return sandboxUnavailable(err)
+	}
+	if err := h.sandbox.sb.Check(); err != nil {
+		return sandboxUnavailable(&SandboxError{Mode: h.sandbox.mode, Err: err})
+	}
+	return nil
+}
+
+// asSandboxError turns a runner error whose cause is the sandbox into its
+// tool error; nil for other errors.
+func asSandboxError(err error) error {
+	var se *SandboxError
+	if errors.As(err, &se) {
+		return sandboxUnavailable(se)
+	}
+	return nil
+}

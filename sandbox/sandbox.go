@@ -1,0 +1,314 @@
+// Package sandbox builds the bubblewrap (bwrap) command line that runs a
+// pane's program with the operating system as the boundary: the whole
+// filesystem read-only but the workspace directories and a private /tmp,
+// no network unless asked, its own PID, IPC and UTS namespaces, no
+// capabilities, and the paths it must not reach (the tmux socket, the
+// state directory, the token, ~/.ssh) hidden; and it checks that bwrap can
+// start here (found, recent enough, user namespaces on, a preflight run).
+// It knows nothing of tmux, MCP or the engine.
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Mode is how a pane is sandboxed.
+type Mode string
+
+// The modes of --sandbox, and how a pane outside any sandbox is reported.
+const (
+	// Off starts panes without a sandbox.
+	Off Mode = "off"
+	// ReadOnly makes the whole filesystem read-only (a private /tmp stays
+	// writable).
+	ReadOnly Mode = "read-only"
+	// Workspace is ReadOnly with the workspace directories writable.
+	Workspace Mode = "workspace"
+	// Unsandboxed is what a pane that runs in no sandbox is reported as: it
+	// existed before tmuxmcp, the server runs with --sandbox off, or a
+	// person approved an escalated command in it.
+	Unsandboxed Mode = "unsandboxed"
+)
+
+// ParseMode reads a --sandbox value.
+func ParseMode(s string) (Mode, error) {
+	switch m := Mode(s); m {
+	case Off, ReadOnly, Workspace:
+		return m, nil
+	}
+	return "", fmt.Errorf("--sandbox %q: use off (no sandbox), read-only (the filesystem read-only, a private /tmp) or workspace (read-only but the --workspace directories)", s)
+}
+
+// ModeVar is the environment variable every sandboxed process gets: the
+// mode it runs in. It is also how ModeOf tells a sandbox's command line.
+const ModeVar = "TMUXMCP_SANDBOX"
+
+// Config is a sandbox as the flags describe it.
+type Config struct {
+	// Mode is Off, ReadOnly or Workspace ("" is Off).
+	Mode Mode
+	// Workspaces are the directories writable in Workspace mode; they must
+	// exist (New resolves their symbolic links).
+	Workspaces []string
+	// Network keeps the host's network (--sandbox-network); without it the
+	// sandbox has only its own loopback.
+	Network bool
+	// Bwrap is the bwrap program, a path or a name looked up in Path;
+	// default "bwrap".
+	Bwrap string
+	// Path is the search path for Bwrap; default $PATH.
+	Path string
+	// Home is the user's home: kept readable (even under /tmp) and its
+	// .ssh hidden; default $HOME.
+	Home string
+	// Hide are files and directories no process inside may reach: a
+	// directory is covered with an empty tmpfs, anything else (a file, a
+	// socket) with /dev/null. Missing ones are skipped.
+	Hide []string
+}
+
+// Bind is a path bound back into a sandbox after the hidden ones are
+// covered (a file the shell integration needs under the state directory).
+type Bind struct {
+	Path     string
+	Writable bool
+}
+
+// Error is why a sandbox cannot start, and the fix.
+type Error struct {
+	Reason string
+	Fix    string
+}
+
+// Error is the reason and the fix.
+func (e *Error) Error() string { return e.Reason + ". Fix: " + e.Fix }
+
+// Sandbox is a checked Config: Command builds its command lines.
+type Sandbox struct {
+	cfg   Config
+	bwrap string // the program, as found
+}
+
+// MinVersion is the oldest bwrap whose flags Command uses (--cap-drop,
+// --die-with-parent, --unsetenv, --setenv).
+const MinVersion = "0.4.0"
+
+// New checks cfg (the mode, the workspaces, that bwrap is found) and
+// returns the sandbox; nil for Off. An *Error says what is wrong and the
+// fix.
+func New(cfg Config) (*Sandbox, error) {
+	if cfg.Mode == "" || cfg.Mode == Off {
+		return nil, nil
+	}
+	if _, err := ParseMode(string(cfg.Mode)); err != nil {
+		return nil, &Error{Reason: err.Error(), Fix: "give one of off, read-only, workspace"}
+	}
+	if cfg.Home == "" {
+		cfg.Home = os.Getenv("HOME")
+	}
+	if cfg.Home != "" {
+		if real, err := filepath.EvalSymlinks(cfg.Home); err == nil {
+			cfg.Home = real
+		}
+	}
+	ws, err := ResolveWorkspaces(cfg.Workspaces)
+	if err != nil {
+		return nil, err
+	}
+	cfg.Workspaces = ws
+	if cfg.Mode == Workspace && len(ws) == 0 {
+		return nil, &Error{Reason: "--sandbox workspace has no workspace directory", Fix: "give --workspace DIR (repeatable), or use --sandbox read-only"}
+	}
+	s := &Sandbox{cfg: cfg}
+	if err := s.Check(); err != nil {
+		return nil, err
+	}
+	return s, nil
+}
+
+// ResolveWorkspaces returns dirs absolute, cleaned, their symbolic links
+// resolved, each an existing directory, without repeats; an *Error names
+// the first that is not.
+func ResolveWorkspaces(dirs []string) ([]string, error) {
+	var out []string
+	for _, d := range dirs {
+		abs, err := filepath.Abs(d)
+		if err == nil {
+			abs, err = filepath.EvalSymlinks(abs)
+		}
+		if err != nil {
+			return nil, &Error{Reason: fmt.Sprintf("workspace %q does not exist (%v)", d, errors.Unwrap(err)), Fix: "create it, or give another --workspace"}
+		}
+		if st, err := os.Stat(abs); err != nil || !st.IsDir() {
+			return nil, &Error{Reason: fmt.Sprintf("workspace %q is not a directory", d), Fix: "give a directory as --workspace"}
+		}
+		if !slices.Contains(out, abs) {
+			out = append(out, abs)
+		}
+	}
+	return out, nil
+}
+
+// Check looks again at what can change while tmuxmcp runs: bwrap still
+// there, the workspaces still directories, user namespaces still on. It
+// only reads a few files (each pane start calls it).
+func (s *Sandbox) Check() error {
+	prog, err := findBwrap(s.cfg.Bwrap, s.cfg.Path)
+	if err != nil {
+		return err
+	}
+	s.bwrap = prog
+	for _, w := range s.cfg.Workspaces {
+		if st, err := os.Stat(w); err != nil || !st.IsDir() {
+			return &Error{Reason: fmt.Sprintf("workspace %s no longer exists", w), Fix: "create it again, or restart tmuxmcp with another --workspace"}
+		}
+	}
+	return checkUserNamespaces(os.Geteuid(), os.ReadFile)
+}
+
+// findBwrap finds the bwrap program: name as a path, or looked up in path.
+func findBwrap(name, path string) (string, error) {
+	if name == "" {
+		name = "bwrap"
+	}
+	notFound := &Error{Reason: fmt.Sprintf("bubblewrap (%s) was not found", name), Fix: "install it (Debian and Ubuntu: apt-get install bubblewrap; Fedora: dnf install bubblewrap), or run with --sandbox off"}
+	if strings.Contains(name, "/") {
+		if st, err := os.Stat(name); err != nil || st.IsDir() || st.Mode()&0o111 == 0 {
+			notFound.Reason = fmt.Sprintf("bubblewrap %s is not an executable file", name)
+			return "", notFound
+		}
+		return name, nil
+	}
+	if path == "" {
+		path = os.Getenv("PATH")
+	}
+	for _, dir := range filepath.SplitList(path) {
+		p := filepath.Join(dir, name)
+		if st, err := os.Stat(p); err == nil && !st.IsDir() && st.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	notFound.Reason += " on PATH (" + path + ")"
+	return "", notFound
+}
+
+// checkUserNamespaces refuses a kernel that will not let a user who is
+// not root make the namespaces bwrap needs (root needs none).
+func checkUserNamespaces(euid int, read func(string) ([]byte, error)) error {
+	if euid == 0 {
+		return nil
+	}
+	if b, err := read("/proc/sys/user/max_user_namespaces"); err == nil && strings.TrimSpace(string(b)) == "0" {
+		return &Error{Reason: "user namespaces are off (/proc/sys/user/max_user_namespaces is 0)", Fix: "sysctl -w user.max_user_namespaces=15000 (and set it in /etc/sysctl.d), or run with --sandbox off"}
+	}
+	if b, err := read("/proc/sys/kernel/unprivileged_userns_clone"); err == nil && strings.TrimSpace(string(b)) == "0" {
+		return &Error{Reason: "unprivileged user namespaces are off (kernel.unprivileged_userns_clone is 0)", Fix: "sysctl -w kernel.unprivileged_userns_clone=1 (and set it in /etc/sysctl.d), or run with --sandbox off"}
+	}
+	return nil
+}
+
+// Mode is the sandbox's mode (Off for nil).
+func (s *Sandbox) Mode() Mode {
+	if s == nil {
+		return Off
+	}
+	return s.cfg.Mode
+}
+
+// Workspaces are the writable directories (none in ReadOnly mode).
+func (s *Sandbox) Workspaces() []string {
+	if s == nil || s.cfg.Mode != Workspace {
+		return nil
+	}
+	return slices.Clone(s.cfg.Workspaces)
+}
+
+// Network reports whether the sandbox keeps the host's network.
+func (s *Sandbox) Network() bool { return s != nil && s.cfg.Network }
+
+// Bwrap is the bwrap program found.
+func (s *Sandbox) Bwrap() string { return s.bwrap }
+
+// ModeOf is the mode a process with command line args runs in: the
+// ModeVar bwrap sets in a command line Command built (a launcher that
+// execs into bwrap carries it too), or Unsandboxed.
+func ModeOf(args []string) Mode {
+	for i := 0; i+2 < len(args); i++ {
+		if args[i] == "--" {
+			break
+		}
+		if args[i] == "--setenv" && args[i+1] == ModeVar {
+			if m, err := ParseMode(args[i+2]); err == nil && m != Off {
+				return m
+			}
+		}
+	}
+	return Unsandboxed
+}
+
+// hostOnly are the parts of the host no sandbox keeps: /run holds the
+// sockets of the system's and the user's services (D-Bus, systemd, the
+// container runtimes, ssh-agent), any of which can run a program outside.
+var hostOnly = []string{"/run", "/var/run"}
+
+// Command is the command line that runs inner in the sandbox, with expose
+// bound back after the hidden paths are covered.
+func (s *Sandbox) Command(inner []string, expose ...Bind) []string {
+	args := []string{s.bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts"}
+	if !s.cfg.Network {
+		args = append(args, "--unshare-net")
+	}
+	// As root, bwrap keeps every capability unless told: with them a shell
+	// inside could remount the filesystem writable.
+	args = append(args, "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+	for _, p := range hostOnly {
+		if st, err := os.Lstat(p); err == nil && st.IsDir() {
+			args = append(args, "--tmpfs", p)
+		}
+	}
+	if s.cfg.Network {
+		// Name resolution through systemd-resolved's stub keeps working.
+		if st, err := os.Stat("/run/systemd/resolve"); err == nil && st.IsDir() {
+			args = append(args, "--ro-bind", "/run/systemd/resolve", "/run/systemd/resolve")
+		}
+	}
+	if h := s.cfg.Home; h != "" && under(h, "/tmp") {
+		args = append(args, "--ro-bind", h, h) // rc files keep working
+	}
+	for _, w := range s.Workspaces() {
+		args = append(args, "--bind", w, w)
+	}
+	hide := slices.Clone(s.cfg.Hide)
+	if s.cfg.Home != "" {
+		hide = append(hide, filepath.Join(s.cfg.Home, ".ssh"))
+	}
+	for _, p := range hide {
+		st, err := os.Lstat(p)
+		switch {
+		case err != nil:
+		case st.IsDir():
+			args = append(args, "--tmpfs", p)
+		default:
+			args = append(args, "--ro-bind", "/dev/null", p)
+		}
+	}
+	for _, b := range expose {
+		if b.Writable {
+			args = append(args, "--bind", b.Path, b.Path)
+		} else {
+			args = append(args, "--ro-bind", b.Path, b.Path)
+		}
+	}
+	args = append(args, "--unsetenv", "TMUX", "--unsetenv", "TMUX_PANE", "--setenv", ModeVar, string(s.cfg.Mode), "--")
+	return append(args, inner...)
+}
+
+// under reports whether p is dir or inside it.
+func under(p, dir string) bool {
+	return p == dir || strings.HasPrefix(p, dir+"/")
+}
