@@ -31,7 +31,7 @@ func TestRedact(t *testing.T) {
 		"aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY":          "aws configure set aws_secret_access_key [REDACTED]",
 		"echo eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig_nature":                                  "echo [REDACTED]",
 		"echo ghp_abcdefghijklmnopqrstuvwxyz0123":                                                   "echo [REDACTED]",
-		"printf '-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY-----\n'": "printf '-----BEGIN OPENSSH PRIVATE KEY-----[REDACTED]-----END PRIVATE KEY-----\n'",
+		"printf '-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY-----\n'": "printf '-----BEGIN OPENSSH PRIVATE KEY-----[REDACTED]-----END OPENSSH PRIVATE KEY-----\n'",
 		`{"password": "hunter2"}`:                                                                   `{"password": [REDACTED]}`,
 		"ls -la /tmp":                                                                               "ls -la /tmp",
 		"git show 3f786850e387550fdab836ed7e6dc881de23001b":                                         "git show 3f786850e387550fdab836ed7e6dc881de23001b",
