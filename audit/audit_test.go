@@ -151,3 +151,28 @@ func TestEveryLineNamesItsHost(t *testing.T) {
 		t.Fatalf("hosts %v, want [prod local]: a line without a host is this machine's", hosts)
 	}
 }
+
+// Every form issue 25 found in the log, as a command and as a reason,
+// leaves no trace in the file.
+func TestTheLogHoldsNoneOfTheListedSecrets(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range listedForms {
+		if err := l.Record(Event{Event: "decision", Command: c.text, Reason: "because " + c.text, Decision: "approved"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = l.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range listedForms {
+		if strings.Contains(string(b), c.secret) {
+			t.Errorf("the log holds %q (from %q)", c.secret, c.text)
+		}
+	}
+}

@@ -126,6 +126,12 @@ var kinForms = []secretForm{
 	{"printf '%s\\n' '-----BEGIN RSA PRIVATE KEY-----' 'MIIEpK87' '-----END RSA PRIVATE KEY-----' > k", "MIIEpK87"},
 	{`echo 'export OPENAI_API_KEY=sk-K88abcdefghijklmnopqrstuvwx' >> ~/.bashrc`, "K88abcdefghijklmnopqrstuvwx"},
 	{`curl https://api.telegram.org/bot123456:K89abcdefghijklmnopqrstuvwxyz/getMe`, "K89abcdefghijklmnopqrstuvwxyz"},
+	// what tmuxmcp writes for create_pane's environment, and a reason
+	{`API_TOKEN='a b'\''EnvK93' DB_URL='postgres://u:EnvUrlK94@h/db' bash -l`, "EnvK93"},
+	{`API_TOKEN='a b'\''EnvK93' DB_URL='postgres://u:EnvUrlK94@h/db' bash -l`, "EnvUrlK94"},
+	{"API_TOKEN='line1\nEnvNlK95' bash", "EnvNlK95"},
+	{`needs the token=ReasonK96 to deploy`, "ReasonK96"},
+	{`{"password":"JsonK97"}`, "JsonK97"},
 	{`echo dckr_pat_K90abcdefghijklmnopqrstu`, "K90abcdefghijklmnopqrstu"},
 	{`echo pypi-AgEIcHlwaS5vcmcK91abcdefghijklmnopqrstuvwxyz0123456789`, "K91abcdefghijklmnopqrstuvwxyz"},
 	{`echo ya29.K92abcdefghijklmnopqrstuvwxyz`, "K92abcdefghijklmnopqrstuvwxyz"},
@@ -181,6 +187,14 @@ var benignLines = []string{
 	"wget https://example.com/file.tar.gz",
 	"python3 -c 'print(1)'",
 	"echo hello | passwd-check",
+	`grep -rn "password:" config/`,
+	`git commit -m "auth: handle expired tokens"`,
+	`echo "TOKEN=$TOKEN" >> .env`,
+	`gh auth login --with-token --hostname "${GH_HOST}"`,
+	"docker run -e PASSWORD -p 5432:5432 postgres",
+	"kubectl get secret x -o jsonpath='{.data.password}'",
+	"sed -i 's/password=.*/password=x/' f",
+	"vault kv get -field=password secret/app",
 }
 
 func TestNoListedSecretFormSurvives(t *testing.T) {

@@ -192,10 +192,14 @@ func init() {
 }
 
 // hereStringOK accepts a here-string fed to a program that reads a secret,
-// judged by the words since the last command separator or quote.
+// judged by the words since the last command separator or quote (at most
+// maxCommand bytes back).
 func hereStringOK(t string, m []int) bool {
-	before := t[:m[0]]
+	before := t[max(0, m[0]-maxCommand):m[0]]
 	start := strings.LastIndexAny(before, ";&|\n('\"`") + 1
 	_, ok := secretStdin(shellWords(before[start:]))
 	return ok
 }
+
+// maxCommand is how far back from a here-string its command is looked for.
+const maxCommand = 256

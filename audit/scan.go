@@ -41,15 +41,51 @@ func assignments(text string) []span {
 		if name == "" || !secretName(name) {
 			continue
 		}
-		if sep == ':' && (inURL(text, at) || at > 0 && text[at-1] == '-' || strings.HasPrefix(text[i+1:], "//")) {
-			continue // a URL's user:password@ (urlUserinfo's), an option's -storepass:env
+		if sep == ':' && !colonField(text, name, at, i) {
+			continue
 		}
-		if m := fieldValue.FindStringSubmatchIndex(text[i+1:]); m != nil && m[3] > m[2] {
-			spans = append(spans, span{i + 1 + m[2], i + 1 + m[3]})
-			i += m[3]
+		m := fieldValue.FindStringSubmatchIndex(text[i+1:])
+		if m == nil || m[3] == m[2] || varRef(text[i+1+m[2]:i+1+m[3]]) {
+			continue
 		}
+		spans = append(spans, span{i + 1 + m[2], i + 1 + m[3]})
+		i += m[3]
 	}
 	return spans
+}
+
+// colonField reports whether name: value (name at at, the colon at
+// colon) is a field holding a secret: not a URL's user:password@
+// (urlUserinfo's), not an option's -storepass:env, not the end of a quoted
+// string ("password:" in grep's pattern); and, unless the name is quoted
+// ("auth": …), not a lone weak word that starts a sentence as often
+// (auth: handle expired tokens).
+func colonField(text, name string, at, colon int) bool {
+	rest := strings.TrimLeft(text[colon+1:], " \t")
+	switch {
+	case inURL(text, at), at > 0 && text[at-1] == '-', strings.HasPrefix(rest, "//"):
+		return false
+	case at > 0 && (text[at-1] == '"' || text[at-1] == '\'') && strings.HasPrefix(rest, text[at-1:at]) && text[colon-1] != '"':
+		return false
+	}
+	return text[colon-1] == '"' || !weakSecretWords[strings.ToUpper(name)]
+}
+
+// weakSecretWords are secret words that alone before a colon are as often
+// prose.
+var weakSecretWords = map[string]bool{"AUTH": true, "KEY": true, "KEYS": true, "PASS": true, "PW": true, "PWD": true, "COOKIE": true, "CRED": true, "CREDS": true, "CREDENTIALS": true, "TOKENS": true, "SECRETS": true}
+
+// varRef reports whether a value only names a variable ($TOKEN, "${PW}"):
+// the secret is not in the text.
+func varRef(v string) bool {
+	v = strings.Trim(v, `"`)
+	if !strings.HasPrefix(v, "$") {
+		return false
+	}
+	v = strings.TrimSuffix(strings.TrimPrefix(v[1:], "{"), "}")
+	return v != "" && strings.IndexFunc(v, func(r rune) bool {
+		return !(r == '_' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9')
+	}) < 0
 }
 
 // nameBefore returns the name that ends before the separator at sep (a
@@ -124,7 +160,7 @@ func options(text string) []span {
 			continue
 		}
 		m := optionValue.FindStringSubmatchIndex(text[at:])
-		if m == nil || m[3] == m[2] || !eq && text[at] == '-' {
+		if m == nil || m[3] == m[2] || !eq && text[at] == '-' || varRef(text[at+m[2]:at+m[3]]) {
 			continue
 		}
 		spans = append(spans, span{at + m[2], at + m[3]})

@@ -197,11 +197,19 @@ func shortFlag(args []string, c byte) bool {
 // shellWords splits a text that did not parse into rough words: at
 // blanks and the shell's operators, quotes removed.
 func shellWords(s string) []string {
-	return strings.FieldsFunc(strings.NewReplacer(`'`, "", `"`, "").Replace(s), func(r rune) bool {
-		switch r {
-		case ' ', '\t', '\n', ';', '&', '|', '(', ')', '<', '>', '`':
-			return true
+	var words []string
+	var b []byte
+	for i := 0; i <= len(s); i++ {
+		if i == len(s) || strings.IndexByte(" \t\n;&|()<>`", s[i]) >= 0 {
+			if len(b) > 0 {
+				words = append(words, string(b))
+				b = b[:0]
+			}
+			continue
 		}
-		return false
-	})
+		if s[i] != '\'' && s[i] != '"' {
+			b = append(b, s[i])
+		}
+	}
+	return words
 }
