@@ -56,6 +56,9 @@ var kinForms = []secretForm{
 	{"git credential approve <<EOF\nprotocol=https\nhost=github.com\nusername=me\npassword=GitCredK20\nEOF", "GitCredK20"},
 	{`bash -c 'gh auth login --with-token <<< NestedTokK21'`, "NestedTokK21"},
 	{"sudo -S true <<EOF\nUnclosedK22", "UnclosedK22"},
+	{`sudo -S apt-get update < <(echo ProcSubstK98)`, "ProcSubstK98"},
+	{`ssh host 'sudo -S systemctl restart app' <<< SshSudoK99`, "SshSudoK99"},
+	{`echo 'SudoPwK100' | ssh host sudo -S reboot`, "SudoPwK100"},
 	{`cryptsetup open /dev/sdb1 vault --key-file=- <<< LuksPwK23`, "LuksPwK23"},
 	// assignments and environment names
 	{`export GITHUB_TOKEN='GhTokK24' && make`, "GhTokK24"},

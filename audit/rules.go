@@ -2,6 +2,7 @@ package audit
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode/utf8"
 )
@@ -115,7 +116,11 @@ var nameHints = []string{"pw", "pass", "secret", "token", "key", "cred", "auth",
 // tokenHints are in every well-known token shape.
 var tokenHints = []string{"gh", "github_pat_", "sk-", "xox", "akia", "asia", "glpat-", "gldt-", "glptt-", "aiza", "hvs.", "npm_", "sk_", "rk_", "sg.", "hf_", "dckr_pat_", "pypi-", "ya29.", "xapp-", "dop_v1_", "shpat_"}
 
-var rules = []rule{
+// rules are every rule Redact runs.
+var rules = slices.Concat(lineRules, programRules, wholeTextRules)
+
+// lineRules find secrets in shapes that never cross a line.
+var lineRules = []rule{
 	// header values: Authorization (Bearer, Basic), X-Api-Key, *-Token, Cookie
 	{[]string{"auth", "api-key", "token", "secret", "cookie"}, regexp.MustCompile(`(?i)(?:(?:proxy-)?authorization|x-api-key|api-key|x-[a-z0-9-]*token|x-[a-z0-9-]*secret|private-token|cookie)[ \t]*:[ \t]*([^'"\n]+)`), 1,
 		func(t string, m []int) bool { return !inURL(t, m[0]) }, false},
@@ -184,11 +189,6 @@ var wholeTextRules = []rule{
 	{[]string{"private key"}, regexp.MustCompile(`(?s)-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----(.*?)(?:-----END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|$)`), 1, nil, true},
 	// .netrc entries
 	{[]string{"machine"}, regexp.MustCompile(`\bmachine\s+\S+(?:\s+login\s+\S+)?\s+password\s+(\S+)`), 1, nil, true},
-}
-
-func init() {
-	rules = append(rules, programRules...)
-	rules = append(rules, wholeTextRules...)
 }
 
 // hereStringOK accepts a here-string fed to a program that reads a secret,

@@ -15,13 +15,14 @@ const notParsed = "here-string or here-document into a program that reads a secr
 var stdinHints = []string{"pass", "gh ", "ssh-add", "vault", "sudo", "mysql", "mariadb", "psql", "cryptsetup", "kinit", "keytool", "jarsigner", "stdin", "secret", "credential", "-fd", "=-", "openssl", "newusers", "mkpasswd"}
 
 // needsParse reports whether the shell parse may find what the rules
-// cannot: here-strings and here-documents, pipes into programs that read a
-// secret, and secret values with escaped blanks (TOKEN=a\ b).
+// cannot: here-strings and here-documents, pipes and process
+// substitutions into programs that read a secret, and secret values with
+// escaped blanks (TOKEN=a\ b).
 func needsParse(s, lower string) bool {
 	switch {
 	case strings.Contains(s, "<<"):
 		return true
-	case strings.Contains(s, "|") && containsAny(lower, stdinHints):
+	case (strings.Contains(s, "|") || strings.Contains(s, "<(")) && containsAny(lower, stdinHints):
 		return true
 	}
 	return strings.Contains(s, `\`) && strings.Contains(s, "=") && containsAny(lower, nameHints)
@@ -107,6 +108,9 @@ func (w *walker) stmt(st *syntax.Stmt) {
 		return
 	}
 	for _, r := range st.Redirs {
+		if secret && r.Op == syntax.RdrIn {
+			w.procSubst(r.Word) // sudo -S cmd < <(echo PW)
+		}
 		sp, input, located := w.input(r)
 		switch {
 		case !input:
@@ -142,6 +146,17 @@ func (w *walker) feed(st *syntax.Stmt) {
 		}
 		return true
 	})
+}
+
+// procSubst feeds what the process substitutions of a word write.
+func (w *walker) procSubst(word *syntax.Word) {
+	for _, p := range word.Parts {
+		if ps, ok := p.(*syntax.ProcSubst); ok {
+			for _, st := range ps.Stmts {
+				w.feed(st)
+			}
+		}
+	}
 }
 
 // script parses the text of a single-quoted word that holds a here-string
@@ -249,7 +264,8 @@ func lastStage(st *syntax.Stmt) *syntax.Stmt {
 }
 
 // callWords are the words of a simple command, as literal text (a word
-// decided at run time is "\x00"); nil for any other statement.
+// decided at run time is "\x00"), a quoted command split at its blanks
+// (ssh host 'sudo -S …'); nil for any other statement.
 func callWords(st *syntax.Stmt) []string {
 	if st == nil {
 		return nil
@@ -258,9 +274,9 @@ func callWords(st *syntax.Stmt) []string {
 	if !ok {
 		return nil
 	}
-	words := make([]string, len(call.Args))
-	for i, a := range call.Args {
-		words[i] = literal(a)
+	words := make([]string, 0, len(call.Args))
+	for _, a := range call.Args {
+		words = append(words, strings.Fields(literal(a))...)
 	}
 	return words
 }
