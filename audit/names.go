@@ -85,7 +85,7 @@ func nameSegments(name string) []string {
 // booleanSecretFlags are options named for a secret that take no value.
 var booleanSecretFlags = map[string]bool{
 	"with-token": true, "ask-pass": true, "ask-become-pass": true, "ask-vault-pass": true,
-	"ask-sudo-pass": true, "ask-su-pass": true, "no-password": true, "password": false,
+	"ask-sudo-pass": true, "ask-su-pass": true, "no-password": true,
 	"prompt-password": true, "no-pass": true, "no-passphrase": true,
 }
 
