@@ -227,3 +227,23 @@ func TestBenignLinesStayAsTheyAre(t *testing.T) {
 		}
 	}
 }
+
+// A here-string or here-document into a program that reads a secret, in a
+// line that does not parse, cannot be placed: only the program's name is
+// kept. The same into another program, or parsed, is left or cut
+// precisely.
+func TestASecretThatCannotBePlacedCostsTheWholeLine(t *testing.T) {
+	for in, want := range map[string]string{
+		"sudo -S true <<EOF\nSudoPw1":                        "sudo [REDACTED: " + notParsed + "]",
+		"gh auth login --with-token <<< 'GhTok1":             "gh [REDACTED: " + notParsed + "]",
+		"echo 'x; docker login --password-stdin <<< DockPw1": "docker [REDACTED: " + notParsed + "]",
+		"cat <<EOF\nnot a secret":                            "cat <<EOF\nnot a secret",
+		"grep -c ok <<< \"$out\"":                            "grep -c ok <<< \"$out\"",
+		"wc -l <<EOF\nhello\nEOF":                            "wc -l <<EOF\nhello\nEOF",
+		"ssh-add - <<'K'\nline1\nline2\nK\necho done":        "ssh-add - <<'K'\n[REDACTED]\nK\necho done",
+	} {
+		if got := Redact(in); got != want {
+			t.Errorf("Redact(%q)\n = %q\nwant %q", in, got, want)
+		}
+	}
+}

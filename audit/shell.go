@@ -44,13 +44,16 @@ func shellSpans(s string) (spans []span, whole string) {
 }
 
 // unparsed is what replaces a text that does not parse: nothing, unless a
-// here-string or here-document in it may feed a secret to a program.
+// here-string or here-document in it may feed a secret to a program (a
+// command in it, split roughly at the shell's separators, reads one).
 func unparsed(s string) string {
 	if !strings.Contains(s, "<<") {
 		return ""
 	}
-	if prog, ok := secretStdin(shellWords(s)); ok {
-		return whole(prog, notParsed)
+	for _, command := range strings.FieldsFunc(s, func(r rune) bool { return strings.ContainsRune(";&|\n()`", r) }) {
+		if prog, ok := secretStdin(shellWords(command)); ok {
+			return whole(prog, notParsed)
+		}
 	}
 	return ""
 }
