@@ -7,8 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"regexp"
-	"strings"
 	"sync"
 	"time"
 
@@ -90,81 +88,4 @@ func (l *Log) Close() error {
 		return nil
 	}
 	return l.f.Close()
-}
-
-// secrets are the shapes of secrets in command lines, typed text and
-// reasons, each with what replaces it. The first group of each match is
-// kept; the rest becomes [REDACTED].
-var secrets = []struct {
-	re   *regexp.Regexp
-	repl string
-}{
-	// private-key blocks, whole
-	{regexp.MustCompile(`(?s)(-----BEGIN [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----).*?(?:-----END [A-Z0-9 ]*PRIVATE KEY[A-Z ]*-----|$)`), "$1[REDACTED]-----END PRIVATE KEY-----"},
-	// URL userinfo in every form: user:pw@, :pw@, token@, p@ss with @ in it
-	{regexp.MustCompile(`([a-zA-Z][a-zA-Z0-9+.-]*://)[^/\s'"@]*@([^/\s'"@]*@)*`), "$1[REDACTED]@"},
-	// header values: Authorization, Proxy-Authorization, X-Api-Key, *-Token, Cookie
-	{regexp.MustCompile(`(?i)((?:proxy-)?authorization|x-api-key|api-key|x-[a-z0-9-]*token|x-[a-z0-9-]*secret|private-token|cookie)(\s*:\s*)[^'"\n]+`), "$1$2[REDACTED]"},
-	// NAME=value and "name": value where the name says secret
-	{regexp.MustCompile(`(?i)(\b[A-Z0-9_.-]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PWD|PASS|CREDENTIALS?|AUTH)[A-Z0-9_]*"?\s*(?:=|:)\s*)("[^"]*"(?:[^\s;&|,}"']|'[^']*'|"[^"]*")*|'[^']*'(?:[^\s;&|,}"']|'[^']*'|"[^"]*")*|(?:[^\s;&|'"]|'[^']*'|"[^"]*")+)`), "$1[REDACTED]"},
-	// --password x, --password=x, --token x, --api-key=x, --passphrase x
-	{regexp.MustCompile(`(?i)(--[a-z0-9-]*(?:password|passwd|pass|passphrase|token|secret|bearer|api-?key|key)(?:=|\s+))("[^"]*"|'[^']*'|[^\s;&|'"]+)`), "$1[REDACTED]"},
-	// ldapsearch -w, smbclient -U user%pw, mongo* -p, az login -p, nmcli … password
-	{regexp.MustCompile(`(\bldap\w*\b[^;&|\n]*?\s-w\s*|\bsmbclient\b[^;&|\n]*?\s-U\s*[^%\s]+%|\bmongo\w*\b[^;&|\n]*?\s-p\s*|\baz\s+login\b[^;&|\n]*?\s-p\s*|\bnmcli\b[^;&|\n]*?\bpassword\s+)('[^']*'|"[^"]*"|[^\s;&|]+)`), "$1[REDACTED]"},
-	// a password fed to sudo -S, chpasswd or passwd --stdin, piped or as a here-string
-	{regexp.MustCompile(`(\b(?:echo|printf)\s+(?:-[neE]+\s+)*(?:(?:'[^']*%s[^']*'|"[^"]*%s[^"]*")\s+)?)('[^']*'|"[^"]*"|[^\s|]+)(\s*\|\s*(?:sudo\b[^;&\n]*\s-S\b|chpasswd\b|passwd\b[^;&\n]*--stdin|[a-z-]*\s+login\b[^;&\n]*--password-stdin))`), "$1[REDACTED]$3"},
-	{regexp.MustCompile(`(\b(?:sudo\b[^;&|\n]*\s-S\b|chpasswd\b|passwd\b[^;&|\n]*--stdin)[^;&|\n]*<<<\s*)('[^']*'|"[^"]*"|\S+)`), "$1[REDACTED]"},
-	// unzip -P, lftp -u user,pw, ncftp -p, xfreerdp /p:, net use … /user:u pw, mysqladmin … password new
-	{regexp.MustCompile(`(\bunzip\b[^;&|\n]*?\s-P\s+|\blftp\b[^;&|\n]*?\s-u\s*[^,\s]+,|\bncftp\w*\b[^;&|\n]*?\s-p\s*|\bx?freerdp\b[^;&|\n]*?\s/p:|\bnet\s+use\b[^;&|\n]*?/user:\S+\s+|\bmysqladmin\b[^;&|\n]*?\spassword\s+)('[^']*'|"[^"]*"|[^\s;&|]+)`), "$1[REDACTED]"},
-	// fish set -x NAME value, csh setenv NAME value, for secret names
-	{regexp.MustCompile(`(?i)(\b(?:set\s+(?:-[a-z]+\s+)*|setenv\s+)[A-Z0-9_]*(?:KEY|TOKEN|SECRET|PASSWORD|PASSWD|PASS|CREDENTIALS?|AUTH)[A-Z0-9_]*\s+)('[^']*'|"[^"]*"|[^\s;&|]+)`), "$1[REDACTED]"},
-	// a here-document fed to sudo -S, chpasswd, passwd --stdin or --password-stdin
-	{regexp.MustCompile(`(\b(?:sudo\b[^;&|\n]*\s-S\b|chpasswd\b|passwd\b[^;&|\n]*--stdin|[a-z-]*login\b[^;&|\n]*--password-stdin)[^\n]*<<-?\s*['"]?\w+['"]?\n)[^\n]*`), "$1[REDACTED]"},
-	{regexp.MustCompile(`(--password-stdin[^;&|\n]*<<<\s*)('[^']*'|"[^"]*"|\S+)`), "$1[REDACTED]"},
-	// Azure SAS and other signed URLs
-	{regexp.MustCompile(`([?&](?:sig|signature|X-Amz-Signature|X-Goog-Signature|token|access_token)=)([^&\s'"]+)`), "$1[REDACTED]"},
-	// curl -u user:pw, --user user:pw (a value with a colon)
-	{regexp.MustCompile(`((?:^|\s)(?:-u|--user|--proxy-user)(?:=|\s*))(?:'[^'\s]*:[^']*'|"[^"\s]*:[^"]*"|[^\s'"]*:[^\s'"]*)`), "$1[REDACTED]"},
-	// mysql -pPW (attached), sshpass -p PW, docker/podman/helm login -p PW
-	{regexp.MustCompile(`(\b(?:mysql\w*|mariadb\w*)\b[^;&|\n]*?\s-p)((?:'[^']*'|"[^"]*"|[^\s;&|'"])+)`), "$1[REDACTED]"},
-	// password options of other tools: redis-cli -a, zip -P, 7z -p, ssh-keygen -N/-P, htpasswd -b
-	{regexp.MustCompile(`(\bredis-cli\b[^;&|\n]*?\s-a\s+|\bzip\b[^;&|\n]*?\s-P\s+|\b7za?\b[^;&|\n]*?\s-p|\bssh-keygen\b[^;&|\n]*?\s-[NP]\s*|\bhtpasswd\b[^;&|\n]*?\s-\w*b\w*\s+\S+\s+\S+\s+)('[^']*'|"[^"]*"|[^\s;&|]+)`), "$1[REDACTED]"},
-	// .netrc lines, libpq connection strings
-	{regexp.MustCompile(`(\bmachine\s+\S+(?:\s+login\s+\S+)?\s+password\s+)(\S+)`), "$1[REDACTED]"},
-
-	{regexp.MustCompile(`(\bsshpass\b(?:\s+-[a-oq-zA-Z]\S*)*\s+-p\s*)([^\s;&|]+)`), "$1[REDACTED]"},
-	{regexp.MustCompile(`(\b(?:docker|podman|nerdctl|helm(?:\s+registry)?)\s+login\b[^;&|\n]*?\s-p\s*)([^\s;&|]+)`), "$1[REDACTED]"},
-	// openssl pass:PW, and enc -k PW
-	{regexp.MustCompile(`(\bpass:)([^\s;&|'"]+)`), "$1[REDACTED]"},
-	{regexp.MustCompile(`(\bopenssl\b[^;&|\n]*?\s-k\s+)([^\s;&|]+)`), "$1[REDACTED]"},
-	// JWTs
-	{regexp.MustCompile(`\beyJ[A-Za-z0-9_-]{4,}\.eyJ[A-Za-z0-9_-]{4,}\.[A-Za-z0-9_-]*`), "[REDACTED]"},
-	// well-known token shapes
-	{regexp.MustCompile(`\b(?:gh[pousr]_[A-Za-z0-9]{20,}|github_pat_[A-Za-z0-9_]{20,}|sk-[A-Za-z0-9_-]{20,}|xox[abprs]-[A-Za-z0-9-]{10,}|(?:AKIA|ASIA)[0-9A-Z]{16}|glpat-[A-Za-z0-9_-]{20,}|AIza[0-9A-Za-z_-]{35}|hvs\.[A-Za-z0-9_-]{16,}|npm_[A-Za-z0-9]{30,}|sk_(?:live|test)_[A-Za-z0-9]{16,}|rk_(?:live|test)_[A-Za-z0-9]{16,}|SG\.[A-Za-z0-9_-]{16,}\.[A-Za-z0-9_-]{16,})\b`), "[REDACTED]"},
-	// Slack webhooks carry their secret in the path
-	{regexp.MustCompile(`(hooks\.slack\.com/services/)[A-Za-z0-9/]+`), "$1[REDACTED]"},
-}
-
-// awsSecret matches what may be an AWS secret access key or session
-// token: 40 or more characters of base64; mixedCase tells one from a hex
-// digest (a git commit id).
-var awsSecret = regexp.MustCompile(`(^|[^A-Za-z0-9/+])([A-Za-z0-9/+]{40,}={0,2})($|[^A-Za-z0-9/+=])`)
-
-func mixedCase(s string) bool {
-	return strings.ContainsAny(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ") && strings.ContainsAny(s, "abcdefghijklmnopqrstuvwxyz") && strings.ContainsAny(s, "0123456789")
-}
-
-// Redact replaces secrets in a text (a command, typed text, a reason) with
-// [REDACTED].
-func Redact(s string) string {
-	for _, r := range secrets {
-		s = r.re.ReplaceAllString(s, r.repl)
-	}
-	return awsSecret.ReplaceAllStringFunc(s, func(m string) string {
-		sub := awsSecret.FindStringSubmatch(m)
-		if !mixedCase(sub[2]) {
-			return m
-		}
-		return sub[1] + "[REDACTED]" + sub[3]
-	})
 }

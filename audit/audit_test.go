@@ -31,7 +31,7 @@ func TestRedact(t *testing.T) {
 		"aws configure set aws_secret_access_key wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY":          "aws configure set aws_secret_access_key [REDACTED]",
 		"echo eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0In0.sig_nature":                                  "echo [REDACTED]",
 		"echo ghp_abcdefghijklmnopqrstuvwxyz0123":                                                   "echo [REDACTED]",
-		"printf '-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY-----\n'": "printf '-----BEGIN OPENSSH PRIVATE KEY-----[REDACTED]-----END PRIVATE KEY-----\n'",
+		"printf '-----BEGIN OPENSSH PRIVATE KEY-----\nb3Blbn\n-----END OPENSSH PRIVATE KEY-----\n'": "printf '-----BEGIN OPENSSH PRIVATE KEY-----[REDACTED]-----END OPENSSH PRIVATE KEY-----\n'",
 		`{"password": "hunter2"}`:                                                                   `{"password": [REDACTED]}`,
 		"ls -la /tmp":                                                                               "ls -la /tmp",
 		"git show 3f786850e387550fdab836ed7e6dc881de23001b":                                         "git show 3f786850e387550fdab836ed7e6dc881de23001b",
@@ -149,5 +149,30 @@ func TestEveryLineNamesItsHost(t *testing.T) {
 	}
 	if len(hosts) != 2 || hosts[0] != "prod" || hosts[1] != "local" {
 		t.Fatalf("hosts %v, want [prod local]: a line without a host is this machine's", hosts)
+	}
+}
+
+// Every form issue 25 found in the log, as a command and as a reason,
+// leaves no trace in the file.
+func TestTheLogHoldsNoneOfTheListedSecrets(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range listedForms {
+		if err := l.Record(Event{Event: "decision", Command: c.text, Reason: "because " + c.text, Decision: "approved"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_ = l.Close()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range listedForms {
+		if strings.Contains(string(b), c.secret) {
+			t.Errorf("the log holds %q (from %q)", c.secret, c.text)
+		}
 	}
 }
