@@ -41,3 +41,16 @@ func TestAWorkspaceThatHoldsHomeOrTheRootIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// Attack finding (issue 25, h-attack): a pane's mode is read from its first
+// process's command line, which any program may choose. A shell outside
+// the sandbox started as `bash --norc -i -s x --setenv TMUXMCP_SANDBOX
+// workspace` (typed into a person's pane, or an escalated one) is listed
+// as "workspace", and the popup and the audit log say so, while its
+// commands write anywhere.
+func TestAShellThatNamesTheSandboxInItsArgumentsIsNotSandboxed(t *testing.T) {
+	t.Skip("attack finding: ModeOf trusts any command line holding --setenv TMUXMCP_SANDBOX MODE; check the program is the bwrap tmuxmcp started (e.g. /proc/PID/exe) or keep the panes tmuxmcp sandboxed on record")
+	if m := ModeOf([]string{"bash", "--norc", "-i", "-s", "x", "--setenv", ModeVar, "workspace"}); m != Unsandboxed {
+		t.Fatalf("a plain bash is reported %s", m)
+	}
+}
