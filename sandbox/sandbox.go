@@ -265,7 +265,10 @@ func (s *Sandbox) Command(inner []string, expose ...Bind) []string {
 	}
 	// As root, bwrap keeps every capability unless told: with them a shell
 	// inside could remount the filesystem writable.
-	args = append(args, "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--tmpfs", "/tmp")
+	// bwrap leaves /proc/sys writable (the kernel answers EACCES to its
+	// access check of the directory): as root a shell inside could set
+	// kernel.core_pattern and run a program on the host.
+	args = append(args, "--cap-drop", "ALL", "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc", "--ro-bind", "/proc/sys", "/proc/sys", "--tmpfs", "/tmp")
 	for _, p := range hostOnly {
 		if st, err := os.Lstat(p); err == nil && st.IsDir() {
 			args = append(args, "--tmpfs", p)
