@@ -80,7 +80,8 @@ func (h *Host) allowSubmit(ctx context.Context, tool, paneID string, lines []str
 	if secret {
 		text = hiddenText(text)
 	}
-	if h.gate.policy == nil {
+	outside := h.sandbox != nil && h.outside(h.panePID(ctx, pane))
+	if h.gate.policy == nil && !outside {
 		h.gate.record(verdict{Tool: tool, Pane: paneID, Command: text, Decision: approval.AutoApproved, By: "policy:default"})
 		return nil
 	}
@@ -112,10 +113,18 @@ func (h *Host) allowSubmit(ctx context.Context, tool, paneID string, lines []str
 	subj := h.subject(ctx, pane, "") // where it runs: the same for every candidate
 	for i, c := range candidates {
 		subj.Line, subj.Screen, subj.Typed = c, i >= typed, true
-		d, b, w := h.gate.decide(subj)
+		d, b, w := approval.AutoApproved, "policy:default", ""
+		if h.gate.policy != nil {
+			d, b, w = h.gate.decide(subj)
+		}
 		if rank[d] > rank[decision] || by == "" {
 			decision, by, why = d, b, w
 		}
+	}
+	if outside && decision != approval.Blocked {
+		// Input to a pane outside the sandbox is a person's call, as an
+		// escalated command is.
+		decision, by = approval.Ask, outsideBy
 	}
 	if decision == approval.Ask {
 		if sh := approval.Show(shown); sh.TooLong {
@@ -126,7 +135,7 @@ func (h *Host) allowSubmit(ctx context.Context, tool, paneID string, lines []str
 		if err := h.startReview(ctx, tool, pane, shown); err != nil {
 			return err
 		}
-		decision, by = h.askInTmux(ctx, approval.Request{RequestID: strings.ToLower(ulid.Make().String()), Tool: tool, Pane: paneID, Program: subj.Program, CWD: subj.CWD, Command: shown})
+		decision, by = h.askInTmux(ctx, approval.Request{RequestID: strings.ToLower(ulid.Make().String()), Tool: tool, Pane: paneID, Program: subj.Program, CWD: subj.CWD, Command: shown, Escalate: outside})
 	}
 	h.gate.record(verdict{Tool: tool, Pane: paneID, Command: shown, Decision: decision, By: by})
 	switch {

@@ -27,6 +27,9 @@ type launch struct {
 	sh    *runner.Shell
 	fresh bool          // sh is this call's reading of the pane, nothing waited on since
 	wait  time.Duration // how long begin waits for a shell not ready
+	// outside: the pane (not a fresh one) is outside the host's sandbox
+	// (there before tmuxmcp, or an escalated pane kept).
+	outside bool
 }
 
 // Submit starts the command in: the one start path of a job. It returns
@@ -120,10 +123,14 @@ func (l *launch) ready(ctx context.Context, wait time.Duration) error {
 // records the job and starts it, or records why it did not run.
 func (l *launch) decide(ctx context.Context) (*jobs.Job, error) {
 	decision, decidedBy, subj := l.h.judge(ctx, l.pane, l.j.Command, l.cwd)
+	l.outside = l.pane >= 0 && l.sh != nil && l.h.outside(l.sh.PID)
 	if l.unsandboxed() && (decision == approval.AutoApproved || decision == approval.Ask) {
 		// Leaving the sandbox is a person's call, under every policy (a
 		// rule that blocks the command still blocks it).
 		decision, decidedBy = approval.Ask, escalateBy
+		if l.outside {
+			decision, decidedBy = approval.Ask, outsideBy
+		}
 		if subj.Line == "" {
 			subj = approval.Subject{Line: l.j.Command, CWD: l.cwd, Host: l.h.opts.Host}
 		}
@@ -283,12 +290,16 @@ func newJob(host string, in *RunShellCommandRequest) *jobs.Job {
 }
 
 // unsandboxed reports whether the command runs outside the host's
-// sandbox: an escalated one (without a sandbox, escalate changes
-// nothing).
-func (l *launch) unsandboxed() bool { return l.in.Escalate && l.h.sandbox != nil }
+// sandbox: an escalated one, or one for a pane outside it (without a
+// sandbox, neither changes anything).
+func (l *launch) unsandboxed() bool { return l.h.sandbox != nil && (l.in.Escalate || l.outside) }
 
 // escalateBy is who decided an escalated command must be asked.
 const escalateBy = "escalate: leaving the sandbox is always asked"
+
+// outsideBy is who decided input to a pane outside the sandbox must be
+// asked.
+const outsideBy = "sandbox: input to a pane outside the sandbox is always asked"
 
 // sandboxShown is where the command runs, for the audit log and the
 // person asked: "" when the host has no sandbox.

@@ -168,22 +168,61 @@ func sandboxUnavailable(err error) error {
 	return errorf("SandboxUnavailable: launchOutcome=NOT_STARTED. %v. No pane was created and nothing ran: this server never starts a pane outside its sandbox, and no argument turns it off. Tell the user (the fix is theirs); a command that must run outside needs run_shell_command with escalate: true and a person's approval", err)
 }
 
-// sandboxed is the mode a pane whose first process has command line args
-// runs in, as list_panes and create_pane report it.
-func sandboxed(args []string) string { return string(sandbox.ModeOf(args)) }
-
-// paneSandboxMode reads the mode of the pane whose first process is pid
-// from its command line (only here: a remote host's panes are never
-// sandboxed).
+// paneSandboxMode is the mode of the pane whose first process is pid, as
+// list_panes, create_pane, the person asked and the audit log see it:
+// this host's sandbox when that process is its bwrap running the command
+// line it builds (read from /proc: the program and its arguments, which
+// no process in the pane can change), else unsandboxed. Without a sandbox
+// (or on a remote host, never sandboxed) every pane is unsandboxed.
 func (h *Host) paneSandboxMode(pid int) string {
-	if h.opts.Machine != nil || pid <= 0 {
+	p := h.sandbox
+	if p == nil || p.sb == nil || h.opts.Machine != nil || pid <= 0 {
+		return string(sandbox.Unsandboxed)
+	}
+	exe, err := os.Readlink(fmt.Sprintf("/proc/%d/exe", pid))
+	if err != nil {
 		return string(sandbox.Unsandboxed)
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/cmdline", pid))
 	if err != nil {
 		return string(sandbox.Unsandboxed)
 	}
-	return sandboxed(strings.Split(strings.TrimRight(string(b), "\x00"), "\x00"))
+	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
+	if p.shellDir != "" && len(args) > 3 && args[1] == filepath.Join(p.shellDir, "launch") && args[2] == "--sandbox" {
+		// A session's first pane before its launcher's first stage (our
+		// own script, outside) execs into the sandbox: its shell has not
+		// started, and will start only in there.
+		if sh, err := filepath.EvalSymlinks("/bin/sh"); err == nil && sameExe(exe, sh) {
+			exe, args = args[3], args[3:]
+		}
+	}
+	return string(p.sb.Verify(exe, args, p.exposed))
+}
+
+// sameExe reports whether the program a /proc/PID/exe link names is the
+// file path.
+func sameExe(exe, path string) bool {
+	a, errA := os.Stat(exe)
+	b, errB := os.Stat(path)
+	return errA == nil && errB == nil && os.SameFile(a, b)
+}
+
+// exposed reports whether path is one the sandbox gives back to its panes:
+// the integration's scripts, or a pane's own job directory.
+func (p *PaneSandbox) exposed(path string) bool {
+	if path == p.shellDir && p.shellDir != "" {
+		return true
+	}
+	rel, ok := strings.CutPrefix(path, p.jobsRoot+"/")
+	return ok && tagPattern.MatchString(rel)
+}
+
+// outside reports whether input to pane, whose first process is pid, runs
+// outside this host's sandbox: the host has one and the pane is not in
+// it (a pane that was there before tmuxmcp, or an escalated one kept).
+// Such input is a person's call, like escalate.
+func (h *Host) outside(pid int) bool {
+	return h.sandbox != nil && h.paneSandboxMode(pid) == string(sandbox.Unsandboxed)
 }
 
 // sandboxShown is where a new pane runs, for the audit log and the person
@@ -218,4 +257,14 @@ func asSandboxError(err error) error {
 		return sandboxUnavailable(se)
 	}
 	return nil
+}
+
+// panePID is the pid of pane's first process, or 0 when tmux cannot say
+// (then the pane reads as outside any sandbox: fail closed).
+func (h *Host) panePID(ctx context.Context, pane int) int {
+	p, err := h.fleet.Pane(ctx, pane)
+	if err != nil {
+		return 0
+	}
+	return p.PID
 }

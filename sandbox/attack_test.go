@@ -2,6 +2,7 @@ package sandbox
 
 import (
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -30,7 +31,6 @@ func TestRootInsideCannotWriteKernelSettings(t *testing.T) {
 // or the whole filesystem: an agent echoed into ~/.bashrc and touched
 // /var/tmp from a pane reported "sandbox: workspace".
 func TestAWorkspaceThatHoldsHomeOrTheRootIsRefused(t *testing.T) {
-	t.Skip("attack finding: a workspace of / or $HOME (the default when started there) is accepted and makes ~/.bashrc or everything writable")
 	home := t.TempDir()
 	if err := os.WriteFile(home+"/.bashrc", []byte("PS1='$ '\n"), 0o600); err != nil {
 		t.Fatal(err)
@@ -49,8 +49,33 @@ func TestAWorkspaceThatHoldsHomeOrTheRootIsRefused(t *testing.T) {
 // as "workspace", and the popup and the audit log say so, while its
 // commands write anywhere.
 func TestAShellThatNamesTheSandboxInItsArgumentsIsNotSandboxed(t *testing.T) {
-	t.Skip("attack finding: ModeOf trusts any command line holding --setenv TMUXMCP_SANDBOX MODE; check the program is the bwrap tmuxmcp started (e.g. /proc/PID/exe) or keep the panes tmuxmcp sandboxed on record")
-	if m := ModeOf([]string{"bash", "--norc", "-i", "-s", "x", "--setenv", ModeVar, "workspace"}); m != Unsandboxed {
-		t.Fatalf("a plain bash is reported %s", m)
+	ws := t.TempDir()
+	s, err := New(Config{Mode: Workspace, Workspaces: []string{ws}, Home: t.TempDir()})
+	if err != nil {
+		t.Skipf("no sandbox here: %v", err)
+	}
+	none := func(string) bool { return false }
+	mine := func(p string) bool { return p == "/state/sandbox/abc" }
+	real := s.Command([]string{"sh"}, Bind{Path: "/state/sandbox/abc", Writable: true})
+	if m := s.Verify(s.Bwrap(), real, mine); m != Workspace {
+		t.Fatalf("the sandbox's own command line reads as %s", m)
+	}
+	for name, c := range map[string]struct {
+		exe  string
+		args []string
+	}{
+		"a bash naming the mode":           {"/bin/bash", []string{"bash", "--norc", "-i", "-s", "x", "--setenv", ModeVar, "workspace"}},
+		"a bash given bwrap's arguments":   {"/bin/bash", real},
+		"bwrap binding everything":         {s.Bwrap(), []string{"bwrap", "--bind", "/", "/", "--setenv", ModeVar, "workspace", "--", "sh"}},
+		"bwrap with one more writable":     {s.Bwrap(), append(append(slices.Clone(real[:len(real)-2]), "--bind", "/etc", "/etc"), real[len(real)-2:]...)},
+		"bwrap giving back a path not its": {s.Bwrap(), real},
+	} {
+		exposed := mine
+		if name == "bwrap giving back a path not its" {
+			exposed = none
+		}
+		if m := s.Verify(c.exe, c.args, exposed); m != Unsandboxed {
+			t.Errorf("%s: reported %s", name, m)
+		}
 	}
 }

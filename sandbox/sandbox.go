@@ -121,6 +121,9 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, err
 	}
 	cfg.Workspaces = ws
+	if err := notTooWide(ws, cfg.Home); err != nil {
+		return nil, err
+	}
 	if cfg.Mode == Workspace && len(ws) == 0 {
 		return nil, &Error{Reason: "--sandbox workspace has no workspace directory", Fix: "give --workspace DIR (repeatable), or use --sandbox read-only"}
 	}
@@ -152,6 +155,23 @@ func ResolveWorkspaces(dirs []string) ([]string, error) {
 		}
 	}
 	return out, nil
+}
+
+// notTooWide refuses a workspace that would make the sandbox pointless:
+// the root (everything writable) or one holding the home directory (the
+// rc files that run outside, at a person's next shell and in an escalated
+// pane). The default workspace is the directory tmuxmcp was started in,
+// which for some MCP clients is $HOME or /.
+func notTooWide(ws []string, home string) error {
+	for _, w := range ws {
+		switch {
+		case w == "/":
+			return &Error{Reason: "workspace / would make the whole filesystem writable", Fix: "give the project directory as --workspace DIR (the default is the directory tmuxmcp was started in)"}
+		case home != "" && under(home, w):
+			return &Error{Reason: fmt.Sprintf("workspace %s holds the home directory %s, whose rc files run outside the sandbox", w, home), Fix: "give the project directory as --workspace DIR (the default is the directory tmuxmcp was started in)"}
+		}
+	}
+	return nil
 }
 
 // Check looks again at what can change while tmuxmcp runs: bwrap still
@@ -234,21 +254,47 @@ func (s *Sandbox) Network() bool { return s != nil && s.cfg.Network }
 // Bwrap is the bwrap program found.
 func (s *Sandbox) Bwrap() string { return s.bwrap }
 
-// ModeOf is the mode a process with command line args runs in: the
-// ModeVar bwrap sets in a command line Command built (a launcher that
-// execs into bwrap carries it too), or Unsandboxed.
-func ModeOf(args []string) Mode {
-	for i := 0; i+2 < len(args); i++ {
-		if args[i] == "--" {
-			break
-		}
-		if args[i] == "--setenv" && args[i+1] == ModeVar {
-			if m, err := ParseMode(args[i+2]); err == nil && m != Off {
-				return m
-			}
-		}
+// Verify is the mode of a process whose program is exe and command line
+// args: the sandbox's mode when it is this sandbox's bwrap running the
+// command line Command builds (the paths it was given back, those exposed
+// says are its own, left aside), else Unsandboxed. Any program may name
+// the mode in its arguments; only bwrap with these arguments is in the
+// sandbox. A pane started under other settings (an earlier tmuxmcp with
+// other workspaces) reads as Unsandboxed: fail closed.
+func (s *Sandbox) Verify(exe string, args []string, exposed func(path string) bool) Mode {
+	if s == nil || len(args) == 0 || !sameFile(exe, s.bwrap) {
+		return Unsandboxed
 	}
-	return Unsandboxed
+	want := s.Command(nil)
+	want = want[1 : len(want)-1] // the program (checked as exe) and "--"
+	got := args[1:]
+	end := slices.Index(got, "--")
+	if end < 0 {
+		return Unsandboxed
+	}
+	got = got[:end]
+	var kept []string
+	for i := 0; i < len(got); i++ {
+		if (got[i] == "--bind" || got[i] == "--ro-bind") && i+2 < len(got) && got[i+1] == got[i+2] && exposed(got[i+1]) {
+			i += 2
+			continue
+		}
+		kept = append(kept, got[i])
+	}
+	if !slices.Equal(kept, want) {
+		return Unsandboxed
+	}
+	return s.cfg.Mode
+}
+
+// sameFile reports whether paths a and b name the same file.
+func sameFile(a, b string) bool {
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }
 
 // hostOnly are the parts of the host no sandbox keeps: /run holds the

@@ -96,22 +96,6 @@ func TestVersionsCompareByNumber(t *testing.T) {
 	}
 }
 
-func TestModeOfReadsTheModeFromTheSandboxCommandLine(t *testing.T) {
-	s := &Sandbox{cfg: Config{Mode: Workspace}, bwrap: "/usr/bin/bwrap"}
-	if m := ModeOf(s.Command([]string{"/bin/sh", "launch"})); m != Workspace {
-		t.Errorf("ModeOf(sandbox) = %s", m)
-	}
-	if m := ModeOf([]string{"/bin/sh", "launch", "--setenv", ModeVar, "workspace"}); m != Workspace {
-		t.Errorf("a launcher that execs into bwrap: %s", m)
-	}
-	if m := ModeOf([]string{"bash", "--", "--setenv", ModeVar, "workspace"}); m != Unsandboxed {
-		t.Errorf("after --, words are the program's: %s", m)
-	}
-	if m := ModeOf([]string{"-bash"}); m != Unsandboxed {
-		t.Errorf("a plain shell: %s", m)
-	}
-}
-
 func TestTheCommandLineDropsCapabilitiesHidesAndBindsBackInOrder(t *testing.T) {
 	home := t.TempDir() // under /tmp
 	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {

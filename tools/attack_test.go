@@ -1,7 +1,9 @@
 package tools
 
 import (
+	"fmt"
 	"os"
+	"strings"
 	"path/filepath"
 	"testing"
 
@@ -16,7 +18,6 @@ import (
 // the agent an unsandboxed shell for good, and no person is asked.
 // paneId is a tool argument that leaves the sandbox.
 func TestUnderASandboxACommandInAnUnsandboxedPaneIsAskedLikeAnEscalation(t *testing.T) {
-	t.Skip("attack finding: under --sandbox, run_shell_command/type_text into an unsandboxed pane (pre-existing, or an escalated one kept) runs outside the sandbox without asking")
 	t.Parallel()
 	if s, err := sandbox.New(sandbox.Config{Mode: sandbox.ReadOnly}); err != nil || s.Preflight(t.Context()) != nil {
 		t.Skip("bubblewrap cannot run here")
@@ -28,5 +29,13 @@ func TestUnderASandboxACommandInAnUnsandboxedPaneIsAskedLikeAnEscalation(t *test
 	r := e.call(t, "run_shell_command", map[string]any{"paneId": "%0", "command": "echo x > " + f})
 	if _, err := os.Stat(f); err == nil {
 		t.Fatalf("a command in an unsandboxed pane ran outside the sandbox without asking anyone: %v", r)
+	}
+	if !strings.Contains(fmt.Sprint(r), "OwnerReviewUnavailable") {
+		t.Fatalf("nobody can be asked, so the command must be refused as needing a person: %v", r)
+	}
+	// Typed text that submits is asked too.
+	r = e.call(t, "type_text", map[string]any{"paneId": "%0", "text": "echo y > " + f + "-typed", "submit": true})
+	if _, err := os.Stat(f + "-typed"); err == nil {
+		t.Fatalf("text typed into an unsandboxed pane ran outside the sandbox without asking anyone: %v", r)
 	}
 }
