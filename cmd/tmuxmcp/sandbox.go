@@ -25,7 +25,7 @@ func (f *workspaceFlags) Set(v string) error {
 }
 
 // sandboxHelp is --sandbox's usage line.
-const sandboxHelp = "run every pane tmuxmcp starts in a bubblewrap sandbox: off (none), read-only (the whole filesystem read-only, a private /tmp, no network, no reach to tmux, the state directory, the token or ~/.ssh) or workspace (read-only but the --workspace directories); a pane whose sandbox cannot start is not created, and tmuxmcp refuses to start when bwrap cannot run (see `tmuxmcp doctor`)"
+const sandboxHelp = "run every pane tmuxmcp starts in a bubblewrap sandbox; `mode` is off (none), read-only (the whole filesystem read-only, a private /tmp, no network, no reach to tmux, the state directory, the token or ~/.ssh) or workspace (read-only but the --workspace directories); a pane whose sandbox cannot start is not created, and tmuxmcp refuses to start when bwrap cannot run (see: tmuxmcp doctor)"
 
 // validateSandbox checks the sandbox flags: the mode, the workspaces
 // (default: the directory tmuxmcp was started in; each must exist,
@@ -37,8 +37,15 @@ func (c *config) validateSandbox() error {
 	}
 	c.sandbox = sandbox.Config{Mode: mode, Network: c.sandboxNet}
 	if mode == sandbox.Off {
-		if len(c.workspaces) > 0 || c.sandboxNet {
-			return fmt.Errorf("--workspace and --sandbox-network apply to a sandbox: add --sandbox workspace (or read-only), or drop them")
+		var given []string
+		if len(c.workspaces) > 0 {
+			given = append(given, "--workspace")
+		}
+		if c.sandboxNet {
+			given = append(given, "--sandbox-network")
+		}
+		if len(given) > 0 {
+			return fmt.Errorf("%s applies to a sandbox, and --sandbox is off: add --sandbox workspace (or read-only), or drop %s", strings.Join(given, " and "), strings.Join(given, " and "))
 		}
 		return nil
 	}
