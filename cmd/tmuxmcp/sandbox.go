@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/tmuxmcp/tmuxmcp/engine"
@@ -58,6 +59,9 @@ func (c *config) validateSandbox() error {
 		if err != nil {
 			return fmt.Errorf("--sandbox workspace: the current directory: %w (give --workspace DIR)", err)
 		}
+		if err := broadWorkspace(wd, os.Getenv("HOME")); err != nil {
+			return err
+		}
 		ws = []string{wd}
 	}
 	if mode == sandbox.ReadOnly && len(ws) > 0 {
@@ -67,6 +71,29 @@ func (c *config) validateSandbox() error {
 		return fmt.Errorf("--workspace: %w", err)
 	}
 	return nil
+}
+
+// broadWorkspace refuses the start directory wd as the default workspace
+// when it is / or the home (or a directory above it): everything, or the
+// rc files the next shell outside runs, would be writable inside. An MCP
+// client may start tmuxmcp in either.
+func broadWorkspace(wd, home string) error {
+	real := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	w, what := real(wd), ""
+	switch {
+	case w == "/":
+		what = "the whole filesystem"
+	case home != "" && (w == real(home) || strings.HasPrefix(real(home), w+"/")):
+		what = "your home, with the startup files your own shells run"
+	default:
+		return nil
+	}
+	return fmt.Errorf("--sandbox workspace: tmuxmcp was started in %s, and without --workspace that directory, %s, would be writable inside the sandbox: give --workspace DIR, the project the agent works on (MCP clients start tmuxmcp in a directory of their choosing)", wd, what)
 }
 
 // sandboxConfig is the sandbox as the flags say, hiding the token file

@@ -53,3 +53,22 @@ func TestSandboxHelpNamesItsValueMode(t *testing.T) {
 		t.Errorf("-sandbox %s", name)
 	}
 }
+
+// Started in / or in the home (as an MCP client may start it), the
+// default workspace would make everything, or the user's rc files,
+// writable inside: it is refused, naming --workspace.
+func TestTheDefaultWorkspaceIsNeitherTheRootNorTheHome(t *testing.T) {
+	home := t.TempDir()
+	project := filepath.Join(home, "src", "project")
+	if err := os.MkdirAll(project, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, wd := range []string{"/", home, filepath.Dir(home)} {
+		if err := broadWorkspace(wd, home); err == nil || !strings.Contains(err.Error(), "give --workspace DIR") {
+			t.Errorf("started in %s: %v", wd, err)
+		}
+	}
+	if err := broadWorkspace(project, home); err != nil {
+		t.Errorf("started in the project: %v", err)
+	}
+}
