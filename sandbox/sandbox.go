@@ -70,7 +70,24 @@ type Config struct {
 	// directory is covered with an empty tmpfs, anything else (a file, a
 	// socket) with /dev/null. Missing ones are skipped.
 	Hide []string
+	// CacheRoot holds the sandbox's own caches: CacheRoot/<name> is bound
+	// writable over each of the home's CacheDirs, shared by the panes of
+	// this sandbox and kept between them (made 0700 when missing; default
+	// ~/.cache/tmuxmcp/sandbox, outside the state directory, whose every
+	// directory tmuxmcp checks at start). It is never the user's own
+	// cache: what a sandboxed program writes there reaches no program
+	// outside. When it cannot be made, each pane gets an empty private
+	// tmpfs instead.
+	CacheRoot string
 }
+
+// CacheDirs are the directories of the home that programs write as they
+// run rather than as their result: the XDG cache (Go's build cache, pip,
+// zsh's completion dump) and npm's cache. Read-only they break go build
+// and npm install, so inside a sandbox each one that exists is writable,
+// though not the user's own (Config.CacheRoot); one inside a workspace
+// stays as it is.
+func CacheDirs() []string { return []string{".cache", ".npm"} }
 
 // Bind is a path bound back into a sandbox after the hidden ones are
 // covered (a file the shell integration needs under the state directory).
@@ -114,6 +131,9 @@ func New(cfg Config) (*Sandbox, error) {
 	if cfg.Home != "" {
 		if real, err := filepath.EvalSymlinks(cfg.Home); err == nil {
 			cfg.Home = real
+		}
+		if cfg.CacheRoot == "" {
+			cfg.CacheRoot = filepath.Join(cfg.Home, ".cache", "tmuxmcp", "sandbox")
 		}
 	}
 	ws, err := ResolveWorkspaces(cfg.Workspaces)
@@ -329,6 +349,8 @@ func (s *Sandbox) Command(inner []string, expose ...Bind) []string {
 	if h := s.cfg.Home; h != "" && under(h, "/tmp") {
 		args = append(args, "--ro-bind", h, h) // rc files keep working
 	}
+	// Before the workspaces: one inside a cache directory stays bound.
+	args = append(args, s.caches()...)
 	for _, w := range s.Workspaces() {
 		args = append(args, "--bind", w, w)
 	}
@@ -355,6 +377,53 @@ func (s *Sandbox) Command(inner []string, expose ...Bind) []string {
 	}
 	args = append(args, "--unsetenv", "TMUX", "--unsetenv", "TMUX_PANE", "--setenv", ModeVar, string(s.cfg.Mode), "--")
 	return append(args, inner...)
+}
+
+// caches are the mounts that make the home's cache directories writable
+// inside without writing the user's own: the sandbox's cache under
+// CacheRoot when it can be had, else a private tmpfs.
+func (s *Sandbox) caches() []string {
+	if s.cfg.Home == "" {
+		return nil
+	}
+	var args []string
+	for _, name := range CacheDirs() {
+		p, err := filepath.EvalSymlinks(filepath.Join(s.cfg.Home, name))
+		if err != nil || s.inWorkspace(p) {
+			continue // bwrap cannot make a missing one under a read-only home
+		}
+		if st, err := os.Stat(p); err != nil || !st.IsDir() {
+			continue
+		}
+		if src := s.cacheSource(name); src != "" {
+			args = append(args, "--bind", src, p)
+		} else {
+			args = append(args, "--tmpfs", p)
+		}
+	}
+	return args
+}
+
+// cacheSource is the directory under CacheRoot that stands in for the
+// home's cache directory name, made when missing; "" when it cannot be
+// had.
+func (s *Sandbox) cacheSource(name string) string {
+	if s.cfg.CacheRoot == "" {
+		return ""
+	}
+	d := filepath.Join(s.cfg.CacheRoot, strings.TrimPrefix(name, "."))
+	if err := os.MkdirAll(d, 0o700); err != nil {
+		return ""
+	}
+	if st, err := os.Lstat(d); err != nil || !st.IsDir() {
+		return ""
+	}
+	return d
+}
+
+// inWorkspace reports whether p is inside one of the writable workspaces.
+func (s *Sandbox) inWorkspace(p string) bool {
+	return slices.ContainsFunc(s.Workspaces(), func(w string) bool { return under(p, w) })
 }
 
 // under reports whether p is dir or inside it.

@@ -212,3 +212,70 @@ func hostDir(t *testing.T) string {
 	t.Cleanup(func() { os.RemoveAll(d) })
 	return d
 }
+
+// A home with the caches programs write as they run (~/.cache, ~/.npm),
+// under /tmp as the tests' homes are.
+func homeWithCaches(t *testing.T) string {
+	t.Helper()
+	home := t.TempDir()
+	for _, d := range []string{".cache/go-build", ".npm"} {
+		if err := os.MkdirAll(filepath.Join(home, d), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(home, ".cache", "users-own"), []byte("mine"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return home
+}
+
+func TestTheHomesCachesAreBoundToTheSandboxsOwnBeforeTheWorkspaces(t *testing.T) {
+	home := homeWithCaches(t)
+	root, ws := t.TempDir(), t.TempDir()
+	s := &Sandbox{cfg: Config{Mode: Workspace, Workspaces: []string{ws}, Home: home, CacheRoot: root}, bwrap: "bwrap"}
+	line := strings.Join(s.Command([]string{"sh"}), " ")
+	cache, npm := "--bind "+filepath.Join(root, "cache")+" "+filepath.Join(home, ".cache"), "--bind "+filepath.Join(root, "npm")+" "+filepath.Join(home, ".npm")
+	at := func(s string) int { return strings.Index(line, s) }
+	if at(cache) < 0 || at(npm) < 0 || !(at("--ro-bind "+home) < at(cache) && at(cache) < at("--bind "+ws)) {
+		t.Errorf("caches not bound, or out of order: %s", line)
+	}
+	if st, err := os.Stat(filepath.Join(root, "npm")); err != nil || st.Mode().Perm() != 0o700 {
+		t.Errorf("the sandbox's npm cache: %v %v", st, err)
+	}
+	// A cache directory the user lacks stays missing; one in a workspace
+	// stays the workspace's.
+	os.RemoveAll(filepath.Join(home, ".npm"))
+	s.cfg.Workspaces = []string{home}
+	line = strings.Join(s.Command([]string{"sh"}), " ")
+	if strings.Contains(line, ".npm") || strings.Contains(line, filepath.Join(home, ".cache")) {
+		t.Errorf("caches mounted over a missing directory or a workspace: %s", line)
+	}
+	// A cache root that cannot be made gives a private tmpfs.
+	file := filepath.Join(t.TempDir(), "file")
+	_ = os.WriteFile(file, nil, 0o600)
+	s.cfg.Workspaces, s.cfg.CacheRoot = []string{ws}, file
+	line = strings.Join(s.Command([]string{"sh"}), " ")
+	if !strings.Contains(line, "--tmpfs "+filepath.Join(home, ".cache")) {
+		t.Errorf("no tmpfs over the cache: %s", line)
+	}
+}
+
+// go build, pip and npm write their caches as they run: inside, those
+// writes work, land in the sandbox's own cache (kept for the next pane),
+// and neither reach nor show the user's own.
+func TestCachesAreWritableInsideSharedBetweenPanesAndNotTheUsers(t *testing.T) {
+	home := homeWithCaches(t)
+	root := filepath.Join(t.TempDir(), "sandbox-cache")
+	cfg := Config{Mode: ReadOnly, Home: home, CacheRoot: root}
+	out, err := inside(t, cfg, `H=`+home+`; mkdir -p $H/.cache/go-build && echo built > $H/.cache/go-build/obj && echo cached > $H/.npm/idx && echo wrote; cat $H/.cache/users-own 2>/dev/null || echo users-cache-unseen`)
+	if err != nil || !strings.Contains(out, "wrote") || !strings.Contains(out, "users-cache-unseen") {
+		t.Fatalf("first pane: %v %q", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".cache", "go-build", "obj")); err == nil {
+		t.Error("the sandbox wrote the user's own cache")
+	}
+	out, err = inside(t, cfg, `cat `+home+`/.cache/go-build/obj `+home+`/.npm/idx`)
+	if err != nil || out != "built\ncached\n" {
+		t.Errorf("the next pane does not see the cache: %v %q", err, out)
+	}
+}

@@ -166,8 +166,9 @@ func ProbeWith(proc Proc, pid int, tty string) (Probe, error) {
 	if p.Canonical, p.Echo, p.Signals, err = proc.Termios(tty); err != nil {
 		return p, err
 	}
+	term := terminal{tty: tty, console: len(sandbox) > 0}
 	for _, pid := range append([]int{p.ForegroundPgrp}, p.OtherPIDs...) {
-		if readsTerminal(proc, pid, tty, p.Canonical) {
+		if readsTerminal(proc, pid, term, p.Canonical) {
 			p.Reader = comm(proc, pid)
 			break
 		}
@@ -223,7 +224,7 @@ func children(proc Proc, pid int) []int {
 // it — poll/select with the terminal as its standard input. Where
 // /proc/PID/syscall cannot be read, the kernel function it sleeps in
 // (wchan) must be the terminal's read and its standard input the terminal.
-func readsTerminal(proc Proc, pid int, tty string, canonical bool) bool {
+func readsTerminal(proc Proc, pid int, tty terminal, canonical bool) bool {
 	st, err := proc.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if i := bytes.LastIndexByte(st, ')'); err != nil || i < 0 || i+2 >= len(st) || st[i+2] != 'S' {
 		return false // not asleep (running, stopped, gone)
@@ -282,10 +283,19 @@ func syscallKind(arch string, nr int) callKind {
 	return otherCall
 }
 
+// terminal is a pane's terminal as its processes' descriptors name it:
+// its device (tty), /dev/tty, and in a sandbox /dev/console, where bwrap
+// binds it (a pager or an editor that opens /dev/tty there holds it
+// under that name).
+type terminal struct {
+	tty     string
+	console bool
+}
+
 // isTerminal says descriptor fd of process pid is the terminal tty.
-func isTerminal(proc Proc, pid, fd int, tty string) bool {
+func isTerminal(proc Proc, pid, fd int, tty terminal) bool {
 	link, err := proc.Readlink(fmt.Sprintf("/proc/%d/fd/%d", pid, fd))
-	return err == nil && (link == tty || link == "/dev/tty")
+	return err == nil && (link == tty.tty || link == "/dev/tty" || tty.console && link == "/dev/console")
 }
 
 // candidates lists the processes that may be in a pane's foreground group:

@@ -97,3 +97,49 @@ func TestTheProbeSeesThroughTheSandboxToTheShell(t *testing.T) {
 		t.Errorf("bwrap alone: %+v %v", p, err)
 	}
 }
+
+// readingProcs is procs where process reader sleeps in read(2) on
+// descriptor 3, which names link.
+type readingProcs struct {
+	procs
+	reader int
+	link   string
+}
+
+func (f readingProcs) ReadFile(name string) ([]byte, error) {
+	if name == fmt.Sprintf("/proc/%d/syscall", f.reader) {
+		return []byte("0 0x3 0x7ffd 0x1 0x24 0x5606 0x7ffd 0x7ffd 0x7f0d\n"), nil
+	}
+	return f.procs.ReadFile(name)
+}
+
+func (f readingProcs) Readlink(name string) (string, error) {
+	if name == fmt.Sprintf("/proc/%d/fd/3", f.reader) {
+		return f.link, nil
+	}
+	return "", fs.ErrNotExist
+}
+
+func (readingProcs) Arch() string { return "amd64" }
+
+// In a sandbox bwrap binds the pane's terminal at /dev/console: a pager
+// or an editor that opened /dev/tty there holds it under that name, and
+// is seen waiting for a key (waitingForInput) as it is outside.
+func TestAPagerInASandboxIsSeenReadingTheTerminal(t *testing.T) {
+	bash, less := fakeProcess{102, 101, 102, "bash"}, fakeProcess{103, 102, 103, "less"}
+	sandboxed := []fakeProcess{{100, 1, 100, "bwrap"}, {101, 100, 100, "bwrap"}, bash, less}
+	p, err := ProbeWith(readingProcs{procs{tpgid: 103, ps: sandboxed}, 103, "/dev/console"}, 100, "/dev/pts/9")
+	if err != nil || p.Reader != "less" {
+		t.Errorf("less in a sandbox: reader %q, %v", p.Reader, err)
+	}
+	// Outside a sandbox /dev/console is the machine's console, not the pane.
+	plain := []fakeProcess{{102, 1, 102, "bash"}, less}
+	p, err = ProbeWith(readingProcs{procs{tpgid: 103, ps: plain}, 103, "/dev/console"}, 102, "/dev/pts/9")
+	if err != nil || p.Reader != "" {
+		t.Errorf("a process reading the console outside a sandbox: reader %q, %v", p.Reader, err)
+	}
+	p, err = ProbeWith(readingProcs{procs{tpgid: 103, ps: plain}, 103, "/dev/pts/9"}, 102, "/dev/pts/9")
+	if err != nil || p.Reader != "less" {
+		t.Errorf("less outside a sandbox: reader %q, %v", p.Reader, err)
+	}
+}

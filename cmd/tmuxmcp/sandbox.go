@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/tmuxmcp/tmuxmcp/engine"
@@ -25,7 +26,7 @@ func (f *workspaceFlags) Set(v string) error {
 }
 
 // sandboxHelp is --sandbox's usage line.
-const sandboxHelp = "run every pane tmuxmcp starts in a bubblewrap sandbox: off (none), read-only (the whole filesystem read-only, a private /tmp, no network, no reach to tmux, the state directory, the token or ~/.ssh) or workspace (read-only but the --workspace directories); a pane whose sandbox cannot start is not created, and tmuxmcp refuses to start when bwrap cannot run (see `tmuxmcp doctor`)"
+const sandboxHelp = "run every pane tmuxmcp starts in a bubblewrap sandbox; `mode` is off (none), read-only (the whole filesystem read-only, a private /tmp, no network, no reach to tmux, the state directory, the token or ~/.ssh) or workspace (read-only but the --workspace directories); a pane whose sandbox cannot start is not created, and tmuxmcp refuses to start when bwrap cannot run (see: tmuxmcp doctor)"
 
 // validateSandbox checks the sandbox flags: the mode, the workspaces
 // (default: the directory tmuxmcp was started in; each must exist,
@@ -37,8 +38,15 @@ func (c *config) validateSandbox() error {
 	}
 	c.sandbox = sandbox.Config{Mode: mode, Network: c.sandboxNet}
 	if mode == sandbox.Off {
-		if len(c.workspaces) > 0 || c.sandboxNet {
-			return fmt.Errorf("--workspace and --sandbox-network apply to a sandbox: add --sandbox workspace (or read-only), or drop them")
+		var given []string
+		if len(c.workspaces) > 0 {
+			given = append(given, "--workspace")
+		}
+		if c.sandboxNet {
+			given = append(given, "--sandbox-network")
+		}
+		if len(given) > 0 {
+			return fmt.Errorf("%s applies to a sandbox, and --sandbox is off: add --sandbox workspace (or read-only), or drop %s", strings.Join(given, " and "), strings.Join(given, " and "))
 		}
 		return nil
 	}
@@ -51,6 +59,9 @@ func (c *config) validateSandbox() error {
 		if err != nil {
 			return fmt.Errorf("--sandbox workspace: the current directory: %w (give --workspace DIR)", err)
 		}
+		if err := broadWorkspace(wd, os.Getenv("HOME")); err != nil {
+			return err
+		}
 		ws = []string{wd}
 	}
 	if mode == sandbox.ReadOnly && len(ws) > 0 {
@@ -60,6 +71,29 @@ func (c *config) validateSandbox() error {
 		return fmt.Errorf("--workspace: %w", err)
 	}
 	return nil
+}
+
+// broadWorkspace refuses the start directory wd as the default workspace
+// when it is / or the home (or a directory above it): everything, or the
+// rc files the next shell outside runs, would be writable inside. An MCP
+// client may start tmuxmcp in either.
+func broadWorkspace(wd, home string) error {
+	real := func(p string) string {
+		if r, err := filepath.EvalSymlinks(p); err == nil {
+			return r
+		}
+		return filepath.Clean(p)
+	}
+	w, what := real(wd), ""
+	switch {
+	case w == "/":
+		what = "the whole filesystem"
+	case home != "" && (w == real(home) || strings.HasPrefix(real(home), w+"/")):
+		what = "your home, with the startup files your own shells run"
+	default:
+		return nil
+	}
+	return fmt.Errorf("--sandbox workspace: tmuxmcp was started in %s, and without --workspace that directory, %s, would be writable inside the sandbox: give --workspace DIR, the project the agent works on (MCP clients start tmuxmcp in a directory of their choosing)", wd, what)
 }
 
 // sandboxConfig is the sandbox as the flags say, hiding the token file

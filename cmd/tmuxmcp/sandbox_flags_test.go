@@ -1,6 +1,7 @@
 package main
 
 import (
+	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -19,7 +20,7 @@ func TestSandboxFlagsNameTheProblemAndTheFix(t *testing.T) {
 		{[]string{"--sandbox", "on"}, "read-only"},
 		{[]string{"--sandbox", "workspace", "--workspace", filepath.Join(ws, "missing")}, "does not exist"},
 		{[]string{"--sandbox", "read-only", "--workspace", ws}, "no writable directory"},
-		{[]string{"--workspace", ws}, "add --sandbox workspace"},
+		{[]string{"--workspace", ws}, "--workspace applies to a sandbox, and --sandbox is off: add --sandbox workspace (or read-only), or drop --workspace"},
 		{[]string{"--sandbox-network"}, "add --sandbox workspace"},
 		{[]string{"--sandbox", "read-only", "--host", "db=ssh://db.example"}, "drop --host"},
 	} {
@@ -40,5 +41,34 @@ func TestSandboxFlagsNameTheProblemAndTheFix(t *testing.T) {
 	wd, _ = filepath.EvalSymlinks(wd)
 	if c, err := parseFlags("tmuxmcp", []string{"--sandbox", "workspace"}, io.Discard); err != nil || len(c.sandbox.Workspaces) != 1 || c.sandbox.Workspaces[0] != wd {
 		t.Fatalf("the default workspace is the start directory %s: %+v %v", wd, c, err)
+	}
+}
+
+// `tmuxmcp help` shows the flag as "-sandbox mode", not with a phrase
+// from its description as the value's name.
+func TestSandboxHelpNamesItsValueMode(t *testing.T) {
+	fs := flag.NewFlagSet("tmuxmcp", flag.ContinueOnError)
+	fs.String("sandbox", "off", sandboxHelp)
+	if name, _ := flag.UnquoteUsage(fs.Lookup("sandbox")); name != "mode" {
+		t.Errorf("-sandbox %s", name)
+	}
+}
+
+// Started in / or in the home (as an MCP client may start it), the
+// default workspace would make everything, or the user's rc files,
+// writable inside: it is refused, naming --workspace.
+func TestTheDefaultWorkspaceIsNeitherTheRootNorTheHome(t *testing.T) {
+	home := t.TempDir()
+	project := filepath.Join(home, "src", "project")
+	if err := os.MkdirAll(project, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, wd := range []string{"/", home, filepath.Dir(home)} {
+		if err := broadWorkspace(wd, home); err == nil || !strings.Contains(err.Error(), "give --workspace DIR") {
+			t.Errorf("started in %s: %v", wd, err)
+		}
+	}
+	if err := broadWorkspace(project, home); err != nil {
+		t.Errorf("started in the project: %v", err)
 	}
 }
