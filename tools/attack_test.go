@@ -3,8 +3,8 @@ package tools
 import (
 	"fmt"
 	"os"
-	"strings"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/tmuxmcp/tmuxmcp/sandbox"
