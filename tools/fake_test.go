@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/engine"
 	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
+	"github.com/tmuxmcp/tmuxmcp/sandbox"
 )
 
 // fakeHost is a Host without tmux: the methods a test sets answer, any
@@ -204,5 +205,17 @@ func TestAWaitsProgressReachesAClientThatAskedForIt(t *testing.T) {
 	}
 	if msg := <-got; !strings.Contains(msg, "12 bytes of output") {
 		t.Fatalf("progress: %q", msg)
+	}
+}
+
+func TestTheInstructionsTellAnAgentItsPanesAreSandboxed(t *testing.T) {
+	if got := sandboxInstructions(sandbox.Config{}); got != "" {
+		t.Fatalf("without a sandbox the instructions say: %q", got)
+	}
+	got := sandboxInstructions(sandbox.Config{Mode: sandbox.Workspace, Workspaces: []string{"/src/app"}})
+	for _, want := range []string{"read-only but /src/app", "no network", "escalate: true", "Read-only file system"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("the instructions miss %q: %s", want, got)
+		}
 	}
 }

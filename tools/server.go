@@ -25,6 +25,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/engine"
+	"github.com/tmuxmcp/tmuxmcp/sandbox"
 )
 
 //go:embed instructions.md
@@ -115,7 +116,7 @@ func (s *Server) Draining(ctx context.Context) context.Context {
 func (s *Server) NewServer() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tmuxmcp", Title: "tmux for agents", Version: s.opts.Version},
 		&mcp.ServerOptions{
-			Instructions:       instructions,
+			Instructions:       instructions + sandboxInstructions(s.hosts.Config().Sandbox),
 			SubscribeHandler:   s.subscribe,
 			UnsubscribeHandler: s.unsubscribe,
 			CompletionHandler:  s.complete,
@@ -443,3 +444,25 @@ func (f *inFlight) idle() {
 }
 
 func paneName(n int) string { return "%" + strconv.Itoa(n) }
+
+// sandboxInstructions tells an agent what its panes' sandbox allows, so
+// that "Read-only file system" or "Could not resolve host" read as the
+// sandbox, with escalate as the way out: "" without a sandbox.
+func sandboxInstructions(c sandbox.Config) string {
+	if c.Mode == "" || c.Mode == sandbox.Off {
+		return ""
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "- Sandbox (%s): every pane tmuxmcp starts runs in it. The filesystem is read-only", c.Mode)
+	if ws := c.Workspaces; c.Mode == sandbox.Workspace && len(ws) > 0 {
+		fmt.Fprintf(&b, " but %s", strings.Join(ws, ", "))
+	}
+	b.WriteString("; /tmp and loopback are each pane's own")
+	if !c.Network {
+		b.WriteString("; there is no network (\"Could not resolve host\" is the sandbox)")
+	}
+	b.WriteString(". `Read-only file system` there means the sandbox, not a fault. A command that must run " +
+		"outside: `run_shell_command` with `escalate: true` and a `reason`; a person always decides. Input to a " +
+		"pane outside the sandbox (`sandbox: unsandboxed` in list_panes) is always asked too.\n")
+	return b.String()
+}
