@@ -248,7 +248,7 @@ func (s *SSH) ReadFile(ctx context.Context, p string) ([]byte, error) {
 	if err := s.checkPath(ctx, p); err != nil {
 		return nil, err
 	}
-	out, code, err := s.Run(ctx, "f="+shell.Quote(p)+"\n[ -e \"$f\" ] || exit 3\nexec cat -- \"$f\"")
+	out, code, err := s.Run(ctx, "f="+shell.Quote(p)+"\n[ -e \"$f\" ] || [ -L \"$f\" ] || exit 3\n[ -f \"$f\" ] && ! [ -L \"$f\" ] || { echo not a regular file; exit 4; }\nexec head -c "+strconv.Itoa(machine.MaxReadFile+1)+" -- \"$f\"")
 	switch {
 	case err != nil:
 		return nil, err
@@ -256,6 +256,8 @@ func (s *SSH) ReadFile(ctx context.Context, p string) ([]byte, error) {
 		return nil, fmt.Errorf("host %s: %s: %w", s.spec.Name, p, fs.ErrNotExist)
 	case code != 0:
 		return nil, fmt.Errorf("host %s: read %s: %s", s.spec.Name, p, strings.TrimSpace(string(out)))
+	case len(out) > machine.MaxReadFile:
+		return nil, fmt.Errorf("host %s: read %s: over %d bytes", s.spec.Name, p, machine.MaxReadFile)
 	}
 	return out, nil
 }

@@ -8,6 +8,8 @@ package machine
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -38,7 +40,11 @@ type Machine interface {
 	// anything is at path already (nothing there is followed or reused),
 	// so a file another process put in place is never what runs.
 	WriteFile(ctx context.Context, path string, data []byte) error
-	// ReadFile reads a file on the machine (fs.ErrNotExist when missing).
+	// ReadFile reads a small file tmuxmcp made on the machine (a job's
+	// status file): a regular file, never through a link, at most
+	// MaxReadFile bytes (fs.ErrNotExist when missing). A sandboxed pane
+	// can replace its own job's files: a link to /dev/zero, a FIFO or a
+	// huge file is an error, never a hang or a read without bound.
 	ReadFile(ctx context.Context, path string) ([]byte, error)
 	// Remove deletes files on the machine, ignoring missing ones.
 	Remove(ctx context.Context, paths ...string)
@@ -83,7 +89,28 @@ func (Local) WriteFile(_ context.Context, path string, data []byte) error {
 }
 
 // ReadFile is os.ReadFile.
-func (Local) ReadFile(_ context.Context, path string) ([]byte, error) { return os.ReadFile(path) }
+func (Local) ReadFile(_ context.Context, path string) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	st, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !st.Mode().IsRegular() {
+		return nil, fmt.Errorf("read %s: not a regular file (%s)", path, st.Mode().Type())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxReadFile+1))
+	if err == nil && len(b) > MaxReadFile {
+		return nil, fmt.Errorf("read %s: over %d bytes", path, MaxReadFile)
+	}
+	return b, err
+}
+
+// MaxReadFile bounds what ReadFile reads.
+const MaxReadFile = 4096
 
 // Stat is os.Stat.
 func (Local) Stat(_ context.Context, path string) (FileInfo, error) {
