@@ -65,14 +65,14 @@ func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error
 	for k, v := range spec.Env {
 		ts.Env[k] = v
 	}
-	tag := ""
+	tag, id := "", ""
 	if len(spec.Argv) > 0 {
 		// tmux 3.3a discards output still queued for control clients once a
 		// pane's program has exited, so a program that prints and exits at
 		// once would otherwise be lost.
 		ts.Argv = append([]string{"/bin/sh", "-c", `"$@"; s=$?; sleep 0.3; exit $s`, "tmuxmcp"}, spec.Argv...)
 	} else if l, ok := r.launch(ctx); ok {
-		ts.Argv, tag = l.Argv, l.Tag
+		ts.Argv, tag, id = l.Argv, l.Tag, l.ID
 		for k, v := range l.Env {
 			ts.Env[k] = v
 		}
@@ -99,9 +99,10 @@ func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error
 	r.mu.Unlock()
 	switch {
 	case tag != "":
-		// The pane remembers its shell's tag: readiness, direct typing and
-		// a restarted tmuxmcp read it.
-		_ = r.fleet.SetPaneOption(ctx, n, tmux.ShellOption, tag)
+		// The pane remembers its shell's public ID, never its tag (any
+		// process of the pane can read a pane option): readiness, direct
+		// typing and a restarted tmuxmcp tell the tag from it (tags.go).
+		_ = r.fleet.SetPaneOption(ctx, n, tmux.ShellOption, id)
 		s.SetScanner(shell.NewInputRegions(tag, 0))
 		r.mu.Lock()
 		r.tags[n] = tag
@@ -144,9 +145,9 @@ func SessionLaunch(in *shell.Integration) (argv []string, env map[string]string,
 		return nil, nil, nil
 	}
 	l := in.Launch("")
-	ch := "tmuxmcp-start-" + l.Tag
+	ch := "tmuxmcp-start-" + l.ID
 	l.Env["TMUXMCP_START_AFTER"] = ch
-	return l.Argv, l.Env, map[string]string{tmux.ShellOption: l.Tag, tmux.StartOption: ch}
+	return l.Argv, l.Env, map[string]string{tmux.ShellOption: l.ID, tmux.StartOption: ch}
 }
 
 // Started is a job whose command was typed: where its watcher reads from.
@@ -169,23 +170,13 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	// status file there is how a job that ends while the link is down is
 	// still known (typed as is, only the stream would say).
 	direct := sh.Live && sh.Tag != "" && !j.FreshPane && cwd == "" && !sh.ErrExit && !sh.Wrap && !r.cfg.Remote && sh.Kind.TypedDirectly(ctx, j.Command)
-	typed, mode := j.Command, jobs.Integrated
+	typed, mode, name, secret := j.Command, jobs.Integrated, "", ""
 	if !direct {
 		mode = jobs.Wrapper
-		kind := shell.POSIX
-		if sh.Kind == shell.Fish {
-			kind = shell.Fish
+		var err error
+		if typed, name, secret, err = r.writeScript(ctx, j, sh.Kind, cwd); err != nil {
+			return nil, err
 		}
-		cmdFile, runFile := r.machine.ScriptPath(j.ID, ".sh"), r.machine.ScriptPath(j.ID, ".run")
-		if err := r.machine.WriteFile(ctx, cmdFile, []byte(j.Command+"\n")); err != nil {
-			return nil, fmt.Errorf("write job script: %w", err)
-		}
-		script := shell.Script{Kind: kind, Tag: j.ID, CommandFile: cmdFile, StatusFile: r.machine.ScriptPath(j.ID, ".rc"),
-			Dir: cwd, TrapExit: j.FreshPane}
-		if err := r.machine.WriteFile(ctx, runFile, []byte(script.Text())); err != nil {
-			return nil, fmt.Errorf("write job script: %w", err)
-		}
-		typed = kind.SourceLine(runFile)
 	}
 	var in stream.Input
 	mark := func() { in = s.Typed(typed, time.Now()) }
@@ -199,6 +190,7 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	}
 	j, err := r.jobs.Update(j.ID, func(x *jobs.Job) {
 		x.Mode, x.ShellTag, x.Shell, x.Stream, x.StartOffset, x.Started, x.PaneID = mode, tag, string(sh.Kind), s.ID().String(), in.At, time.Now().UTC(), id
+		x.Script, x.Secret, x.ShellGroup = name, secret, sh.Group
 	})
 	if err != nil {
 		s.Untype(in)
@@ -223,6 +215,29 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	}
 	s.Submitted(time.Now())
 	return &Started{Job: j, Stream: s, From: in.At}, nil
+}
+
+// writeScript writes job j's script for a shell of kind k, and returns the
+// line that sources it, the scripts' random name and the secret its marks
+// carry. Neither the name nor anything typed or written in the script
+// says which job it is or what its secret is: the secret waits in a key
+// file the script reads and removes before the command runs.
+func (r *Runner) writeScript(ctx context.Context, j *jobs.Job, k shell.Kind, cwd string) (line, name, secret string, err error) {
+	kind := shell.POSIX
+	if k == shell.Fish {
+		kind = shell.Fish
+	}
+	name, secret = shell.NewTag(), shell.NewSecret()
+	path := func(suffix string) string { return r.machine.ScriptPath(name, suffix) }
+	script := shell.Script{Kind: kind, KeyFile: path(".key"), Name: name, CommandFile: path(".sh"), StatusFile: path(".rc"),
+		Dir: cwd, TrapExit: j.FreshPane}
+	for _, f := range []struct{ path, body string }{{path(".key"), secret + "\n"}, {path(".sh"), j.Command + "\n"}, {path(".run"), script.Text()}} {
+		if err := r.machine.WriteFile(ctx, f.path, []byte(f.body)); err != nil {
+			r.machine.Remove(context.WithoutCancel(ctx), path(".key"), path(".sh"))
+			return "", "", "", fmt.Errorf("write job script: %w", err)
+		}
+	}
+	return kind.SourceLine(path(".run")), name, secret, nil
 }
 
 // Spawn watches a started job in a run of its own.
