@@ -467,3 +467,20 @@ func TestAStatusFileWrittenWhileTheCommandRunsEndsNothing(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 }
+
+// Marks without a tag, or with one that is not the job's, are output: a
+// command typed as is has no script secret for them to match.
+func TestMarksWithoutTheJobsTagAreOutput(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.feed(typedLine)
+	b.begun(run)
+	b.feed("\x1b]133;D;0\a" + osc("D;0", "x") + "real-end\r\n")
+	if j, _ := b.r.jobs.Get(run.ID); j.Done() {
+		t.Fatalf("ended by an untagged mark: %+v", j)
+	}
+	b.feed(prompt("4"))
+	if got := b.ended(run); *got.ExitCode != 4 || !strings.HasSuffix(got.Output, "real-end\n") {
+		t.Fatalf("got %+v", got)
+	}
+}

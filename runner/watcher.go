@@ -71,6 +71,9 @@ type watcher struct {
 	// pane wrote before its shell was found reading again (confirm).
 	confirmAt int64
 	confirmOK bool // what confirm was told: the prompt was seen
+	// deferred is a stop asked once an end mark had come (see
+	// stopRequested).
+	deferred jobs.Status
 	// pid and tty are the pane's first process and terminal, once read.
 	pid       int
 	tty       string
@@ -229,7 +232,7 @@ func (w *watcher) mark(m shell.Mark, data []byte, base int64) bool {
 	// A job's own marks carry its script's secret or its shell's tag
 	// (typed as is); the shell's end mark also ends a script that an
 	// interrupt cut short.
-	ours := m.Tag == w.jobTag() || j.Mode == jobs.Integrated && m.Tag == j.ShellTag && j.ShellTag != ""
+	ours := m.Tag != "" && (m.Tag == w.jobTag() || j.Mode == jobs.Integrated && m.Tag == j.ShellTag)
 	shells := j.ShellTag != "" && m.Tag == j.ShellTag
 	if shells && !w.shellMarks.Feed(m) {
 		return false // a line editor the command uses, not a prompt
@@ -551,12 +554,16 @@ func (w *watcher) timedOut() {
 
 // stopRequested starts a stop (cancel_command, the timeout).
 func (w *watcher) stopRequested(st jobs.Status) {
-	if w.end != nil && w.ready() {
-		return // it ended already: its own status stands
+	if w.end != nil && (w.end.proven || w.ready()) {
+		// It ended already, its shell in front: its own status stands
+		// once the shell reads again; if it does not within PromptWait,
+		// the stop goes on then (promptWaited).
+		w.deferred = st
+		return
 	}
 	if w.end != nil {
-		// An end mark came, but the shell is not back: stopped all the
-		// same (an end mark from the command's own code is no end).
+		// An end mark came while a program held the terminal: stopped
+		// all the same.
 		w.reopen(w.pos)
 		w.idle.Reset(idleAfter)
 	}
@@ -730,6 +737,14 @@ func (w *watcher) done(ok bool) {
 func (w *watcher) promptWaited() bool {
 	if w.confirmAt == 0 && w.ready() {
 		return w.confirm(false) // read, but no prompt mark came
+	}
+	if st := w.deferred; st != "" {
+		// A stop asked after an end mark, and the shell still does not
+		// read: the mark was not its end.
+		w.deferred = ""
+		w.reopen(w.pos)
+		w.stopRequested(st)
+		return false
 	}
 	w.promptT.Reset(PromptWait)
 	return false
