@@ -2,6 +2,8 @@ package engine
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -18,8 +20,9 @@ import (
 // runs in (a runner.Sandbox): what cfg says, with tmuxmcp's state
 // directory and the tmux server's socket hidden too. Inside, the state
 // directory is an empty tmpfs but for the shell integration's scripts
-// (read-only) and the pane's own job directory (<state>/sandbox/<shell
-// tag>, writable: its job scripts and the status files they write).
+// (read-only) and the pane's own job directory (<state>/sandbox/<a hash
+// of its shell's secret tag>, writable: its job scripts, their keys and
+// the status files they write).
 type PaneSandbox struct {
 	sb       *sandbox.Sandbox
 	err      error // why it cannot start: every pane is refused
@@ -90,13 +93,21 @@ func (p *PaneSandbox) binds(tag string) ([]sandbox.Bind, error) {
 		if !tagPattern.MatchString(tag) {
 			return nil, fmt.Errorf("shell tag %q is not a tag tmuxmcp makes", tag)
 		}
-		d := filepath.Join(p.jobsRoot, tag)
+		d := p.jobDir(tag)
 		if err := os.MkdirAll(d, 0o700); err != nil {
 			return nil, fmt.Errorf("make the pane's job directory: %w", err)
 		}
 		binds = append(binds, sandbox.Bind{Path: d, Writable: true})
 	}
 	return binds, nil
+}
+
+// jobDir is the job directory of the pane whose shell has the secret tag:
+// named by a one-way hash of it, since its path is seen inside the
+// sandbox (where the tag must not be).
+func (p *PaneSandbox) jobDir(tag string) string {
+	sum := sha256.Sum256([]byte("tmuxmcp sandbox job directory\x00" + tag))
+	return filepath.Join(p.jobsRoot, hex.EncodeToString(sum[:16]))
 }
 
 // tagPattern is what a shell tag tmuxmcp makes looks like (shell.NewTag).
@@ -124,7 +135,7 @@ func (p *PaneSandbox) JobDir(tag string) string {
 	if !tagPattern.MatchString(tag) {
 		return ""
 	}
-	d := filepath.Join(p.jobsRoot, tag)
+	d := p.jobDir(tag)
 	if st, err := os.Stat(d); err == nil && st.IsDir() {
 		return d
 	}

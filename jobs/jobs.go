@@ -98,6 +98,16 @@ type Job struct {
 	ShellReady  bool   `json:"shellReady,omitempty"`
 	ReadyWaitMs int64  `json:"readyWaitMs,omitempty"`
 	LaunchError string `json:"launchError,omitempty"` // why a not_started job did not start
+	// Secret tags the marks of the job's script (Wrapper): a random
+	// value no process of the pane can read, never typed or shown.
+	Secret string `json:"secret,omitempty"`
+	// Script is the random name of the job's script files (its .run,
+	// .sh, .rc and .key); "" for records written before it had one (the
+	// files were named after the job's id).
+	Script string `json:"script,omitempty"`
+	// ShellGroup is the process group of the shell the command was typed
+	// into: only it, in front of the terminal, ends the command.
+	ShellGroup int `json:"shellGroup,omitempty"`
 }
 
 // Done reports whether the job has reached a final status.

@@ -225,6 +225,9 @@ type fakeMachine struct {
 	sigs  []string
 	// signalled gets every signal sent, in order.
 	signalled chan string
+	// onSignal, when set, runs as each signal is sent (before the runner
+	// looks again).
+	onSignal func()
 }
 
 func (m *fakeMachine) set(pp paneProcs) {
@@ -244,7 +247,11 @@ func (m *fakeMachine) Signal(pid int, sig syscall.Signal) error {
 	name := fmt.Sprintf("%s to %d", shell.SignalName(128+int(sig)), pid)
 	m.mu.Lock()
 	m.sigs = append(m.sigs, name)
+	hook := m.onSignal
 	m.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
 	select {
 	case m.signalled <- name:
 	default:
@@ -356,4 +363,10 @@ func (b *bench) signal() string {
 		b.t.Fatal("no signal was sent")
 		return ""
 	}
+}
+
+// MarkPane runs mark at once: every byte a test fed is in the hub already.
+func (f *fakeTmux) MarkPane(_ context.Context, _ int, mark func()) error {
+	mark()
+	return nil
 }

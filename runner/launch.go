@@ -69,7 +69,7 @@ func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error
 	for k, v := range spec.Env {
 		ts.Env[k] = v
 	}
-	tag, sb := "", r.cfg.Sandbox
+	tag, id, sb := "", "", r.cfg.Sandbox
 	if spec.Unsandboxed {
 		sb = nil
 	}
@@ -90,11 +90,11 @@ func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error
 		if err != nil {
 			return nil, err
 		}
-		ts.Argv, tag = l.Argv, l.Tag
+		ts.Argv, tag, id = l.Argv, l.Tag, l.ID
 		maps.Copy(ts.Env, l.Env)
 	default:
 		if l, ok := r.launch(ctx); ok {
-			ts.Argv, tag = l.Argv, l.Tag
+			ts.Argv, tag, id = l.Argv, l.Tag, l.ID
 			maps.Copy(ts.Env, l.Env)
 		}
 	}
@@ -120,9 +120,10 @@ func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error
 	r.mu.Unlock()
 	switch {
 	case tag != "":
-		// The pane remembers its shell's tag: readiness, direct typing and
-		// a restarted tmuxmcp read it.
-		_ = r.fleet.SetPaneOption(ctx, n, tmux.ShellOption, tag)
+		// The pane remembers its shell's public ID, never its tag (any
+		// process of the pane can read a pane option): readiness, direct
+		// typing and a restarted tmuxmcp tell the tag from it (tags.go).
+		_ = r.fleet.SetPaneOption(ctx, n, tmux.ShellOption, id)
 		s.SetScanner(shell.NewInputRegions(tag, 0))
 		r.mu.Lock()
 		r.tags[n] = tag
@@ -196,7 +197,7 @@ func SessionLaunch(in *shell.Integration, sb Sandbox) (argv []string, env map[st
 		return nil, nil, nil, nil
 	}
 	l := in.Launch("")
-	ch := "tmuxmcp-start-" + l.Tag
+	ch := "tmuxmcp-start-" + l.ID
 	l.Env["TMUXMCP_START_AFTER"] = ch
 	if sb != nil {
 		inner, err := sb.Wrap(l.Argv, l.Tag)
@@ -205,27 +206,20 @@ func SessionLaunch(in *shell.Integration, sb Sandbox) (argv []string, env map[st
 		}
 		l.Argv = in.SandboxedLaunch(inner)
 	}
-	return l.Argv, l.Env, map[string]string{tmux.ShellOption: l.Tag, tmux.StartOption: ch}, nil
+	return l.Argv, l.Env, map[string]string{tmux.ShellOption: l.ID, tmux.StartOption: ch}, nil
 }
 
-// scriptPath is where job id's script file with suffix goes: in the
-// directory of its pane's sandbox, for a job in a sandboxed pane whose
-// shell has tag (MarkTag's form, as jobs record it), else the machine's.
-func (r *Runner) scriptPath(id, tag, suffix string) string {
+// scriptPath is where the job script file name with suffix goes: in the
+// job directory of its pane's sandbox, for a job in a sandboxed pane whose
+// shell has the secret tag (MarkTag's form, as jobs record it), else the
+// machine's jobs directory.
+func (r *Runner) scriptPath(name, tag, suffix string) string {
 	if r.cfg.Sandbox != nil && tag != "" {
 		if d := r.cfg.Sandbox.JobDir(strings.TrimPrefix(tag, "s")); d != "" {
-			return filepath.Join(d, id+suffix)
+			return filepath.Join(d, name+suffix)
 		}
 	}
-	return r.machine.ScriptPath(id, suffix)
-}
-
-// jobScriptPath is scriptPath for a recorded job.
-func (r *Runner) jobScriptPath(id, suffix string) string {
-	if j, ok := r.jobs.Get(id); ok {
-		return r.scriptPath(id, j.ShellTag, suffix)
-	}
-	return r.machine.ScriptPath(id, suffix)
+	return r.machine.ScriptPath(name, suffix)
 }
 
 // Started is a job whose command was typed: where its watcher reads from.
@@ -248,31 +242,17 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	// status file there is how a job that ends while the link is down is
 	// still known (typed as is, only the stream would say).
 	direct := sh.Live && sh.Tag != "" && !j.FreshPane && cwd == "" && !sh.ErrExit && !sh.Wrap && !r.cfg.Remote && sh.Kind.TypedDirectly(ctx, j.Command)
-	typed, mode := j.Command, jobs.Integrated
+	typed, mode, name, secret := j.Command, jobs.Integrated, "", ""
 	if !direct {
 		mode = jobs.Wrapper
-		kind := shell.POSIX
-		if sh.Kind == shell.Fish {
-			kind = shell.Fish
+		var err error
+		shellTag := ""
+		if sh.Tag != "" {
+			shellTag = shell.MarkTag(sh.Tag)
 		}
-		mark := shell.MarkTag(sh.Tag)
-		cmdFile, runFile, rcFile := r.scriptPath(j.ID, mark, ".sh"), r.scriptPath(j.ID, mark, ".run"), r.scriptPath(j.ID, mark, ".rc")
-		// Each file is new (created exclusively, mode 0600, never through a
-		// link, in the private jobs directory or the pane's own job
-		// directory in a sandbox): nothing another user or the sandboxed
-		// pane put there is sourced. The status file is made empty here,
-		// so the shell that writes it keeps its mode 0600 whatever its
-		// umask.
-		script := shell.Script{Kind: kind, Tag: j.ID, CommandFile: cmdFile, StatusFile: rcFile, Dir: cwd, TrapExit: j.FreshPane}
-		for _, f := range []struct {
-			path string
-			data []byte
-		}{{rcFile, nil}, {cmdFile, []byte(j.Command + "\n")}, {runFile, []byte(script.Text())}} {
-			if err := r.machine.WriteFile(ctx, f.path, f.data); err != nil {
-				return nil, fmt.Errorf("write job script: %w", err)
-			}
+		if typed, name, secret, err = r.writeScript(ctx, j, sh.Kind, shellTag, cwd); err != nil {
+			return nil, err
 		}
-		typed = kind.SourceLine(runFile)
 	}
 	var in stream.Input
 	mark := func() { in = s.Typed(typed, time.Now()) }
@@ -286,6 +266,7 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	}
 	j, err := r.jobs.Update(j.ID, func(x *jobs.Job) {
 		x.Mode, x.ShellTag, x.Shell, x.Stream, x.StartOffset, x.Started, x.PaneID = mode, tag, string(sh.Kind), s.ID().String(), in.At, time.Now().UTC(), id
+		x.Script, x.Secret, x.ShellGroup = name, secret, sh.Group
 	})
 	if err != nil {
 		s.Untype(in)
@@ -310,6 +291,34 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	}
 	s.Submitted(time.Now())
 	return &Started{Job: j, Stream: s, From: in.At}, nil
+}
+
+// writeScript writes job j's script for a shell of kind k, and returns the
+// line that sources it, the scripts' random name and the secret its marks
+// carry. Neither the name nor anything typed or written in the script
+// says which job it is or what its secret is: the secret waits in a key
+// file the script reads and removes before the command runs.
+func (r *Runner) writeScript(ctx context.Context, j *jobs.Job, k shell.Kind, shellTag, cwd string) (line, name, secret string, err error) {
+	kind := shell.POSIX
+	if k == shell.Fish {
+		kind = shell.Fish
+	}
+	name, secret = shell.NewTag(), shell.NewSecret()
+	path := func(suffix string) string { return r.scriptPath(name, shellTag, suffix) }
+	script := shell.Script{Kind: kind, KeyFile: path(".key"), Name: name, CommandFile: path(".sh"), StatusFile: path(".rc"),
+		Dir: cwd, TrapExit: j.FreshPane}
+	// Each file is new (created exclusively, mode 0600, never through a
+	// link, in the private jobs directory or the pane's own job directory
+	// in a sandbox): nothing another user or the sandboxed pane put there
+	// is sourced. The status file is made empty here, so the shell that
+	// writes it keeps its mode 0600 whatever its umask.
+	for _, f := range []struct{ path, body string }{{path(".rc"), ""}, {path(".key"), secret + "\n"}, {path(".sh"), j.Command + "\n"}, {path(".run"), script.Text()}} {
+		if err := r.machine.WriteFile(ctx, f.path, []byte(f.body)); err != nil {
+			r.machine.Remove(context.WithoutCancel(ctx), path(".rc"), path(".key"), path(".sh"))
+			return "", "", "", fmt.Errorf("write job script: %w", err)
+		}
+	}
+	return kind.SourceLine(path(".run")), name, secret, nil
 }
 
 // Spawn watches a started job in a run of its own.

@@ -88,6 +88,9 @@ type Shell struct {
 	TTY     string
 	Kind    shell.Kind
 	Program string // the shell's program name, e.g. "bash"
+	// Group is the shell's process group: the one in front of the terminal
+	// when it reads a command.
+	Group int
 	// Tag is the tag of the integrated shell tmuxmcp started in the pane,
 	// when that shell is the one at the prompt (not a shell it started).
 	Tag string

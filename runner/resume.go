@@ -51,9 +51,9 @@ func (r *Runner) resume(ctx context.Context, startup bool) {
 		if j.PaneID == "" || errors.Is(err, tmux.ErrNoPane) {
 			// The pane is gone, and the command with it: its script may
 			// have recorded a status.
-			code := r.statusFile(j.ID)
+			code := r.statusFile(j)
 			final, _ := r.jobs.Update(j.ID, func(x *jobs.Job) { x.Status, x.ExitCode, x.Ended = jobs.PaneDied, code, time.Now().UTC() })
-			r.removeScripts(ctx, j.ID)
+			r.removeScripts(ctx, j)
 			if final != nil && r.cfg.Ended != nil {
 				r.cfg.Ended(final)
 			}

@@ -142,7 +142,7 @@ func New(cfg Config) *Runner {
 	if cfg.Machine == nil {
 		cfg.Machine = machine.Local{Dir: cfg.Jobs.Dir()}
 	}
-	return &Runner{cfg: cfg, hub: cfg.Hub, fleet: server(cfg.Fleet), jobs: cfg.Jobs, log: cfg.Log, machine: cfg.Machine,
+	return &Runner{cfg: cfg, hub: cfg.Hub, fleet: withTags(server(cfg.Fleet), cfg.Shell), jobs: cfg.Jobs, log: cfg.Log, machine: cfg.Machine,
 		runs: map[string]*Run{}, prompts: map[int]promptSeen{}, locks: map[int]paneLock{}, tags: map[int]string{}, broken: map[int]brokenSeen{}, learning: map[int]chan struct{}{}, closing: make(chan struct{})}
 }
 
@@ -154,7 +154,7 @@ func (r *Runner) Machine() machine.Machine { return r.machine }
 func (r *Runner) SetFleet(f *tmux.Fleet) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.fleet = server(f)
+	r.fleet = withTags(server(f), r.cfg.Shell)
 }
 
 // Close stops every watcher; running jobs stay running in their records
@@ -359,6 +359,7 @@ func (r *Runner) runningIn(paneID string) (*jobs.Job, bool) {
 // A pane whose shell waits to start until it is recorded (a session's
 // first pane, SessionLaunch) is told to go on.
 func (r *Runner) Track(panes []tmux.PaneInfo) {
+	panes = r.secretTags(panes)
 	tags := make(map[int]string, len(panes))
 	for _, p := range panes {
 		if p.ShellTag != "" && !p.Dead {

@@ -51,7 +51,19 @@ type ending struct {
 	start  int64 // stream offset of the end mark
 	end    int64 // stream offset after the end mark
 	at     time.Time
+	tag    string // the end mark's tag: a later mark with it replaces this one
+	// proven says the pane's shell was alone in front of its terminal
+	// when the mark came; an end that is not is let go after holdMax
+	// unless the shell reads its next command by then (see endMark).
+	proven bool
 }
+
+// holdMax is how long an end mark that came while the command held the
+// terminal waits for the shell to read its next command (its prompt hooks
+// may have started a program of their own at once, and a slow prompt
+// takes time to draw) before what follows it is taken as the command's
+// output.
+const holdMax = PromptWait
 
 // Watch follows a started job to its end in the calling goroutine (run's):
 // output into the job's files, its end mark and exit status, the shell's
@@ -100,8 +112,9 @@ func (r *Runner) Watch(run *Run, st *Started) {
 		select {
 		case <-c.Changed:
 		case <-w.promptT.C:
-			w.done(false)
-			return
+			if w.promptWaited() {
+				return
+			}
 		case <-w.recheckT.C:
 			if w.recheckPrompt() {
 				return
@@ -110,6 +123,8 @@ func (r *Runner) Watch(run *Run, st *Started) {
 			if w.settled() {
 				return
 			}
+		case <-w.holdT.C:
+			w.unheld()
 		case <-w.idle.C:
 			if w.idled() {
 				return
@@ -128,11 +143,19 @@ func (r *Runner) Watch(run *Run, st *Started) {
 	}
 }
 
-// statusFile reads the status a job script recorded, if any.
-func (r *Runner) statusFile(id string) *int {
+// scriptName is the name of job j's script files.
+func scriptName(j *jobs.Job) string {
+	if j.Script != "" {
+		return j.Script
+	}
+	return j.ID
+}
+
+// statusFile reads the status job j's script recorded, if any.
+func (r *Runner) statusFile(j *jobs.Job) *int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	b, err := r.machine.ReadFile(ctx, r.jobScriptPath(id, ".rc"))
+	b, err := r.machine.ReadFile(ctx, r.scriptPath(scriptName(j), j.ShellTag, ".rc"))
 	if err != nil {
 		return nil
 	}
@@ -146,9 +169,11 @@ func (r *Runner) statusFile(id string) *int {
 // backAtPrompt reports whether a started job's shell is idle at its prompt
 // with no end mark seen (the pane's own shell in front, its line editor
 // reading, the line showing the prompt it showed before), and the status
-// the job script recorded, if any.
+// the job script recorded, if any. A recorded status counts only with the
+// pane's shell alone in front: the command may have written the file
+// itself while it runs.
 func (r *Runner) backAtPrompt(j *jobs.Job, s *stream.PaneStream) (bool, *int) {
-	if code := r.statusFile(j.ID); code != nil {
+	if code := r.statusFile(j); code != nil && r.shellInFront(j) {
 		return true, code
 	}
 	pane, err := parsePane(j.PaneID)
@@ -341,11 +366,12 @@ func (r *Runner) escalate(paneID string, n int) string {
 	return sent
 }
 
-// removeScripts deletes job id's script files on the pane's machine.
-func (r *Runner) removeScripts(ctx context.Context, id string) {
+// removeScripts deletes job j's script files on the pane's machine.
+func (r *Runner) removeScripts(ctx context.Context, j *jobs.Job) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	r.machine.Remove(ctx, r.jobScriptPath(id, ".sh"), r.jobScriptPath(id, ".run"), r.jobScriptPath(id, ".rc"))
+	n, p := scriptName(j), func(name, suffix string) string { return r.scriptPath(name, j.ShellTag, suffix) }
+	r.machine.Remove(ctx, p(n, ".sh"), p(n, ".run"), p(n, ".rc"), p(n, ".key"))
 }
 
 func parsePane(id string) (int, error) {

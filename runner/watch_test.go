@@ -141,11 +141,14 @@ func TestAnEndMarkWrittenBeforeTheInterruptIsTheCommandsOwnEnd(t *testing.T) {
 			once.Do(func() { b.feed(mark("D;0")) })
 		}
 	})
+	// The command had exited: its shell, in front again, printed its end.
+	b.machine.mu.Lock()
+	b.machine.onSignal = func() { b.machine.set(atPrompt("bash")) }
+	b.machine.mu.Unlock()
 	b.r.Cancel(run.ID)
 	if sig := b.signal(); sig != "SIGINT to -200" {
 		t.Fatalf("sent %s", sig)
 	}
-	b.machine.set(atPrompt("bash"))
 	b.feed(mark("A") + "$ " + mark("B"))
 	got := b.ended(run)
 	if got.Status != jobs.Completed || *got.ExitCode != 0 || got.Signal != nil || !got.ShellReady {
@@ -379,5 +382,105 @@ func TestALineTheShellTookAsUnfinishedIsClearedAndNotStarted(t *testing.T) {
 	}
 	if cmds := b.tmux.commands(); !slices.Contains(cmds, "press %7 C-c") {
 		t.Fatalf("sent %q, want C-c", cmds)
+	}
+}
+
+// An end mark printed while a program of the command holds the terminal
+// (it found the tag somewhere) is its output: the command's own end, with
+// its status and all its output, comes after.
+func TestAnEndMarkPrintedWhileTheCommandRunsIsOutput(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.feed(typedLine)
+	b.begun(run)
+	b.machine.set(running("bash", "sh", false))
+	b.feed("before\r\n" + prompt("0"))
+	time.Sleep(2 * holdMax) // its hold runs out: the bytes are output
+	b.feed("after\r\n")
+	if j, _ := b.r.jobs.Get(run.ID); j.Done() {
+		t.Fatalf("ended by a forged mark: %+v", j)
+	}
+	b.machine.set(atPrompt("bash"))
+	b.feed(prompt("1"))
+	got := b.ended(run)
+	if got.Status != jobs.Completed || got.ExitCode == nil || *got.ExitCode != 1 || !strings.Contains(got.Output, "after") || !strings.Contains(got.Output, "before") {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// An end mark the shell's own code prints (a builtin of the command),
+// the shell in front, is followed by more of the command and by the
+// shell's real end: the later one stands, and what came between is
+// output.
+func TestALaterEndMarkReplacesAnEarlierOne(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.feed(typedLine)
+	b.begun(run)
+	b.machine.set(running("bash", "sleep", false)) // the shell reads nothing: its B is no prompt
+	b.feed(mark("D;0") + mark("A") + "$ " + mark("B") + "after\r\n")
+	b.machine.set(atPrompt("bash"))
+	b.feed(prompt("1"))
+	got := b.ended(run)
+	if got.Status != jobs.Completed || got.ExitCode == nil || *got.ExitCode != 1 || !strings.Contains(got.Output, "after") {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// The shell's prompt hooks may start a program the moment after its end
+// mark: the end still counts once the shell reads its next command, and
+// the prompt is not output.
+func TestAnEndMarkThenAPromptHooksProgramStillEnds(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.feed(typedLine + "hi\r\n")
+	b.begun(run)
+	b.machine.set(running("bash", "git", false))
+	b.feed(mark("D;3") + mark("A"))
+	b.machine.set(atPrompt("bash"))
+	b.feed("$ " + mark("B"))
+	got := b.ended(run)
+	if got.Status != jobs.Completed || got.ExitCode == nil || *got.ExitCode != 3 || got.Output != "hi\n" || !got.ShellReady {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// A status file the command wrote itself (it found the path) ends
+// nothing while the command holds the terminal.
+func TestAStatusFileWrittenWhileTheCommandRunsEndsNothing(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	j := &jobs.Job{Command: "make", Mode: jobs.Wrapper, ShellTag: shell.MarkTag(recordedTag), Script: "r4nd0m", Secret: "5ecret"}
+	_, run := b.watch(j, 0)
+	b.feed(osc("C", "5ecret"))
+	b.begun(run)
+	b.machine.set(running("bash", "make", false))
+	if err := os.WriteFile(b.machine.ScriptPath("r4nd0m", ".rc"), []byte("0\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	time.Sleep(2 * idleAfter) // the pane is quiet: the runner looks (after idleAfter, then 2*idleAfter later)
+	if j, _ := b.r.jobs.Get(run.ID); j.Done() {
+		t.Fatalf("ended by a status file the command wrote: %+v", j)
+	}
+	b.machine.set(atPrompt("bash"))
+	b.feed(osc("D;2", "5ecret") + prompt("2"))
+	if got := b.ended(run); *got.ExitCode != 2 {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// Marks without a tag, or with one that is not the job's, are output: a
+// command typed as is has no script secret for them to match.
+func TestMarksWithoutTheJobsTagAreOutput(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.feed(typedLine)
+	b.begun(run)
+	b.feed("\x1b]133;D;0\a" + osc("D;0", "x") + "real-end\r\n")
+	if j, _ := b.r.jobs.Get(run.ID); j.Done() {
+		t.Fatalf("ended by an untagged mark: %+v", j)
+	}
+	b.feed(prompt("4"))
+	if got := b.ended(run); *got.ExitCode != 4 || !strings.HasSuffix(got.Output, "real-end\n") {
+		t.Fatalf("got %+v", got)
 	}
 }

@@ -46,6 +46,7 @@ type watcher struct {
 	promptT  *time.Timer // PromptWait after the end
 	recheckT *time.Timer // looks again at a prompt drawn but not read yet
 	settleT  *time.Timer // a shell without integration quiet after its end
+	holdT    *time.Timer // holdMax after an end mark that is not proven
 	recheck  time.Duration
 
 	stopping   jobs.Status // interrupted or timed_out once asked to stop
@@ -61,7 +62,21 @@ type watcher struct {
 	typed  bool
 	caught bool
 
-	end       *ending    // the job's end was seen: waiting for the prompt
+	end *ending // the job's end was seen: waiting for the prompt
+	// cand is an end mark let go after holdMax (unheld): the shell's next
+	// prompt, read, still makes it the end.
+	cand *ending
+	// confirmAt is the stream offset up to which the pane's output must be
+	// read before the end is reported (0: none asked): everything the
+	// pane wrote before its shell was found reading again (confirm).
+	confirmAt int64
+	confirmOK bool // what confirm was told: the prompt was seen
+	// deferred is a stop asked once an end mark had come (see
+	// stopRequested).
+	deferred jobs.Status
+	// pid and tty are the pane's first process and terminal, once read.
+	pid       int
+	tty       string
 	launchErr string     // why a job that never started did not
 	seen      promptLook // what the last look at the prompt saw, for the prompt to remember
 	// known is the prompt this (non-integrated) shell drew last time;
@@ -114,14 +129,14 @@ func (r *Runner) newWatcher(run *Run, st *Started) (*watcher, bool) {
 	if resumed {
 		w.idle.Reset(0)
 	}
-	w.stepT, w.promptT, w.recheckT, w.settleT = stoppedTimer(), stoppedTimer(), stoppedTimer(), stoppedTimer()
+	w.stepT, w.promptT, w.recheckT, w.settleT, w.holdT = stoppedTimer(), stoppedTimer(), stoppedTimer(), stoppedTimer(), stoppedTimer()
 	w.known, _ = r.knownPrompt(pane, s, tmux.PaneInfo{}, shell.Probe{ForegroundPgrp: -1})
 	return w, true
 }
 
 // close stops the timers, the spool and the output file.
 func (w *watcher) close() {
-	for _, t := range []*time.Timer{w.stepT, w.promptT, w.recheckT, w.settleT} {
+	for _, t := range []*time.Timer{w.stepT, w.promptT, w.recheckT, w.settleT, w.holdT} {
 		t.Stop()
 	}
 	w.idle.Stop()
@@ -183,11 +198,21 @@ func (w *watcher) data(c stream.RawChunk) bool {
 	w.feedTo(data, base, base+int64(len(data)))
 	w.pos = base + int64(len(data))
 	if w.sp != nil {
-		w.sp.release(w.pos) // read: the spool need not keep it
+		// Read: the spool need not keep it. What follows an end not yet
+		// confirmed is kept: it is the command's output if a later end
+		// mark comes (reopen).
+		upTo := w.pos
+		if w.end != nil {
+			upTo = min(upTo, w.end.start)
+		}
+		w.sp.release(upTo)
 	}
-	if w.end != nil && w.j.ShellTag == "" && w.pos > w.end.end && w.prompted(data, base) && w.ready() {
-		w.done(true)
+	if w.end != nil && w.confirmAt > 0 && w.pos >= w.confirmAt {
+		w.done(w.confirmOK)
 		return true
+	}
+	if w.end != nil && w.confirmAt == 0 && w.j.ShellTag == "" && w.pos > w.end.end && w.prompted(data, base) && w.ready() {
+		return w.confirm(true)
 	}
 	switch {
 	case w.end != nil && w.j.ShellTag == "" && w.pos > w.end.end:
@@ -204,22 +229,39 @@ func (w *watcher) data(c stream.RawChunk) bool {
 // mark takes one mark of the piece data read at base.
 func (w *watcher) mark(m shell.Mark, data []byte, base int64) bool {
 	j := w.j
-	// A job's own marks carry its id (script) or its shell's tag (typed
-	// as is); the shell's end mark also ends a script that an interrupt
-	// cut short.
-	ours := m.Tag == w.run.ID || j.Mode == jobs.Integrated && m.Tag == j.ShellTag && j.ShellTag != ""
+	// A job's own marks carry its script's secret or its shell's tag
+	// (typed as is); the shell's end mark also ends a script that an
+	// interrupt cut short.
+	ours := m.Tag != "" && (m.Tag == w.jobTag() || j.Mode == jobs.Integrated && m.Tag == j.ShellTag)
 	shells := j.ShellTag != "" && m.Tag == j.ShellTag
 	if shells && !w.shellMarks.Feed(m) {
 		return false // a line editor the command uses, not a prompt
 	}
 	switch {
+	case w.end != nil && m.Kind == 'D' && m.Start >= w.end.end && (m.Tag == w.end.tag || m.Tag == w.jobTag() && m.Tag != ""):
+		// A later end mark of the same kind, or the job script's own
+		// after its shell's: the one before was not the command's end
+		// (the real one comes last, just before the shell reads again; a
+		// script's, with the command's status, before its shell's). What
+		// came between is the command's output.
+		w.reopen(m.Start)
+		return w.endMark(m, data, base)
+	case w.end == nil && w.cand != nil && shells && m.Kind == 'B' && m.Start >= w.cand.end:
+		// The prompt after an end mark let go (a prompt slower than
+		// holdMax): it is the end after all, if the shell reads now.
+		w.end, w.cand = w.cand, nil
+		w.idle.Stop()
+		w.promptT.Reset(PromptWait)
+		if w.ready() {
+			return w.confirm(true)
+		}
+		w.recheckT.Reset(w.recheck)
 	case w.end != nil:
-		if shells && m.Kind == 'B' && m.Start >= w.end.end {
+		if shells && m.Kind == 'B' && m.Start >= w.end.end && w.confirmAt == 0 {
 			// The next prompt is drawn; its line editor reads input once
 			// the terminal left canonical mode.
 			if w.ready() {
-				w.done(true)
-				return true
+				return w.confirm(true)
 			}
 			w.recheckT.Reset(w.recheck)
 		}
@@ -231,14 +273,130 @@ func (w *watcher) mark(m shell.Mark, data []byte, base int64) bool {
 	case m.Kind == 'D' && (ours || shells && w.started):
 		// Ours, or an integrated shell's prompt after an interrupted
 		// script or a line that ran nothing (a comment): the command is
-		// over.
-		w.feedTo(data, base, m.Start)
-		var code *int
-		if m.Status >= 0 {
-			code = ptr(m.Status)
-		}
-		return w.ended(jobs.Completed, code, m.Start, m.End)
+		// over, if its shell has the terminal back.
+		return w.endMark(m, data, base)
 	}
+	return false
+}
+
+// jobTag is the tag of the job's script's marks: its secret ("" when it
+// was typed as is); a record written before jobs had secrets used its id.
+func (w *watcher) jobTag() string {
+	if w.j.Secret == "" && w.j.Script == "" && w.j.Mode == jobs.Wrapper {
+		return w.run.ID
+	}
+	return w.j.Secret
+}
+
+// endMark takes an end mark of the job. An end counts only once the
+// pane's shell reads its next command and every byte the pane wrote
+// before that was read (confirm): the shell prints its own end mark last,
+// just before it reads; one the command printed (knowing the tag or not)
+// is followed by more of the command, and by the shell's own.
+//
+// The pane's shell has its terminal back, alone, when it prints its end
+// mark: it prints it itself, in front, before it starts anything else. A
+// mark that comes while a program holds the terminal is the command's
+// output, as the bytes it is, once holdMax has gone by without the shell
+// reading its next command (its prompt hooks may start programs at once).
+func (w *watcher) endMark(m shell.Mark, data []byte, base int64) bool {
+	w.feedTo(data, base, m.Start)
+	proven := w.shellAlone()
+	var code *int
+	if m.Status >= 0 {
+		code = ptr(m.Status)
+	}
+	done := w.ended(jobs.Completed, code, m.Start, m.End, m.Tag)
+	if w.end != nil {
+		w.end.proven = proven
+		if !proven {
+			w.holdT.Reset(holdMax)
+		}
+	}
+	return done
+}
+
+// unheld takes an end mark that came while a program held the terminal
+// as output, when the shell has not read its next command since.
+func (w *watcher) unheld() {
+	if w.end == nil || w.end.proven || w.confirmAt > 0 {
+		return
+	}
+	w.r.log.Warn("an end mark came while the command held the terminal: it is output", "job", w.run.ID)
+	end := w.end
+	w.reopen(w.pos)
+	w.cand = end
+	w.idle.Reset(idleAfter)
+}
+
+// shellAlone reports whether the pane's own shell is alone in front of
+// its terminal now.
+func (w *watcher) shellAlone() bool {
+	if w.pid == 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		p, err := w.r.fleet.Pane(ctx, w.pane)
+		cancel()
+		if err != nil || p.Dead {
+			return false
+		}
+		w.pid, w.tty = p.PID, p.TTY
+	}
+	probe, err := w.r.machine.Probe(w.pid, w.tty)
+	return err == nil && shellAlone(probe, w.j.ShellGroup)
+}
+
+// reopen drops an end that a later end mark (at stream offset at) shows
+// was not the command's: the output from it up to at is the command's.
+func (w *watcher) reopen(at int64) {
+	end := w.end
+	w.end, w.confirmAt = nil, 0
+	w.promptT.Stop()
+	w.recheckT.Stop()
+	w.settleT.Stop()
+	w.holdT.Stop()
+	w.recheck = 5 * time.Millisecond
+	for off := end.start; off < at; {
+		c := w.s.ReadRaw(off, int(min(at-off, 256<<10)), nil)
+		if c.From > off && w.sp != nil {
+			if b := w.sp.readAt(off, int(min(at-off, 256<<10)), nil); len(b) > 0 {
+				c = stream.RawChunk{Data: b, From: off}
+			}
+		}
+		if len(c.Data) == 0 || c.From > at {
+			break
+		}
+		if c.From > off {
+			w.out.missed += c.From - off
+		}
+		to := min(at, c.From+int64(len(c.Data)))
+		w.feedTo(c.Data[:to-c.From], c.From, to)
+		off = to
+	}
+}
+
+// confirm is the last step before an end is reported, once the shell was
+// found reading its next command: every byte the pane wrote before that
+// must have been read, for a later end mark among them to count (an end
+// mark printed by the command, then the shell's own). tmux answers a
+// round trip after the output it read before it (MarkPane).
+// ok says the shell's prompt was seen (ShellReady).
+func (w *watcher) confirm(ok bool) bool {
+	if !shellReads(w.seen.probe, w.j.ShellGroup) {
+		// Something reads the terminal, but not the job's shell alone (a
+		// shell the command started, a shell that waits for a command of
+		// its own): not back.
+		w.recheckT.Reset(w.recheck)
+		return false
+	}
+	at := int64(-1)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	err := w.r.fleet.MarkPane(ctx, w.pane, func() { at = w.s.End() })
+	cancel()
+	if err != nil || at <= w.pos {
+		w.done(ok)
+		return true
+	}
+	w.confirmAt, w.confirmOK = at, ok
 	return false
 }
 
@@ -296,11 +454,19 @@ func (w *watcher) prompted(data []byte, base int64) bool {
 // streamEnded ends the watch when the stream has ended and all of it was
 // read.
 func (w *watcher) streamEnded() {
-	if w.end != nil {
+	_, died, f := w.s.Ended()
+	if w.end != nil && !died {
 		w.finish(w.end.status, w.end.code, w.end.signal, w.end.end, false, time.Since(w.end.at))
 		return
 	}
-	if _, died, f := w.s.Ended(); !died {
+	if w.end != nil {
+		// The shell died after an end mark but before it read again: the
+		// mark alone does not say the command ended (its own processes
+		// may have printed it); a status its script recorded does.
+		w.finish(jobs.PaneDied, w.r.statusFile(w.j), "", w.end.end, false, 0)
+		return
+	}
+	if !died {
 		if f == stream.HubClosed || f == stream.ConnectionLost && w.r.cfg.Remote {
 			// tmuxmcp is shutting down, or the link to a remote
 			// host dropped, not the command: the record stays
@@ -315,15 +481,17 @@ func (w *watcher) streamEnded() {
 	}
 	// The shell itself may have exited (exit 3 in a fresh pane):
 	// its job script's EXIT trap recorded the status.
-	w.finish(jobs.PaneDied, w.r.statusFile(w.run.ID), "", w.pos, false, 0)
+	w.finish(jobs.PaneDied, w.r.statusFile(w.j), "", w.pos, false, 0)
 }
 
 // recheckPrompt looks again at a shell that drew its prompt after the
 // end but did not read input yet.
 func (w *watcher) recheckPrompt() bool {
+	if w.confirmAt > 0 {
+		return false
+	}
 	if w.ready() {
-		w.done(true)
-		return true
+		return w.confirm(true)
 	}
 	w.recheck = min(2*w.recheck, 100*time.Millisecond)
 	w.recheckT.Reset(w.recheck)
@@ -335,9 +503,11 @@ func (w *watcher) recheckPrompt() bool {
 func (w *watcher) settled() bool {
 	// A prompt was drawn after the end mark, and the shell is in
 	// front again (a shell with an empty prompt draws nothing).
+	if w.confirmAt > 0 {
+		return false
+	}
 	if (w.pos > w.end.end || time.Since(w.end.at) > 200*time.Millisecond) && w.ready() {
-		w.done(true)
-		return true
+		return w.confirm(true)
 	}
 	w.settleT.Reset(settleQuiet)
 	return false
@@ -384,8 +554,18 @@ func (w *watcher) timedOut() {
 
 // stopRequested starts a stop (cancel_command, the timeout).
 func (w *watcher) stopRequested(st jobs.Status) {
+	if w.end != nil && (w.end.proven || w.ready()) {
+		// It ended already, its shell in front: its own status stands
+		// once the shell reads again; if it does not within PromptWait,
+		// the stop goes on then (promptWaited).
+		w.deferred = st
+		return
+	}
 	if w.end != nil {
-		return // it ended already: its own status stands
+		// An end mark came while a program held the terminal: stopped
+		// all the same.
+		w.reopen(w.pos)
+		w.idle.Reset(idleAfter)
 	}
 	if w.stopping == "" {
 		w.stopping, w.step = st, 0
@@ -496,7 +676,7 @@ func (w *watcher) finish(status jobs.Status, code *int, signal string, endAt int
 	r.wg.Add(1) // this watcher holds the group open, so Add is safe here
 	go func() {
 		defer r.wg.Done()
-		r.removeScripts(context.Background(), w.run.ID)
+		r.removeScripts(context.Background(), w.j)
 	}()
 	if final != nil && r.cfg.Ended != nil {
 		r.cfg.Ended(final)
@@ -504,17 +684,14 @@ func (w *watcher) finish(status jobs.Status, code *int, signal string, endAt int
 	r.afterJob(final)
 }
 
-// ended records the job's end; with a shell to come back to, it then
-// waits for the prompt, else (a fresh pane about to close) it is done.
-func (w *watcher) ended(status jobs.Status, code *int, startAt, endAt int64) bool {
+// ended records the job's end (tag: its mark's); it then waits for the
+// shell to read its next command, a fresh pane's too: only then is the
+// end mark known to be the shell's own.
+func (w *watcher) ended(status jobs.Status, code *int, startAt, endAt int64, tag string) bool {
 	if status == jobs.Completed && w.reached(startAt, code) {
 		status = w.stopping
 	}
-	w.end = &ending{status: status, code: code, start: startAt, end: endAt, at: time.Now()}
-	if w.j.FreshPane && !w.j.Keep {
-		w.finish(status, code, "", endAt, false, 0)
-		return true
-	}
+	w.end, w.cand = &ending{status: status, code: code, start: startAt, end: endAt, at: time.Now(), tag: tag}, nil
 	w.promptT.Reset(PromptWait)
 	w.idle.Stop()
 	if w.j.ShellTag == "" {
@@ -551,4 +728,24 @@ func (w *watcher) done(ok bool) {
 	if ok {
 		w.r.learnPrompt(w.pane, w.s, w.j.ShellTag, w.seen)
 	}
+}
+
+// promptWaited is PromptWait over, the shell's next prompt not read: the
+// end is reported without it (ShellReady false) once the shell reads a
+// command (a prompt without its mark); while anything else runs, the end
+// mark was not the shell's last word and the watch goes on.
+func (w *watcher) promptWaited() bool {
+	if w.confirmAt == 0 && w.ready() {
+		return w.confirm(false) // read, but no prompt mark came
+	}
+	if st := w.deferred; st != "" {
+		// A stop asked after an end mark, and the shell still does not
+		// read: the mark was not its end.
+		w.deferred = ""
+		w.reopen(w.pos)
+		w.stopRequested(st)
+		return false
+	}
+	w.promptT.Reset(PromptWait)
+	return false
 }

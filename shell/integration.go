@@ -1,12 +1,17 @@
 package shell
 
 import (
+	"crypto/hmac"
 	"crypto/rand"
+	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/tmuxmcp/tmuxmcp/private"
 )
@@ -27,17 +32,28 @@ var installed = map[string]string{
 	"tmuxmcp.fish": "data/fish/vendor_conf.d/tmuxmcp.fish",
 }
 
-// TagVar is the environment variable that hands a new shell its tag.
+// TagVar is the environment variable that hands the launcher a new
+// shell's tag. The launcher takes it out of the environment and passes it
+// on a descriptor the integration reads and closes first thing (see
+// scripts/launch.sh), so no process of the pane finds it in
+// /proc/PID/environ.
 const TagVar = "TMUXMCP_SHELL_TAG"
 
 // TraceVar names a file that the bash integration traces the user's
 // startup files into (set -x), for tmuxmcp doctor.
 const TraceVar = "TMUXMCP_SHELL_TRACE"
 
-// Integration is the installed integration scripts.
-type Integration struct{ dir string }
+// Integration is the installed integration scripts, and the key its
+// shells' secret tags are made with.
+type Integration struct {
+	dir string
+	key []byte
+}
 
-// Install writes the integration scripts under dir.
+// Install writes the integration scripts under dir. The key that makes
+// shells' tags (Secret) is kept beside it, in dir+".key" (0600), so a
+// restarted tmuxmcp knows the tags of the shells an earlier one started;
+// it is never in dir, which a sandboxed pane may read.
 func Install(dir string) (*Integration, error) {
 	for src, dst := range installed {
 		body, err := scripts.ReadFile("scripts/" + src)
@@ -52,7 +68,46 @@ func Install(dir string) (*Integration, error) {
 			return nil, fmt.Errorf("install shell integration: %w", err)
 		}
 	}
-	return &Integration{dir: dir}, nil
+	key, err := loadKey(strings.TrimRight(dir, "/") + ".key")
+	if err != nil {
+		return nil, fmt.Errorf("install shell integration: %w", err)
+	}
+	return &Integration{dir: dir, key: key}, nil
+}
+
+// loadKey reads the key in path, or makes it (0600, never replacing one
+// another process made first).
+func loadKey(path string) ([]byte, error) {
+	for range 3 {
+		if b, err := os.ReadFile(path); err == nil {
+			key, err := hex.DecodeString(strings.TrimSpace(string(b)))
+			if err != nil || len(key) < 16 {
+				return nil, fmt.Errorf("shell tag key %s is not a key tmuxmcp wrote: remove it (a new one is made)", path)
+			}
+			return key, nil
+		} else if !errors.Is(err, fs.ErrNotExist) {
+			return nil, fmt.Errorf("read shell tag key: %w", err)
+		}
+		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if errors.Is(err, fs.ErrExist) {
+			continue // another process made it: read that one
+		}
+		if err != nil {
+			return nil, fmt.Errorf("make shell tag key: %w", err)
+		}
+		key := make([]byte, 32)
+		_, _ = rand.Read(key)
+		_, werr := f.WriteString(hex.EncodeToString(key) + "\n")
+		if cerr := f.Close(); werr == nil {
+			werr = cerr
+		}
+		if werr != nil {
+			_ = os.Remove(path)
+			return nil, fmt.Errorf("make shell tag key: %w", werr)
+		}
+		return key, nil
+	}
+	return nil, fmt.Errorf("shell tag key %s: could not be read or made", path)
 }
 
 // Files returns every integration script by its path under the
@@ -70,8 +125,14 @@ func Files() (map[string][]byte, error) {
 }
 
 // At is the integration installed (by whoever has put Files there) in
-// dir, a directory on the machine the panes run on.
-func At(dir string) *Integration { return &Integration{dir: dir} }
+// dir, a directory on the machine the panes run on. Its key is this
+// process's own: the tags of shells an earlier tmuxmcp started there are
+// not known (those panes run commands through job scripts).
+func At(dir string) *Integration {
+	key := make([]byte, 32)
+	_, _ = rand.Read(key)
+	return &Integration{dir: dir, key: key}
+}
 
 // writeIfChanged writes body to p unless p already holds it (as a private
 // file of the user's: one that is not is replaced), so a shell reading the
@@ -116,9 +177,12 @@ type Launch struct {
 	// Argv starts the shell through the launcher, as a login shell (as tmux
 	// starts one); the shell reads the user's own startup files.
 	Argv []string
-	// Env is the pane's extra environment: the shell's tag.
+	// Env is the launcher's extra environment: the shell's tag, which the
+	// launcher takes out of the environment before any other process runs.
 	Env map[string]string
-	// Tag is the shell's tag: its marks carry tmuxmcp=s<Tag>.
+	// ID names the shell in public (a pane option): Secret(ID) is Tag.
+	ID string
+	// Tag is the shell's secret tag: its marks carry tmuxmcp=s<Tag>.
 	Tag string
 }
 
@@ -127,17 +191,38 @@ type Launch struct {
 // default-command when one is set). A shell without an integration is
 // started plainly, as tmux would.
 func (in *Integration) Launch(shellPath string) Launch {
-	tag := NewTag()
+	id := NewTag()
+	tag := in.Secret(id)
 	argv := []string{"/bin/sh", filepath.Join(in.dir, "launch")}
 	if shellPath != "" {
 		argv = append(argv, shellPath)
 	}
-	return Launch{Argv: argv, Env: map[string]string{TagVar: tag}, Tag: tag}
+	return Launch{Argv: argv, Env: map[string]string{TagVar: tag}, ID: id, Tag: tag}
 }
 
-// NewTag returns a new random shell tag.
+// Secret is the secret tag of the shell whose public ID is id (a Launch's
+// ID), or "" for none: only the holder of the integration's key can tell
+// it, and nothing about it shows in the pane.
+func (in *Integration) Secret(id string) string {
+	if in == nil || id == "" || len(in.key) == 0 {
+		return ""
+	}
+	m := hmac.New(sha256.New, in.key)
+	m.Write([]byte("shell\x00" + id))
+	return hex.EncodeToString(m.Sum(nil)[:16])
+}
+
+// NewTag returns a new random public name (a shell's ID, a job script's
+// file name).
 func NewTag() string {
 	b := make([]byte, 8)
+	_, _ = rand.Read(b)
+	return hex.EncodeToString(b)
+}
+
+// NewSecret returns a new random secret (a job's mark tag).
+func NewSecret() string {
+	b := make([]byte, 16)
 	_, _ = rand.Read(b)
 	return hex.EncodeToString(b)
 }

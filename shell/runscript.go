@@ -7,12 +7,20 @@ import (
 
 // Script is a job script: what a shell sources to run one command in its
 // own context (so cd and export persist), with its own tagged marks.
+//
+// The marks carry a secret that no other process of the pane can read:
+// it is not in the script (whose path is on screen) but in KeyFile, which
+// the script reads into a variable of the shell and removes before the
+// command runs. Nothing in the script names the job.
 type Script struct {
 	// Kind is the shell that sources it (POSIX covers bash, zsh, sh, dash,
 	// ksh).
 	Kind Kind
-	// Tag tags the script's marks: the job's id.
-	Tag string
+	// KeyFile holds the job's secret, the tag of the script's marks (one
+	// line); the script removes it once read.
+	KeyFile string
+	// Name is the script's random name, for the names it defines.
+	Name string
 	// CommandFile holds the command text, evaluated as is.
 	CommandFile string
 	// StatusFile receives the command's exit status, so a restarted tmuxmcp
@@ -43,7 +51,8 @@ func (sc Script) Text() string {
 	// as the command's output) and through command (a user's alias or
 	// function named cat or printf is not ours to run).
 	b.WriteString("{ __tmuxmcp_job_e=$-; set +ex; } 2>/dev/null\n")
-	fmt.Fprintf(&b, "command printf '\\033]133;C;tmuxmcp=%%s\\007' %s\n", Quote(sc.Tag))
+	fmt.Fprintf(&b, "{ __tmuxmcp_job_k=; IFS= read -r __tmuxmcp_job_k < %s; command rm -f -- %s; } 2>/dev/null\n", Quote(sc.KeyFile), Quote(sc.KeyFile))
+	b.WriteString("command printf '\\033]133;C;tmuxmcp=%s\\007' \"$__tmuxmcp_job_k\"\n")
 	if sc.TrapExit {
 		// tmux drops a dying pane's output still queued for its control
 		// clients: the shell lingers a moment so the command's last lines
@@ -61,9 +70,9 @@ func (sc Script) Text() string {
 	if sc.TrapExit {
 		b.WriteString("trap - EXIT\n")
 	}
-	fmt.Fprintf(&b, "command printf '\\033]133;D;%%s;tmuxmcp=%%s\\007' \"$__tmuxmcp_job_s\" %s\n", Quote(sc.Tag))
+	b.WriteString("command printf '\\033]133;D;%s;tmuxmcp=%s\\007' \"$__tmuxmcp_job_s\" \"$__tmuxmcp_job_k\"\n")
 	fmt.Fprintf(&b, "command printf '%%s\\n' \"$__tmuxmcp_job_s\" >| %s 2>/dev/null\n", Quote(sc.StatusFile))
-	b.WriteString("unset __tmuxmcp_job_cmd\n")
+	b.WriteString("unset __tmuxmcp_job_cmd __tmuxmcp_job_k\n")
 	// Under set -e: errexit again, status 0 (a failing status would end the
 	// shell). Otherwise the script's status is the command's, for the
 	// user's prompt.
@@ -82,7 +91,7 @@ func (sc Script) fish() string {
 	run := `source ` + q(sc.CommandFile)
 	var b strings.Builder
 	if sc.TrapExit {
-		fmt.Fprintf(&b, "function __tmuxmcp_exit_%s --on-event fish_exit\n    builtin printf '%%s\\n' $status > %s\n    command sleep 0.2\nend\n", fishName(sc.Tag), q(sc.StatusFile))
+		fmt.Fprintf(&b, "function __tmuxmcp_exit_%s --on-event fish_exit\n    builtin printf '%%s\\n' $status > %s\n    command sleep 0.2\nend\n", fishName(sc.Name), q(sc.StatusFile))
 	}
 	if sc.Dir != "" {
 		// Before the start mark: what handlers of PWD print (a listing of
@@ -92,15 +101,16 @@ func (sc Script) fish() string {
 		b.WriteString(cd + " >/dev/null 2>/dev/null\nset -g __tmuxmcp_job_cd $status\n")
 		run = "if test $__tmuxmcp_job_cd -eq 0\n    " + run + "\nelse\n    " + cd + " >/dev/null\nend"
 	}
-	fmt.Fprintf(&b, "builtin printf '\\e]133;C;tmuxmcp=%%s\\a' %s\n", q(sc.Tag))
+	fmt.Fprintf(&b, "set -g __tmuxmcp_job_k; read -g __tmuxmcp_job_k < %s 2>/dev/null; command rm -f -- %s 2>/dev/null\n", q(sc.KeyFile), q(sc.KeyFile))
+	b.WriteString("builtin printf '\\e]133;C;tmuxmcp=%s\\a' $__tmuxmcp_job_k\n")
 	b.WriteString(run + "\n")
 	b.WriteString("set -g __tmuxmcp_job_s $status\n")
 	if sc.TrapExit {
-		fmt.Fprintf(&b, "functions -e __tmuxmcp_exit_%s\n", fishName(sc.Tag))
+		fmt.Fprintf(&b, "functions -e __tmuxmcp_exit_%s\n", fishName(sc.Name))
 	}
-	fmt.Fprintf(&b, "builtin printf '\\e]133;D;%%s;tmuxmcp=%%s\\a' $__tmuxmcp_job_s %s\n", q(sc.Tag))
+	b.WriteString("builtin printf '\\e]133;D;%s;tmuxmcp=%s\\a' $__tmuxmcp_job_s $__tmuxmcp_job_k\n")
 	fmt.Fprintf(&b, "builtin printf '%%s\\n' $__tmuxmcp_job_s > %s 2>/dev/null\n", q(sc.StatusFile))
-	b.WriteString("set -e __tmuxmcp_job_s __tmuxmcp_job_cd\n")
+	b.WriteString("set -e __tmuxmcp_job_s __tmuxmcp_job_cd __tmuxmcp_job_k\n")
 	return b.String()
 }
 

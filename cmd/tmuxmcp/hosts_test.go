@@ -239,10 +239,10 @@ func TestADroppedLinkEndsWaitsAndTheJobGetsItsStatusAfterReconnect(t *testing.T)
 		t.Fatalf("list_panes while box is down: %v", all)
 	}
 	// The job ends on the host while the link is down: its script records
-	// the status there.
-	rc := filepath.Join(w.srv.Home, ".local/state/tmuxmcp/remote/jobs", job.Str("jobId")+".rc")
+	// the status there (its files have a random name, not the job's).
+	rc := filepath.Join(w.srv.Home, ".local/state/tmuxmcp/remote/jobs", "*.rc")
 	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(50 * time.Millisecond) {
-		if _, err := os.Stat(rc); err == nil {
+		if m, _ := filepath.Glob(rc); len(m) > 0 {
 			break
 		}
 		if time.Now().After(deadline) {

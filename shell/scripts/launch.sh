@@ -2,7 +2,8 @@
 # login shell (as tmux starts one). Run as: sh launch.sh [SHELL]; the shell
 # defaults to $SHELL, which tmux sets to its default-shell. The shell reads
 # the user's own startup files; the integration adds invisible OSC 133
-# marks tagged with $TMUXMCP_SHELL_TAG.
+# marks tagged with the shell's secret tag, which tmuxmcp hands over in
+# $TMUXMCP_SHELL_TAG and this script passes on descriptor 9 (see below).
 d=${0%/*}
 if [ "${1-}" = --sandbox ]; then
   # A sandboxed pane's first stage, outside its sandbox (sh launch --sandbox
@@ -20,6 +21,10 @@ if [ "${1-}" = --sandbox ]; then
   exec "$@"
 fi
 s=${1:-${SHELL:-/bin/sh}}
+# The tag must not stay in any environment: /proc/PID/environ keeps a
+# process's first environment for every process of the user to read.
+t=${TMUXMCP_SHELL_TAG-}
+unset TMUXMCP_SHELL_TAG
 if [ -n "${TMUXMCP_START_AFTER-}" ] && [ -n "${TMUX-}" ]; then
   # A session's first pane: tmuxmcp starts recording it only once its
   # control client is attached, so the shell waits for that (10 s at most)
@@ -40,7 +45,7 @@ if [ -z "${1-}" ]; then
     c=
   fi
   unset TMUXMCP_DEFAULT_COMMAND
-  if [ -n "$c" ]; then unset TMUXMCP_SHELL_TAG; exec "$s" -c "$c"; fi
+  if [ -n "$c" ]; then exec "$s" -c "$c"; fi
 fi
 unset TMUXMCP_DEFAULT_COMMAND
 # Shells the user's files start in the pane's place (exec zsh in .bashrc)
@@ -48,6 +53,15 @@ unset TMUXMCP_DEFAULT_COMMAND
 export TMUXMCP_USER_ZDOTDIR="${ZDOTDIR-}" TMUXMCP_USER_ZDOTDIR_SET="${ZDOTDIR+1}" ZDOTDIR="$d/zsh"
 export TMUXMCP_USER_XDG_DATA_DIRS="${XDG_DATA_DIRS-}" TMUXMCP_USER_XDG_DATA_DIRS_SET="${XDG_DATA_DIRS+1}"
 export XDG_DATA_DIRS="$d/data:${XDG_DATA_DIRS:-/usr/local/share:/usr/share}"
+# An integrated shell reads its tag from descriptor 9 first thing (a pipe
+# holding one line, drained and closed at once).
+if [ -n "$t" ]; then
+  export TMUXMCP_SHELL_TAG_FD=9
+  exec 9<<EOF
+$t
+EOF
+fi
+unset t
 case ${s##*/} in
   bash|bash[0-9]*)
     export TMUXMCP_USER_ENV="${ENV-}" TMUXMCP_USER_ENV_SET="${ENV+1}" ENV="$d/bash/tmuxmcp.bash"
@@ -59,7 +73,8 @@ esac
 # user's environment back untouched.
 if [ -n "$TMUXMCP_USER_ZDOTDIR_SET" ]; then ZDOTDIR=$TMUXMCP_USER_ZDOTDIR; else unset ZDOTDIR; fi
 if [ -n "$TMUXMCP_USER_XDG_DATA_DIRS_SET" ]; then XDG_DATA_DIRS=$TMUXMCP_USER_XDG_DATA_DIRS; else unset XDG_DATA_DIRS; fi
-unset TMUXMCP_SHELL_TAG TMUXMCP_USER_ZDOTDIR TMUXMCP_USER_ZDOTDIR_SET TMUXMCP_USER_XDG_DATA_DIRS TMUXMCP_USER_XDG_DATA_DIRS_SET
+exec 9<&-
+unset TMUXMCP_SHELL_TAG_FD TMUXMCP_USER_ZDOTDIR TMUXMCP_USER_ZDOTDIR_SET TMUXMCP_USER_XDG_DATA_DIRS TMUXMCP_USER_XDG_DATA_DIRS_SET
 case ${s##*/} in
   sh|dash|ksh|ksh93|mksh|ash|yash|posh|lksh|oksh) exec "$s" -l ;;
 esac

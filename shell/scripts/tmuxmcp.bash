@@ -5,7 +5,10 @@
 # the user's own startup files exactly as bash would have (a login shell:
 # /etc/profile, then the first of ~/.bash_profile, ~/.bash_login and
 # ~/.profile; otherwise /etc/bash.bashrc and ~/.bashrc), at top level, then
-# adds invisible OSC 133 marks tagged with this shell's tag:
+# adds invisible OSC 133 marks tagged with this shell's secret tag, which
+# the launcher hands over on descriptor $TMUXMCP_SHELL_TAG_FD (never in the
+# environment, where any process could read it) and which lives only in
+# this shell's own variables:
 #   D;<status>  a command ended       the first PROMPT_COMMAND entry
 #   A           the prompt starts     the same entry
 #   B           the prompt is drawn   the end of PS1 (the last entry keeps it there)
@@ -18,7 +21,13 @@
 set +o posix
 if [ -n "${TMUXMCP_USER_ENV_SET-}" ]; then ENV=${TMUXMCP_USER_ENV-}; else unset ENV; fi
 unset TMUXMCP_USER_ENV TMUXMCP_USER_ENV_SET
-__tmuxmcp_tag=${TMUXMCP_SHELL_TAG-}
+__tmuxmcp_tag=
+if [ "${TMUXMCP_SHELL_TAG_FD-}" = 9 ]; then
+  { IFS= read -r -t 2 -u 9 __tmuxmcp_tag; exec 9<&-; } 2>/dev/null || __tmuxmcp_tag=
+  # A shell the user's files start in this one's place (exec zsh) reads it
+  # there again; it is drained and closed once they have run.
+  if [ -n "$__tmuxmcp_tag" ]; then exec 9<<<"$__tmuxmcp_tag"; fi
+fi
 if [ -n "${TMUXMCP_SHELL_TRACE-}" ]; then
   # tmuxmcp doctor: trace the user's files to name the line at fault.
   exec {__tmuxmcp_tfd}>>"$TMUXMCP_SHELL_TRACE"
@@ -48,7 +57,8 @@ fi
 # borrowed for that case.
 if [ -n "${TMUXMCP_USER_ZDOTDIR_SET-}" ]; then export ZDOTDIR=${TMUXMCP_USER_ZDOTDIR-}; else unset ZDOTDIR; fi
 if [ -n "${TMUXMCP_USER_XDG_DATA_DIRS_SET-}" ]; then export XDG_DATA_DIRS=${TMUXMCP_USER_XDG_DATA_DIRS-}; else unset XDG_DATA_DIRS; fi
-unset TMUXMCP_SHELL_TAG TMUXMCP_USER_ZDOTDIR TMUXMCP_USER_ZDOTDIR_SET TMUXMCP_USER_XDG_DATA_DIRS TMUXMCP_USER_XDG_DATA_DIRS_SET
+if [ -n "${TMUXMCP_SHELL_TAG_FD-}" ]; then { read -r -t 1 -u 9 _; exec 9<&-; } 2>/dev/null || :; fi
+unset TMUXMCP_SHELL_TAG TMUXMCP_SHELL_TAG_FD TMUXMCP_USER_ZDOTDIR TMUXMCP_USER_ZDOTDIR_SET TMUXMCP_USER_XDG_DATA_DIRS TMUXMCP_USER_XDG_DATA_DIRS_SET
 
 # bash before 4.4 has no PS0 (so no start mark) and no ${var@a}: without
 # marks, commands run from job scripts, which bring their own.

@@ -1,6 +1,8 @@
 # tmuxmcp shell integration for fish (3.1 or later), found through
 # XDG_DATA_DIRS as a vendor configuration snippet. It adds invisible OSC 133
-# marks tagged with this shell's tag:
+# marks tagged with this shell's secret tag, which the launcher hands over
+# on descriptor 9 (never in the environment, where any process could read
+# it) and which lives only in a variable of this shell:
 #   D;<status>  a command ended      fish_postexec
 #   A           the prompt starts    fish_prompt event
 #   B           the prompt is drawn  the end of fish_prompt (wrapped once the
@@ -19,12 +21,18 @@ if set -q TMUXMCP_USER_XDG_DATA_DIRS_SET
     end
     set -e TMUXMCP_USER_XDG_DATA_DIRS TMUXMCP_USER_XDG_DATA_DIRS_SET TMUXMCP_USER_ZDOTDIR TMUXMCP_USER_ZDOTDIR_SET
 end
-if not status is-interactive; or not set -q TMUXMCP_SHELL_TAG
-    set -e TMUXMCP_SHELL_TAG
+set -g __tmuxmcp_tag
+if test "$TMUXMCP_SHELL_TAG_FD" = 9
+    # One line: the pipe is left empty.
+    # (fish redirects a builtin from a descriptor it did not open itself
+    # only through its path)
+    read -l t </dev/fd/9 2>/dev/null; and set __tmuxmcp_tag $t
+end
+set -e TMUXMCP_SHELL_TAG TMUXMCP_SHELL_TAG_FD
+if not status is-interactive; or test -z "$__tmuxmcp_tag"
+    set -e __tmuxmcp_tag
     return
 end
-set -g __tmuxmcp_tag $TMUXMCP_SHELL_TAG
-set -e TMUXMCP_SHELL_TAG
 
 function __tmuxmcp_preexec --on-event fish_preexec
     builtin printf '\e]133;C;tmuxmcp=s%s\a' $__tmuxmcp_tag

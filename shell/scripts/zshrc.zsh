@@ -20,8 +20,7 @@ if [[ -r ${ZDOTDIR:-$HOME}/.zshrc ]]; then
     source "${ZDOTDIR:-$HOME}/.zshrc"
   fi
 fi
-if [[ -n ${TMUXMCP_SHELL_TAG-} ]]; then
-  typeset -g __tmuxmcp_tag=$TMUXMCP_SHELL_TAG
+if [[ -n ${__tmuxmcp_tag-} ]]; then
   typeset -g __tmuxmcp_b=$'%{\e]133;B;tmuxmcp=s'$__tmuxmcp_tag$'\a%}'
   typeset -g __tmuxmcp_be=$'%{\e]133;B;e;tmuxmcp=s'$__tmuxmcp_tag$'\a%}'
   # With spelling correction on, zsh may stop a typed command line to ask
@@ -76,6 +75,9 @@ if [[ -n ${TMUXMCP_SHELL_TAG-} ]]; then
     # in job scripts, which bring their own).
     [[ -o promptpercent ]] || b=
     emulate -L zsh
+    # An exported PS1 (old rc files export it) would carry the shell's
+    # secret tag into every program's environment: it stays this shell's.
+    [[ ${(t)PS1} == *export* ]] && typeset -g +x PS1
     [[ -n $b && $PS1 == *"$b" ]] && return 1
     PS1=${PS1//$__tmuxmcp_b/}
     PS1=${PS1//$__tmuxmcp_bw/}
@@ -94,6 +96,7 @@ if [[ -n ${TMUXMCP_SHELL_TAG-} ]]; then
     emulate -L zsh
     local eol=${PROMPT_EOL_MARK-%B%S%#%s%b}
     [[ $eol == $__tmuxmcp_eol* ]] || PROMPT_EOL_MARK=$__tmuxmcp_eol$eol
+    [[ ${(t)PROMPT_EOL_MARK} == *export* ]] && typeset -g +x PROMPT_EOL_MARK
     [[ -n $e ]] && return 0
     return s
   }
@@ -108,6 +111,7 @@ if [[ -n ${TMUXMCP_SHELL_TAG-} ]]; then
 
   __tmuxmcp_hooks
   PROMPT_EOL_MARK=$__tmuxmcp_eol${PROMPT_EOL_MARK-%B%S%#%s%b}
+  [[ ${(t)PROMPT_EOL_MARK} == *export* ]] && typeset -g +x PROMPT_EOL_MARK
   # The lines that run tmuxmcp's job scripts start with a space and stay
   # out of history.
   setopt HIST_IGNORE_SPACE
