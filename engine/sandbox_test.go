@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmuxmcp/tmuxmcp/internal/nettest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/sandbox"
@@ -164,22 +164,8 @@ func TestASandboxedPaneReachesNeitherTmuxNorSecretsNorOtherProcesses(t *testing.
 
 func TestLoopbackOnTheHostIsReachedOnlyWithSandboxNetwork(t *testing.T) {
 	t.Parallel()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte("reached-the-host\n"))
-			c.Close()
-		}
-	}()
-	probe := fmt.Sprintf(`bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d && cat <&3'`, ln.Addr().(*net.TCPAddr).Port)
+	port := nettest.Greeter(t, "reached-the-host")
+	probe := fmt.Sprintf(`bash -c 'exec 3<>/dev/tcp/127.0.0.1/%d && cat <&3'`, port)
 	for _, network := range []bool{false, true} {
 		h := sandboxedHost(t, sandbox.Config{Mode: sandbox.ReadOnly, Network: network})
 		r := run(t, h, newShell(t, h), probe)

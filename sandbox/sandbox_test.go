@@ -3,7 +3,6 @@ package sandbox
 import (
 	"errors"
 	"io/fs"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -11,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/tmuxmcp/tmuxmcp/internal/nettest"
 )
 
 func TestParseModeTakesTheThreeModesAndNamesTheFixForAnythingElse(t *testing.T) {
@@ -174,22 +175,7 @@ func TestHiddenFilesCannotBeReadAndLoopbackIsTheSandboxsOwn(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(secret, "token"), []byte("s3cret"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			_, _ = c.Write([]byte("reached\n"))
-			c.Close()
-		}
-	}()
-	port := ln.Addr().(*net.TCPAddr).Port
+	port := nettest.Greeter(t, "reached")
 	probe := `cat ` + secret + `/token 2>/dev/null || echo hidden; (exec 3<>/dev/tcp/127.0.0.1/` + strconv.Itoa(port) + ` && cat <&3) 2>/dev/null || echo no-connection`
 	out, err := inside(t, Config{Mode: ReadOnly, Hide: []string{secret}}, "exec bash -c '"+probe+"'")
 	if err != nil || !strings.Contains(out, "hidden") || !strings.Contains(out, "no-connection") || strings.Contains(out, "s3cret") {
