@@ -1,6 +1,5 @@
 // Package nettest gives tests a listener on the host's loopback, to tell
-// whether a sandboxed process can reach it. It knows nothing of tmux or
-// the sandbox.
+// whether a sandboxed process can reach it. It knows nothing of tmux.
 package nettest
 
 import (
