@@ -9,6 +9,8 @@
 package sandbox
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"os"
@@ -132,9 +134,6 @@ func New(cfg Config) (*Sandbox, error) {
 		if real, err := filepath.EvalSymlinks(cfg.Home); err == nil {
 			cfg.Home = real
 		}
-		if cfg.CacheRoot == "" {
-			cfg.CacheRoot = filepath.Join(cfg.Home, ".cache", "tmuxmcp", "sandbox")
-		}
 	}
 	ws, err := ResolveWorkspaces(cfg.Workspaces)
 	if err != nil {
@@ -143,6 +142,9 @@ func New(cfg Config) (*Sandbox, error) {
 	cfg.Workspaces = ws
 	if err := notTooWide(ws, cfg.Home); err != nil {
 		return nil, err
+	}
+	if cfg.CacheRoot == "" && cfg.Home != "" {
+		cfg.CacheRoot = filepath.Join(cfg.Home, ".cache", "tmuxmcp", "sandbox", cacheKey(cfg.Mode, ws))
 	}
 	if cfg.Mode == Workspace && len(ws) == 0 {
 		return nil, &Error{Reason: "--sandbox workspace has no workspace directory", Fix: "give --workspace DIR (repeatable), or use --sandbox read-only"}
@@ -177,6 +179,19 @@ func ResolveWorkspaces(dirs []string) ([]string, error) {
 	return out, nil
 }
 
+// kernelDirs are the directories the sandbox mounts its own of (or
+// hides): a workspace there would bind the host's back.
+var kernelDirs = []string{"/proc", "/sys", "/dev", "/run", "/var/run"}
+
+// cacheKey names the caches of one sandbox: its mode and workspaces. What
+// a sandboxed program leaves in a cache (a prompt's instant-prompt file,
+// a build cache entry) is read by the panes of the same sandbox only, not
+// by one for other workspaces.
+func cacheKey(mode Mode, ws []string) string {
+	sum := sha256.Sum256([]byte(string(mode) + "\x00" + strings.Join(slices.Sorted(slices.Values(ws)), "\x00")))
+	return hex.EncodeToString(sum[:8])
+}
+
 // notTooWide refuses a workspace that would make the sandbox pointless:
 // the root (everything writable) or one holding the home directory (the
 // rc files that run outside, at a person's next shell and in an escalated
@@ -187,6 +202,8 @@ func notTooWide(ws []string, home string) error {
 		switch {
 		case w == "/":
 			return &Error{Reason: "workspace / would make the whole filesystem writable", Fix: "give the project directory as --workspace DIR (the default is the directory tmuxmcp was started in)"}
+		case slices.ContainsFunc(kernelDirs, func(d string) bool { return under(w, d) }):
+			return &Error{Reason: fmt.Sprintf("workspace %s is under %s, which the sandbox makes its own (bound from the host it would undo that: kernel settings, devices, service sockets)", w, strings.Join(kernelDirs, ", ")), Fix: "give the project directory as --workspace DIR"}
 		case home != "" && under(home, w):
 			return &Error{Reason: fmt.Sprintf("workspace %s holds the home directory %s, whose rc files run outside the sandbox", w, home), Fix: "give the project directory as --workspace DIR (the default is the directory tmuxmcp was started in)"}
 		}
