@@ -46,6 +46,14 @@ func NewPaneSandbox(cfg sandbox.Config, stateDir string, target tmux.Target, int
 		}
 	}
 	p := &PaneSandbox{mode: cfg.Mode, jobsRoot: filepath.Join(stateDir, "sandbox")}
+	if cfg.Seccomp == "" {
+		// Beside the panes' job directories; opened outside the sandbox.
+		cfg.Seccomp = filepath.Join(p.jobsRoot, "seccomp.bpf")
+		if err := os.MkdirAll(p.jobsRoot, 0o700); err != nil {
+			p.err = fmt.Errorf("make %s: %w", p.jobsRoot, err)
+			return p
+		}
+	}
 	if integ != nil {
 		p.shellDir = integ.Dir()
 	}
@@ -204,7 +212,8 @@ func (h *Host) paneSandboxMode(pid int) string {
 		// own script, outside) execs into the sandbox: its shell has not
 		// started, and will start only in there.
 		if sh, err := filepath.EvalSymlinks("/bin/sh"); err == nil && sameExe(exe, sh) {
-			exe, args = args[3], args[3:]
+			args = p.sb.Unfiltered(args[3:])
+			exe = args[0]
 		}
 	}
 	return string(p.sb.Verify(exe, args, p.exposed))

@@ -2,6 +2,8 @@ package sandbox
 
 import (
 	"os"
+	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -77,5 +79,39 @@ func TestAShellThatNamesTheSandboxInItsArgumentsIsNotSandboxed(t *testing.T) {
 		if m := s.Verify(c.exe, c.args, exposed); m != Unsandboxed {
 			t.Errorf("%s: reported %s", name, m)
 		}
+	}
+}
+
+// From the second attack: a sandboxed program pushed a line into its own
+// shell's input with TIOCSTI (the kernel here allows it,
+// dev.tty.legacy_tiocsti=1), which the shell ran unjudged; and, as root,
+// read the user's kernel keyring. The seccomp filter refuses both.
+func TestInsideNeitherTIOCSTINorTheKeyringIsAllowed(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("python3 is not installed")
+	}
+	dir := t.TempDir()
+	// Without a terminal (go test has none) an ioctl on a tty reaches the
+	// driver as ENOTTY (25); the filter answers EPERM (1) before that.
+	probe := `exec python3 -c '
+import ctypes, fcntl, os, termios
+libc = ctypes.CDLL(None, use_errno=True)
+def errno_of(req):
+    try:
+        fcntl.ioctl(1, req, bytes(8))
+        return 0
+    except OSError as e:
+        return e.errno
+print("tiocsti", errno_of(termios.TIOCSTI))
+print("tiocgwinsz", errno_of(termios.TIOCGWINSZ))
+r = libc.syscall(250 if os.uname().machine == "x86_64" else 219, 0, -4, 0)
+print("keyctl", r, ctypes.get_errno())
+'`
+	out, err := inside(t, Config{Mode: ReadOnly, Seccomp: filepath.Join(dir, "seccomp.bpf")}, probe)
+	if err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if !strings.Contains(out, "tiocsti 1\n") || !strings.Contains(out, "keyctl -1 1\n") || strings.Contains(out, "tiocgwinsz 1\n") {
+		t.Fatalf("inside the sandbox: %q (want TIOCSTI and keyctl refused with EPERM, other ioctls reaching the driver)", out)
 	}
 }

@@ -68,6 +68,10 @@ type Config struct {
 	// Home is the user's home: kept readable (even under /tmp) and its
 	// .ssh hidden; default $HOME.
 	Home string
+	// Seccomp is where the seccomp filter (Filter) is written for bwrap
+	// to load: every sandboxed process runs under it. "" runs without one
+	// (tests of the mount layout only).
+	Seccomp string
 	// Hide are files and directories no process inside may reach: a
 	// directory is covered with an empty tmpfs, anything else (a file, a
 	// socket) with /dev/null. Missing ones are skipped.
@@ -148,6 +152,11 @@ func New(cfg Config) (*Sandbox, error) {
 	}
 	if cfg.Mode == Workspace && len(ws) == 0 {
 		return nil, &Error{Reason: "--sandbox workspace has no workspace directory", Fix: "give --workspace DIR (repeatable), or use --sandbox read-only"}
+	}
+	if cfg.Seccomp != "" {
+		if err := writeFilter(cfg.Seccomp); err != nil {
+			return nil, err
+		}
 	}
 	s := &Sandbox{cfg: cfg}
 	if err := s.Check(); err != nil {
@@ -302,7 +311,7 @@ func (s *Sandbox) Verify(exe string, args []string, exposed func(path string) bo
 	if s == nil || len(args) == 0 || !sameFile(exe, s.bwrap) {
 		return Unsandboxed
 	}
-	want := s.Command(nil)
+	want := s.bwrapArgs(nil)
 	want = want[1 : len(want)-1] // the program (checked as exe) and "--"
 	got := args[1:]
 	end := slices.Index(got, "--")
@@ -342,7 +351,20 @@ var hostOnly = []string{"/run", "/var/run"}
 // Command is the command line that runs inner in the sandbox, with expose
 // bound back after the hidden paths are covered.
 func (s *Sandbox) Command(inner []string, expose ...Bind) []string {
+	args := s.bwrapArgs(inner, expose...)
+	if s.cfg.Seccomp != "" {
+		return withFilter(s.cfg.Seccomp, args)
+	}
+	return args
+}
+
+// bwrapArgs is bwrap's command line (Command without the shell that
+// hands bwrap the seccomp filter).
+func (s *Sandbox) bwrapArgs(inner []string, expose ...Bind) []string {
 	args := []string{s.bwrap, "--die-with-parent", "--unshare-pid", "--unshare-ipc", "--unshare-uts"}
+	if s.cfg.Seccomp != "" {
+		args = append(args, "--seccomp", seccompFD)
+	}
 	if !s.cfg.Network {
 		args = append(args, "--unshare-net")
 	}
