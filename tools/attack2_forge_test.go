@@ -37,3 +37,32 @@ func TestACommandThatReadsWithItsShellsLineEditorAfterForgedMarksDoesNotEnd(t *t
 		})
 	}
 }
+
+// The same with the terminal put out of canonical mode by a program
+// (stty -icanon) and the shell's plain `read` builtin: the terminal's
+// evidence is the shell's own, reading, non-canonical.
+func TestACommandThatReadsWithTheShellsReadBuiltinOutOfCanonicalModeAfterForgedMarksDoesNotEnd(t *testing.T) {
+	t.Skip("attack finding (issue 25, round 2): stty -icanon, then D;0 A B marks with $__tmuxmcp_tag, then read -t 5 x in bash ends the command: completed, exitCode 0 (real 1), later output cut, the next command swallowed")
+	t.Parallel()
+	e := newEnv(t, envOptions{shell: "/bin/bash"})
+	pane := e.ok(t, "create_pane", map[string]any{}).Str("paneId")
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": `stty -icanon; printf '\033]133;D;0;tmuxmcp=s%s\007\033]133;A;tmuxmcp=s%s\007$ \033]133;B;tmuxmcp=s%s\007' "$__tmuxmcp_tag" "$__tmuxmcp_tag" "$__tmuxmcp_tag"; read -t 5 x; stty icanon; echo after; false`, "waitMs": 30000})
+	if r.Str("status") != "completed" || r.Num("exitCode") != 1 || !strings.Contains(r.Str("output"), "after") {
+		t.Fatalf("a forged end mark followed by the shell's read out of canonical mode changed the result: %v", r)
+	}
+}
+
+// Code that runs in the shell itself (the command typed, or a file it
+// sources: a virtualenv's activate, an .envrc) can redefine the
+// integration's hook: every later command of the pane then reports what
+// that code chose.
+func TestCodeRunInTheShellCannotChooseTheResultsOfLaterCommands(t *testing.T) {
+	t.Skip("attack finding (issue 25, round 2): a __tmuxmcp_precmd redefined to print D;0 and A with $__tmuxmcp_tag (typed, or in a sourced file) makes every later command of the pane report exit 0 (false, ls /nonexistent) — the shell really is at its prompt, so the terminal's evidence agrees")
+	t.Parallel()
+	e := newEnv(t, envOptions{shell: "/bin/bash"})
+	pane := e.ok(t, "create_pane", map[string]any{}).Str("paneId")
+	e.runCmd(t, map[string]any{"paneId": pane, "command": `__tmuxmcp_precmd() { builtin printf '\033]133;D;0;tmuxmcp=s%s\007\033]133;A;tmuxmcp=s%s\007' "$__tmuxmcp_tag" "$__tmuxmcp_tag"; }`, "waitMs": 30000})
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "false", "waitMs": 30000}); r.Num("exitCode") != 1 {
+		t.Fatalf("a later command's status was chosen by an earlier one: %v", r)
+	}
+}
