@@ -1,9 +1,13 @@
 package tools
 
 import (
+	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tmuxmcp/tmuxmcp/sandbox"
 )
 
 // A command that prints end marks with its shell's tag (a variable of the
@@ -64,5 +68,48 @@ func TestCodeRunInTheShellCannotChooseTheResultsOfLaterCommands(t *testing.T) {
 	e.runCmd(t, map[string]any{"paneId": pane, "command": `__tmuxmcp_precmd() { builtin printf '\033]133;D;0;tmuxmcp=s%s\007\033]133;A;tmuxmcp=s%s\007' "$__tmuxmcp_tag" "$__tmuxmcp_tag"; }`, "waitMs": 30000})
 	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "false", "waitMs": 30000}); r.Num("exitCode") != 1 {
 		t.Fatalf("a later command's status was chosen by an earlier one: %v", r)
+	}
+}
+
+// stiScript pushes its argument and a newline into its terminal's input
+// queue with TIOCSTI, as if typed: the shell reads it once the command
+// has ended.
+const stiScript = `import fcntl, os, sys, termios
+fd = os.open("/dev/tty", os.O_RDWR)
+for c in sys.argv[1] + "\n":
+    fcntl.ioctl(fd, termios.TIOCSTI, c.encode())
+`
+
+// A program the command runs (a build script, a test) is not the shell:
+// it cannot make the shell run code of its choosing by pushing a line into
+// the terminal's input (TIOCSTI) — inside the sandbox above all — and so
+// cannot choose the results of the pane's later commands, nor run a line
+// the policy never judged.
+func TestAProgramInASandboxedPaneCannotTypeIntoItsShell(t *testing.T) {
+	t.Skip("attack finding (issue 25, round 2): with dev.tty.legacy_tiocsti=1 (this machine, and kernels before 6.2 by default), a sandboxed program pushes a line into its own terminal with TIOCSTI; the shell runs it after the command ends, unjudged; a line redefining __tmuxmcp_precmd makes every later command report exit 0. Fix: bwrap --seccomp with a filter refusing ioctl TIOCSTI and TIOCLINUX (Flatpak's), doctor warning on legacy_tiocsti=1 for unsandboxed panes")
+	t.Parallel()
+	if s, err := sandbox.New(sandbox.Config{Mode: sandbox.ReadOnly}); err != nil || s.Preflight(t.Context()) != nil {
+		t.Skip("bubblewrap cannot run here")
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3 for the TIOCSTI program")
+	}
+	ws := sandboxDir(t)
+	if err := os.WriteFile(filepath.Join(ws, "sti.py"), []byte(stiScript), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, envOptions{stateDir: sandboxDir(t), sandbox: sandbox.Config{Mode: sandbox.Workspace, Workspaces: []string{ws}}})
+	pane := e.ok(t, "create_pane", map[string]any{"cwd": ws}).Str("paneId")
+	inject := ` __tmuxmcp_precmd() { builtin printf '\033]133;D;0;tmuxmcp=s%s\007\033]133;A;tmuxmcp=s%s\007' "$__tmuxmcp_tag" "$__tmuxmcp_tag"; }; touch injected`
+	if err := os.WriteFile(filepath.Join(ws, "inject.txt"), []byte(inject), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.runCmd(t, map[string]any{"paneId": pane, "command": `python3 sti.py "$(cat inject.txt)" >/dev/null; echo built`, "waitMs": 30000})
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "false", "waitMs": 30000})
+	if _, err := os.Stat(filepath.Join(ws, "injected")); err == nil {
+		t.Errorf("a line a sandboxed program pushed into its terminal ran in the shell")
+	}
+	if r.Num("exitCode") != 1 {
+		t.Fatalf("a sandboxed program chose the status of a later command: %v", r)
 	}
 }
