@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -51,5 +52,32 @@ func TestTheUsersKeyringIsOutOfTheSandboxsReach(t *testing.T) {
 	}
 	if strings.Contains(out, "added") {
 		t.Errorf("a sandboxed process added a key to the user's keyring: %q", out)
+	}
+}
+
+// Found by the issue 25 attack (round 2): the sandbox's cache
+// (Config.CacheRoot, ~/.cache/tmuxmcp/sandbox by default) is shared by
+// every sandbox of the user, whatever its workspace. Shells read files
+// from the cache at start (powerlevel10k's instant prompt,
+// ~/.cache/p10k-instant-prompt-$USER.zsh, is sourced by the standard
+// .zshrc), so a command confined to one workspace runs code in the next
+// sandbox of another workspace, and writes there.
+func TestASandboxOfOneWorkspaceLeavesNothingInTheCachesASandboxOfAnotherReads(t *testing.T) {
+	t.Skip("attack finding (issue 25, round 2): the cache root is per user, not per workspace: a file a sandbox of workspace A writes in ~/.cache is read (and sourced by a p10k .zshrc) in a later sandbox of workspace B, which then writes B. Fix: a cache root per workspace set (CacheRoot/<hash of the sorted workspaces>)")
+	home := homeWithCaches(t)
+	root := filepath.Join(t.TempDir(), "sandbox-cache")
+	a, b := hostDir(t), hostDir(t)
+	out, err := inside(t, Config{Mode: Workspace, Workspaces: []string{a}, Home: home, CacheRoot: root},
+		`echo "touch `+b+`/poisoned" > `+home+`/.cache/p10k-instant-prompt.zsh && echo wrote`)
+	if err != nil || !strings.Contains(out, "wrote") {
+		t.Fatalf("workspace A: %v %q", err, out)
+	}
+	out, err = inside(t, Config{Mode: Workspace, Workspaces: []string{b}, Home: home, CacheRoot: root},
+		`. `+home+`/.cache/p10k-instant-prompt.zsh 2>/dev/null; echo started`)
+	if err != nil || !strings.Contains(out, "started") {
+		t.Fatalf("workspace B: %v %q", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(b, "poisoned")); err == nil {
+		t.Fatal("a sandbox of workspace A ran code in a sandbox of workspace B through the shared cache")
 	}
 }
