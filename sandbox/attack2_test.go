@@ -81,3 +81,19 @@ func TestASandboxOfOneWorkspaceLeavesNothingInTheCachesASandboxOfAnotherReads(t 
 		t.Fatal("a sandbox of workspace A ran code in a sandbox of workspace B through the shared cache")
 	}
 }
+
+// Found by the issue 25 attack (round 2): a workspace is bound writable
+// after bwrap's own /proc and /dev, so --workspace /proc puts the host's
+// procfs back (kernel.core_pattern writable as root: a program run as root
+// on the host at the next crash; every host process visible) and
+// --workspace /dev the host's devices (its disks). Such a workspace is
+// refused like /.
+func TestAWorkspaceThatReplacesTheSandboxsProcDevOrSysIsRefused(t *testing.T) {
+	t.Skip("attack finding (issue 25, round 2): --workspace /proc binds the host's procfs over the sandbox's (core_pattern writable as root, host processes visible); /dev the host's devices; /sys likewise")
+	home := t.TempDir()
+	for _, ws := range []string{"/proc", "/proc/sys", "/proc/self/root", "/dev", "/dev/pts", "/sys", "/sys/fs/cgroup"} {
+		if _, err := New(Config{Mode: Workspace, Workspaces: []string{ws}, Home: home, Bwrap: "/bin/true"}); err == nil {
+			t.Errorf("workspace %s was accepted", ws)
+		}
+	}
+}
