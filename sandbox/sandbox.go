@@ -178,15 +178,20 @@ func ResolveWorkspaces(dirs []string) ([]string, error) {
 }
 
 // notTooWide refuses a workspace that would make the sandbox pointless:
-// the root (everything writable) or one holding the home directory (the
+// the root (everything writable), one holding the home directory (the
 // rc files that run outside, at a person's next shell and in an escalated
-// pane). The default workspace is the directory tmuxmcp was started in,
-// which for some MCP clients is $HOME or /.
+// pane), or one in the kernel's own filesystems (bound after the
+// sandbox's /proc and /dev, the host's would replace them: /proc/sys
+// writable, the host's processes and devices in reach). The default
+// workspace is the directory tmuxmcp was started in, which for some MCP
+// clients is $HOME or /.
 func notTooWide(ws []string, home string) error {
 	for _, w := range ws {
 		switch {
 		case w == "/":
 			return &Error{Reason: "workspace / would make the whole filesystem writable", Fix: "give the project directory as --workspace DIR (the default is the directory tmuxmcp was started in)"}
+		case under(w, "/proc") || under(w, "/dev") || under(w, "/sys"):
+			return &Error{Reason: fmt.Sprintf("workspace %s is in the kernel's own filesystems: bound into the sandbox it would replace the sandbox's /proc or /dev with the host's", w), Fix: "give the project directory as --workspace DIR (the default is the directory tmuxmcp was started in)"}
 		case home != "" && under(home, w):
 			return &Error{Reason: fmt.Sprintf("workspace %s holds the home directory %s, whose rc files run outside the sandbox", w, home), Fix: "give the project directory as --workspace DIR (the default is the directory tmuxmcp was started in)"}
 		}
