@@ -113,3 +113,45 @@ func TestAProgramInASandboxedPaneCannotTypeIntoItsShell(t *testing.T) {
 		t.Fatalf("a sandboxed program chose the status of a later command: %v", r)
 	}
 }
+
+// memScript prints every shell tag it finds in the writable memory of
+// process argv[1] (/proc/PID/mem, as ptrace allows a process of the same
+// user without Yama).
+const memScript = `import re, sys
+pid = sys.argv[1]; found = set()
+mem = open("/proc/%s/mem" % pid, "rb", 0)
+for l in open("/proc/%s/maps" % pid):
+    a, perm = l.split()[:2]
+    if "rw" not in perm: continue
+    s, e = (int(x, 16) for x in a.split("-"))
+    try:
+        mem.seek(s); b = mem.read(e - s)
+    except OSError: continue
+    found.update(m.group(1).decode() for m in re.finditer(rb"tmuxmcp=s([0-9a-f]{16,64})", b))
+print("found", " ".join(sorted(found)))
+`
+
+// No process of a pane reads its shell's tag: not from the shell's memory
+// either, sandboxed or not.
+func TestAProgramCannotReadItsShellsTagFromTheShellsMemory(t *testing.T) {
+	t.Skip("attack finding (issue 25, round 2): a child of the shell reads /proc/$PPID/mem (same user, no Yama ptrace_scope on this kernel; inside the sandbox too) and finds the shell's secret tag in the marks PS1 carries. Fix: none in the shell (execve makes it dumpable); doctor should warn without kernel.yama.ptrace_scope >= 1, and docs should not claim no process can read the tag")
+	t.Parallel()
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(filepath.Join(dir, "mem.py"), []byte(memScript), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, envOptions{})
+	pane := e.ok(t, "create_pane", map[string]any{}).Str("paneId")
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "python3 " + filepath.Join(dir, "mem.py") + ` $$; echo "real ${__tmuxmcp_tag}"`, "waitMs": 30000})
+	out := r.Str("output")
+	i := strings.Index(out, "real ")
+	if i < 0 || len(out) < i+6 {
+		t.Fatalf("no tag to compare: %v", r)
+	}
+	if tag := strings.TrimSpace(out[i+5:]); tag != "" && strings.Contains(out[:i], tag) {
+		t.Fatalf("a program read its shell's tag %s from the shell's memory: %q", tag, out)
+	}
+}
