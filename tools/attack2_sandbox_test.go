@@ -63,3 +63,31 @@ func TestASandboxedProcessCannotSwapTheNextJobsCommand(t *testing.T) {
 		t.Fatalf("the command that ran is not the one judged: %v", r)
 	}
 }
+
+// An escalated command is approved as the person reads it: a person who
+// approves `git status` outside the sandbox approves git, not code the
+// sandboxed agent planted in the workspace for git to run (core.fsmonitor,
+// hooks, aliases). Either the planted code does not run outside, or the
+// person is told that the workspace's own files run with their access.
+func TestAnApprovedEscalationDoesNotRunCodeTheSandboxPlantedInTheWorkspace(t *testing.T) {
+	t.Skip("attack finding (issue 25, round 2): a sandboxed command sets core.fsmonitor in a repository of the workspace; `git status --short` escalated with a plausible reason is approved (the person and the exec approver see only `git status --short`) and the planted code runs outside the sandbox with full access. Fix: escalated git runs with -c core.fsmonitor= -c core.hooksPath=/dev/null (GIT_CONFIG_* env), and the popup names the files of the workspace the command's program reads (.git/config, hooks, Makefile, package.json) as written inside the sandbox")
+	t.Parallel()
+	if s, err := sandbox.New(sandbox.Config{Mode: sandbox.ReadOnly}); err != nil || s.Preflight(t.Context()) != nil {
+		t.Skip("bubblewrap cannot run here")
+	}
+	ws, outside := sandboxDir(t), sandboxDir(t)
+	prog := filepath.Join(sandboxDir(t), "approver")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\ncat >/dev/null; echo approve\n"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t, envOptions{stateDir: sandboxDir(t), via: []string{"exec"}, approver: prog, sandbox: sandbox.Config{Mode: sandbox.Workspace, Workspaces: []string{ws}}})
+	escaped := filepath.Join(outside, "escaped")
+	r := e.runCmd(t, map[string]any{"command": "git init -q repo && git -C repo config core.fsmonitor 'touch " + escaped + "; false' && echo planted", "cwd": ws, "waitMs": 30000})
+	if r.Str("output") != "planted\n" {
+		t.Fatalf("setup: %v", r)
+	}
+	r = e.runCmd(t, map[string]any{"command": "git status --short", "cwd": filepath.Join(ws, "repo"), "escalate": true, "reason": "check the repository", "waitMs": 30000})
+	if _, err := os.Stat(escaped); err == nil {
+		t.Fatalf("code the sandbox planted ran outside it through an approved `git status`: %v", r)
+	}
+}
