@@ -202,17 +202,20 @@ func cacheKey(mode Mode, ws []string) string {
 }
 
 // notTooWide refuses a workspace that would make the sandbox pointless:
-// the root (everything writable) or one holding the home directory (the
+// the root (everything writable), one holding the home directory (the
 // rc files that run outside, at a person's next shell and in an escalated
-// pane). The default workspace is the directory tmuxmcp was started in,
-// which for some MCP clients is $HOME or /.
+// pane), or one in the kernel's own filesystems (bound after the
+// sandbox's /proc and /dev, the host's would replace them: /proc/sys
+// writable, the host's processes and devices in reach). The default
+// workspace is the directory tmuxmcp was started in, which for some MCP
+// clients is $HOME or /.
 func notTooWide(ws []string, home string) error {
 	for _, w := range ws {
 		switch {
 		case w == "/":
 			return &Error{Reason: "workspace / would make the whole filesystem writable", Fix: "give the project directory as --workspace DIR (the default is the directory tmuxmcp was started in)"}
 		case slices.ContainsFunc(kernelDirs, func(d string) bool { return under(w, d) }):
-			return &Error{Reason: fmt.Sprintf("workspace %s is under %s, which the sandbox makes its own (bound from the host it would undo that: kernel settings, devices, service sockets)", w, strings.Join(kernelDirs, ", ")), Fix: "give the project directory as --workspace DIR"}
+			return &Error{Reason: fmt.Sprintf("workspace %s is under %s, which the sandbox makes its own (bound from the host it would undo that: kernel settings, devices, service sockets)", w, strings.Join(kernelDirs, ", ")), Fix: "give the project directory as --workspace DIR (the default is the directory tmuxmcp was started in)"}
 		case home != "" && under(home, w):
 			return &Error{Reason: fmt.Sprintf("workspace %s holds the home directory %s, whose rc files run outside the sandbox", w, home), Fix: "give the project directory as --workspace DIR (the default is the directory tmuxmcp was started in)"}
 		}
