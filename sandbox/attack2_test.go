@@ -29,7 +29,6 @@ print("added" if l.syscall(248, b"user", sys.argv[1].encode(), b"planted", 7, ct
 // caches, keyctl-kept tokens) and plants keys the user's programs
 // outside then find.
 func TestTheUsersKeyringIsOutOfTheSandboxsReach(t *testing.T) {
-	t.Skip("attack finding (issue 25, round 2): as root (no user namespace) a sandboxed process reads the user keyring's secrets (KEYCTL_READ on @u) and adds keys to it. Fix: a user namespace (--unshare-user: user keyrings are per namespace) or a seccomp filter refusing add_key, keyctl and request_key (as Flatpak does)")
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("no python3")
 	}
@@ -63,7 +62,6 @@ func TestTheUsersKeyringIsOutOfTheSandboxsReach(t *testing.T) {
 // .zshrc), so a command confined to one workspace runs code in the next
 // sandbox of another workspace, and writes there.
 func TestASandboxOfOneWorkspaceLeavesNothingInTheCachesASandboxOfAnotherReads(t *testing.T) {
-	t.Skip("attack finding (issue 25, round 2): the cache root is per user, not per workspace: a file a sandbox of workspace A writes in ~/.cache is read (and sourced by a p10k .zshrc) in a later sandbox of workspace B, which then writes B. Fix: a cache root per workspace set (CacheRoot/<hash of the sorted workspaces>)")
 	home := homeWithCaches(t)
 	root := filepath.Join(t.TempDir(), "sandbox-cache")
 	a, b := hostDir(t), hostDir(t)
@@ -73,7 +71,7 @@ func TestASandboxOfOneWorkspaceLeavesNothingInTheCachesASandboxOfAnotherReads(t 
 		t.Fatalf("workspace A: %v %q", err, out)
 	}
 	out, err = inside(t, Config{Mode: Workspace, Workspaces: []string{b}, Home: home, CacheRoot: root},
-		`. `+home+`/.cache/p10k-instant-prompt.zsh 2>/dev/null; echo started`)
+		`f=`+home+`/.cache/p10k-instant-prompt.zsh; if [ -f "$f" ]; then . "$f"; fi; echo started`)
 	if err != nil || !strings.Contains(out, "started") {
 		t.Fatalf("workspace B: %v %q", err, out)
 	}

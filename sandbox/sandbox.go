@@ -148,7 +148,7 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, err
 	}
 	if cfg.CacheRoot == "" && cfg.Home != "" {
-		cfg.CacheRoot = filepath.Join(cfg.Home, ".cache", "tmuxmcp", "sandbox", cacheKey(cfg.Mode, ws))
+		cfg.CacheRoot = filepath.Join(cfg.Home, ".cache", "tmuxmcp", "sandbox")
 	}
 	if cfg.Mode == Workspace && len(ws) == 0 {
 		return nil, &Error{Reason: "--sandbox workspace has no workspace directory", Fix: "give --workspace DIR (repeatable), or use --sandbox read-only"}
@@ -453,7 +453,7 @@ func (s *Sandbox) cacheSource(name string) string {
 	if s.cfg.CacheRoot == "" {
 		return ""
 	}
-	d := filepath.Join(s.cfg.CacheRoot, strings.TrimPrefix(name, "."))
+	d := filepath.Join(s.cfg.CacheRoot, cacheKey(s.cfg.Mode, s.cfg.Workspaces), strings.TrimPrefix(name, "."))
 	if err := os.MkdirAll(d, 0o700); err != nil {
 		return ""
 	}

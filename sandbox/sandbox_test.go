@@ -137,6 +137,9 @@ func inside(t *testing.T, cfg Config, script string) (string, error) {
 	if _, err := exec.LookPath("bwrap"); err != nil {
 		t.Skip("bwrap is not installed")
 	}
+	if cfg.Seccomp == "" {
+		cfg.Seccomp = filepath.Join(t.TempDir(), "seccomp.bpf") // as every pane has
+	}
 	s, err := New(cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -220,12 +223,13 @@ func TestTheHomesCachesAreBoundToTheSandboxsOwnBeforeTheWorkspaces(t *testing.T)
 	root, ws := t.TempDir(), t.TempDir()
 	s := &Sandbox{cfg: Config{Mode: Workspace, Workspaces: []string{ws}, Home: home, CacheRoot: root}, bwrap: "bwrap"}
 	line := strings.Join(s.Command([]string{"sh"}), " ")
-	cache, npm := "--bind "+filepath.Join(root, "cache")+" "+filepath.Join(home, ".cache"), "--bind "+filepath.Join(root, "npm")+" "+filepath.Join(home, ".npm")
+	own := filepath.Join(root, cacheKey(Workspace, []string{ws})) // this sandbox's, not another workspace's
+	cache, npm := "--bind "+filepath.Join(own, "cache")+" "+filepath.Join(home, ".cache"), "--bind "+filepath.Join(own, "npm")+" "+filepath.Join(home, ".npm")
 	at := func(s string) int { return strings.Index(line, s) }
 	if at(cache) < 0 || at(npm) < 0 || !(at("--ro-bind "+home) < at(cache) && at(cache) < at("--bind "+ws)) {
 		t.Errorf("caches not bound, or out of order: %s", line)
 	}
-	if st, err := os.Stat(filepath.Join(root, "npm")); err != nil || st.Mode().Perm() != 0o700 {
+	if st, err := os.Stat(filepath.Join(own, "npm")); err != nil || st.Mode().Perm() != 0o700 {
 		t.Errorf("the sandbox's npm cache: %v %v", st, err)
 	}
 	// A cache directory the user lacks stays missing; one in a workspace

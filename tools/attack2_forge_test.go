@@ -86,7 +86,6 @@ for c in sys.argv[1] + "\n":
 // cannot choose the results of the pane's later commands, nor run a line
 // the policy never judged.
 func TestAProgramInASandboxedPaneCannotTypeIntoItsShell(t *testing.T) {
-	t.Skip("attack finding (issue 25, round 2): with dev.tty.legacy_tiocsti=1 (this machine, and kernels before 6.2 by default), a sandboxed program pushes a line into its own terminal with TIOCSTI; the shell runs it after the command ends, unjudged; a line redefining __tmuxmcp_precmd makes every later command report exit 0. Fix: bwrap --seccomp with a filter refusing ioctl TIOCSTI and TIOCLINUX (Flatpak's), doctor warning on legacy_tiocsti=1 for unsandboxed panes")
 	t.Parallel()
 	if s, err := sandbox.New(sandbox.Config{Mode: sandbox.ReadOnly}); err != nil || s.Preflight(t.Context()) != nil {
 		t.Skip("bubblewrap cannot run here")
