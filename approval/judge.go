@@ -236,9 +236,27 @@ func judgeUnseen(p *policy.Policy, s Subject, rd *reading, v *Verdict) {
 			unseen = append(unseen, a[1])
 		}
 	}
+	if namesIntegration(s.Line) {
+		unseen = append(unseen, "it names tmuxmcp's own shell integration (__tmuxmcp…), whose marks and hooks tell when a command ended and its status")
+	}
 	if len(unseen) > 0 {
 		raise(ask, "policy:unseen", unseen[0]+": what runs cannot be seen before it runs, so a person decides (write the value out, or run it as a script a rule allows)")
 	}
+}
+
+// namesIntegration reports whether line names the variables or functions
+// of tmuxmcp's shell integration, however quoted ("__tmux"mcp_tag): code
+// that reads or redefines them could print a command's end mark, or make
+// every later command's. The rules see the line as written; this sees
+// through quotes and backslashes.
+func namesIntegration(line string) bool {
+	bare := strings.Map(func(r rune) rune {
+		if r == '"' || r == '\'' || r == '\\' {
+			return -1
+		}
+		return r
+	}, line)
+	return strings.Contains(bare, "__tmuxmcp") || strings.Contains(bare, "TMUXMCP_")
 }
 
 // historyExpands reports whether an interactive bash or zsh would apply

@@ -331,3 +331,30 @@ func TestArithmeticOfNumbersIsWrittenOut(t *testing.T) {
 		t.Errorf("a division by zero is written out: %q", rd.forms[0].text)
 	}
 }
+
+// From the second attack: a command that reads its shell's tag
+// ($__tmuxmcp_tag) could print its own end mark, and one that redefines
+// the integration's hook (__tmuxmcp_precmd) chooses every later
+// command's status. Under a policy, a line naming them is a person's call.
+func TestALineThatNamesTheShellIntegrationIsAsked(t *testing.T) {
+	allowAll, err := policy.New(policy.Allow, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range []string{
+		`printf '\e]133;D;0;tmuxmcp=s%s\a' "$__tmuxmcp_tag"; read -e x`,
+		`__tmuxmcp_precmd() { :; }`,
+		`f=__tmux"mcp"_precmd; unset -f "$f"`,
+		`echo ${__tmuxmcp_job_k}`,
+		`unset TMUXMCP_SHELL_TAG_FD`,
+	} {
+		if v := Judge(allowAll, Subject{Line: line, Shell: "bash"}); v.Action == policy.Allow {
+			t.Errorf("%q was allowed (%s)", line, v.By)
+		}
+	}
+	for _, line := range []string{"echo tmux is here", "cd ~/src/tmuxmcp && make test", "ls /tmp/tmuxmcp-state"} {
+		if v := Judge(allowAll, Subject{Line: line, Shell: "bash"}); v.Action != policy.Allow {
+			t.Errorf("everyday line %q was %s (%s)", line, v.Action, v.By)
+		}
+	}
+}
