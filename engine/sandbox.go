@@ -101,11 +101,15 @@ func (p *PaneSandbox) binds(tag string) ([]sandbox.Bind, error) {
 		if !tagPattern.MatchString(tag) {
 			return nil, fmt.Errorf("shell tag %q is not a tag tmuxmcp makes", tag)
 		}
+		// The scripts are read-only inside: nothing in the pane can swap
+		// the next job's command between tmuxmcp writing it and the shell
+		// reading it. Only the status files are written there.
 		d := p.jobDir(tag)
-		if err := os.MkdirAll(d, 0o700); err != nil {
+		st := filepath.Join(d, statusDir)
+		if err := os.MkdirAll(st, 0o700); err != nil {
 			return nil, fmt.Errorf("make the pane's job directory: %w", err)
 		}
-		binds = append(binds, sandbox.Bind{Path: d, Writable: true})
+		binds = append(binds, sandbox.Bind{Path: d}, sandbox.Bind{Path: st, Writable: true})
 	}
 	return binds, nil
 }
@@ -137,17 +141,22 @@ func (p *PaneSandbox) Wrap(argv []string, tag string) ([]string, error) {
 	return p.sb.Command(argv, binds...), nil
 }
 
+// statusDir is the part of a pane's job directory its sandbox may write:
+// where job scripts leave their status.
+const statusDir = "status"
+
 // JobDir is the job directory of the sandboxed pane whose shell has tag
-// (runner.Sandbox), when there is one.
-func (p *PaneSandbox) JobDir(tag string) string {
+// (runner.Sandbox), when there is one: the scripts' (read-only inside)
+// and the status files' (writable).
+func (p *PaneSandbox) JobDir(tag string) (scripts, status string) {
 	if !tagPattern.MatchString(tag) {
-		return ""
+		return "", ""
 	}
 	d := p.jobDir(tag)
 	if st, err := os.Stat(d); err == nil && st.IsDir() {
-		return d
+		return d, filepath.Join(d, statusDir)
 	}
-	return ""
+	return "", ""
 }
 
 // Preflight starts the sandbox once (sandbox.Preflight) with the binds a
@@ -234,6 +243,7 @@ func (p *PaneSandbox) exposed(path string) bool {
 		return true
 	}
 	rel, ok := strings.CutPrefix(path, p.jobsRoot+"/")
+	rel = strings.TrimSuffix(rel, "/"+statusDir)
 	return ok && tagPattern.MatchString(rel)
 }
 

@@ -215,7 +215,10 @@ func SessionLaunch(in *shell.Integration, sb Sandbox) (argv []string, env map[st
 // machine's jobs directory.
 func (r *Runner) scriptPath(name, tag, suffix string) string {
 	if r.cfg.Sandbox != nil && tag != "" {
-		if d := r.cfg.Sandbox.JobDir(strings.TrimPrefix(tag, "s")); d != "" {
+		if d, status := r.cfg.Sandbox.JobDir(strings.TrimPrefix(tag, "s")); d != "" {
+			if suffix == ".rc" {
+				d = status // the one file the script writes
+			}
 			return filepath.Join(d, name+suffix)
 		}
 	}

@@ -63,8 +63,9 @@ type Sandbox interface {
 	// why the sandbox cannot start, and its fix: nothing is created.
 	Wrap(argv []string, tag string) ([]string, error)
 	// JobDir is where the job scripts of the sandboxed pane whose shell
-	// has tag go, or "" for a pane in no sandbox (the machine's ScriptPath).
-	JobDir(tag string) string
+	// has tag go (read-only inside), and their status files (writable
+	// inside); "" for a pane in no sandbox (the machine's ScriptPath).
+	JobDir(tag string) (scripts, status string)
 	// Mode names the sandbox, for results and the audit log.
 	Mode() string
 }

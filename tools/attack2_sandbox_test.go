@@ -35,7 +35,6 @@ while time.time() < end:
 // command the policy judged and the audit log records is the one that
 // runs.
 func TestASandboxedProcessCannotSwapTheNextJobsCommand(t *testing.T) {
-	t.Skip("attack finding (issue 25, round 2): the pane's job directory is bound writable into its sandbox; a background process of the pane watches it with inotify and rewrites <name>.sh between tmuxmcp writing it and the shell reading it: the judged, audited command is replaced (and <name>.key, the job's secret, is read first). Fix: bind the job directory read-only (the status file elsewhere, the key removed by tmuxmcp once the C mark arrives)")
 	t.Parallel()
 	if s, err := sandbox.New(sandbox.Config{Mode: sandbox.ReadOnly}); err != nil || s.Preflight(t.Context()) != nil {
 		t.Skip("bubblewrap cannot run here")
