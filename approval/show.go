@@ -170,7 +170,7 @@ func Text(req Request) string {
 	fmt.Fprintf(&b, "\n  The agent asks to run, in %s (%s, %s):\n", oneLine(paneWhere(req.Pane), 40), oneLine(firstNonEmpty(req.Program, "shell"), 60), oneLine(firstNonEmpty(req.CWD, "its start directory"), 200))
 	switch {
 	case req.Escalate:
-		b.WriteString("\n  !! OUTSIDE THE SANDBOX: with your full access, files, network and keys.\n  Approve only if it must run outside the sandbox.\n")
+		b.WriteString("\n  !! OUTSIDE THE SANDBOX: with your full access, files, network and keys.\n  What it reads from the workspace (.git/config and hooks, Makefile, package.json,\n  .envrc) was writable inside the sandbox and runs with your access too.\n  Approve only if it must run outside the sandbox.\n")
 	case req.Sandbox != "":
 		fmt.Fprintf(&b, "  sandbox: %s\n", oneLine(req.Sandbox, 20))
 	}
