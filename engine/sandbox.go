@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/tmuxmcp/tmuxmcp/private"
 	"github.com/tmuxmcp/tmuxmcp/sandbox"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
@@ -49,7 +50,7 @@ func NewPaneSandbox(cfg sandbox.Config, stateDir string, target tmux.Target, int
 	if cfg.Seccomp == "" {
 		// Beside the panes' job directories; opened outside the sandbox.
 		cfg.Seccomp = filepath.Join(p.jobsRoot, "seccomp.bpf")
-		if err := os.MkdirAll(p.jobsRoot, 0o700); err != nil {
+		if err := private.Dir(p.jobsRoot); err != nil {
 			p.err = fmt.Errorf("make %s: %w", p.jobsRoot, err)
 			return p
 		}
@@ -106,7 +107,7 @@ func (p *PaneSandbox) binds(tag string) ([]sandbox.Bind, error) {
 		// reading it. Only the status files are written there.
 		d := p.jobDir(tag)
 		st := filepath.Join(d, statusDir)
-		if err := os.MkdirAll(st, 0o700); err != nil {
+		if err := private.Dir(st); err != nil {
 			return nil, fmt.Errorf("make the pane's job directory: %w", err)
 		}
 		binds = append(binds, sandbox.Bind{Path: d}, sandbox.Bind{Path: st, Writable: true})
@@ -220,20 +221,12 @@ func (h *Host) paneSandboxMode(pid int) string {
 		// A session's first pane before its launcher's first stage (our
 		// own script, outside) execs into the sandbox: its shell has not
 		// started, and will start only in there.
-		if sh, err := filepath.EvalSymlinks("/bin/sh"); err == nil && sameExe(exe, sh) {
+		if sandbox.SameFile(exe, "/bin/sh") {
 			args = p.sb.Unfiltered(args[3:])
 			exe = args[0]
 		}
 	}
 	return string(p.sb.Verify(exe, args, p.exposed))
-}
-
-// sameExe reports whether the program a /proc/PID/exe link names is the
-// file path.
-func sameExe(exe, path string) bool {
-	a, errA := os.Stat(exe)
-	b, errB := os.Stat(path)
-	return errA == nil && errB == nil && os.SameFile(a, b)
 }
 
 // exposed reports whether path is one the sandbox gives back to its panes:

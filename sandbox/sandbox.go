@@ -17,6 +17,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Mode is how a pane is sandboxed.
@@ -115,6 +116,10 @@ func (e *Error) Error() string { return e.Reason + ". Fix: " + e.Fix }
 type Sandbox struct {
 	cfg   Config
 	bwrap string // the program, as found
+	// verified are the layouts (bwrap's arguments but the paths given
+	// back) Verify found to be this sandbox's: a pane's is compared with
+	// them before Command is built again, which reads the filesystem.
+	verified sync.Map
 }
 
 // MinVersion is the oldest bwrap whose flags Command uses (--cap-drop,
@@ -144,8 +149,8 @@ func New(cfg Config) (*Sandbox, error) {
 		return nil, err
 	}
 	cfg.Workspaces = ws
-	if err := notTooWide(ws, cfg.Home); err != nil {
-		return nil, err
+	if e := TooWide(ws, cfg.Home); e != nil {
+		return nil, e
 	}
 	if cfg.CacheRoot == "" && cfg.Home != "" {
 		cfg.CacheRoot = filepath.Join(cfg.Home, ".cache", "tmuxmcp", "sandbox")
@@ -158,7 +163,11 @@ func New(cfg Config) (*Sandbox, error) {
 			return nil, err
 		}
 	}
-	s := &Sandbox{cfg: cfg}
+	prog, err := findBwrap(cfg.Bwrap, cfg.Path)
+	if err != nil {
+		return nil, err
+	}
+	s := &Sandbox{cfg: cfg, bwrap: prog}
 	if err := s.Check(); err != nil {
 		return nil, err
 	}
@@ -201,7 +210,7 @@ func cacheKey(mode Mode, ws []string) string {
 	return hex.EncodeToString(sum[:8])
 }
 
-// notTooWide refuses a workspace that would make the sandbox pointless:
+// TooWide refuses a workspace that would make the sandbox pointless:
 // the root (everything writable), one holding the home directory (the
 // rc files that run outside, at a person's next shell and in an escalated
 // pane), or one in the kernel's own filesystems (bound after the
@@ -209,7 +218,7 @@ func cacheKey(mode Mode, ws []string) string {
 // writable, the host's processes and devices in reach). The default
 // workspace is the directory tmuxmcp was started in, which for some MCP
 // clients is $HOME or /.
-func notTooWide(ws []string, home string) error {
+func TooWide(ws []string, home string) *Error {
 	for _, w := range ws {
 		switch {
 		case w == "/":
@@ -227,11 +236,11 @@ func notTooWide(ws []string, home string) error {
 // there, the workspaces still directories, user namespaces still on. It
 // only reads a few files (each pane start calls it).
 func (s *Sandbox) Check() error {
-	prog, err := findBwrap(s.cfg.Bwrap, s.cfg.Path)
-	if err != nil {
+	// The program New found is the one panes run (set once: Command and
+	// Verify read it while panes start); here it must still be there.
+	if _, err := findBwrap(s.cfg.Bwrap, s.cfg.Path); err != nil {
 		return err
 	}
-	s.bwrap = prog
 	for _, w := range s.cfg.Workspaces {
 		if st, err := os.Stat(w); err != nil || !st.IsDir() {
 			return &Error{Reason: fmt.Sprintf("workspace %s no longer exists", w), Fix: "create it again, or restart tmuxmcp with another --workspace"}
@@ -311,11 +320,9 @@ func (s *Sandbox) Bwrap() string { return s.bwrap }
 // sandbox. A pane started under other settings (an earlier tmuxmcp with
 // other workspaces) reads as Unsandboxed: fail closed.
 func (s *Sandbox) Verify(exe string, args []string, exposed func(path string) bool) Mode {
-	if s == nil || len(args) == 0 || !sameFile(exe, s.bwrap) {
+	if s == nil || len(args) == 0 || !SameFile(exe, s.bwrap) {
 		return Unsandboxed
 	}
-	want := s.bwrapArgs(nil)
-	want = want[1 : len(want)-1] // the program (checked as exe) and "--"
 	got := args[1:]
 	end := slices.Index(got, "--")
 	if end < 0 {
@@ -330,14 +337,22 @@ func (s *Sandbox) Verify(exe string, args []string, exposed func(path string) bo
 		}
 		kept = append(kept, got[i])
 	}
+	key := strings.Join(kept, "\x00")
+	if _, ok := s.verified.Load(key); ok {
+		return s.cfg.Mode
+	}
+	want := s.bwrapArgs(nil)
+	want = want[1 : len(want)-1] // the program (checked as exe) and "--"
 	if !slices.Equal(kept, want) {
 		return Unsandboxed
 	}
+	s.verified.Store(key, true)
 	return s.cfg.Mode
 }
 
-// sameFile reports whether paths a and b name the same file.
-func sameFile(a, b string) bool {
+// SameFile reports whether paths a and b name the same file (a
+// /proc/PID/exe link and a program's path, say).
+func SameFile(a, b string) bool {
 	sa, err := os.Stat(a)
 	if err != nil {
 		return false
