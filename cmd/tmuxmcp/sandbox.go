@@ -74,26 +74,21 @@ func (c *config) validateSandbox() error {
 }
 
 // broadWorkspace refuses the start directory wd as the default workspace
-// when it is / or the home (or a directory above it): everything, or the
-// rc files the next shell outside runs, would be writable inside. An MCP
-// client may start tmuxmcp in either.
+// when the sandbox would refuse it as too wide (sandbox.TooWide: /, the
+// home or a directory above it), saying that it is the start directory:
+// an MCP client may start tmuxmcp in either.
 func broadWorkspace(wd, home string) error {
-	real := func(p string) string {
-		if r, err := filepath.EvalSymlinks(p); err == nil {
-			return r
-		}
-		return filepath.Clean(p)
+	ws, err := sandbox.ResolveWorkspaces([]string{wd})
+	if err != nil {
+		return nil // reported as the workspace it is, by ResolveWorkspaces
 	}
-	w, what := real(wd), ""
-	switch {
-	case w == "/":
-		what = "the whole filesystem"
-	case home != "" && (w == real(home) || strings.HasPrefix(real(home), w+"/")):
-		what = "your home, with the startup files your own shells run"
-	default:
-		return nil
+	if real, err := filepath.EvalSymlinks(home); err == nil {
+		home = real
 	}
-	return fmt.Errorf("--sandbox workspace: tmuxmcp was started in %s, and without --workspace that directory, %s, would be writable inside the sandbox: give --workspace DIR, the project the agent works on (MCP clients start tmuxmcp in a directory of their choosing)", wd, what)
+	if e := sandbox.TooWide(ws, home); e != nil {
+		return fmt.Errorf("--sandbox workspace: tmuxmcp was started in %s, the workspace without --workspace, and %s: give --workspace DIR, the project the agent works on (MCP clients start tmuxmcp in a directory of their choosing)", wd, e.Reason)
+	}
+	return nil
 }
 
 // sandboxConfig is the sandbox as the flags say, hiding the token file
