@@ -8,6 +8,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -75,37 +76,32 @@ func Install(dir string) (*Integration, error) {
 	return &Integration{dir: dir, key: key}, nil
 }
 
-// loadKey reads the key in path, or makes it (0600, never replacing one
-// another process made first).
+// loadKey reads the key in path (a private file of the user's, never
+// through a link), or makes it (0600, created exclusively: one another
+// process made first is read instead).
 func loadKey(path string) ([]byte, error) {
 	for range 3 {
-		if b, err := os.ReadFile(path); err == nil {
-			key, err := hex.DecodeString(strings.TrimSpace(string(b)))
-			if err != nil || len(key) < 16 {
+		f, err := private.OpenFile(path, os.O_RDONLY)
+		if err == nil {
+			b, err := io.ReadAll(io.LimitReader(f, 4096))
+			f.Close()
+			key, derr := hex.DecodeString(strings.TrimSpace(string(b)))
+			if err != nil || derr != nil || len(key) < 16 {
 				return nil, fmt.Errorf("shell tag key %s is not a key tmuxmcp wrote: remove it (a new one is made)", path)
 			}
 			return key, nil
-		} else if !errors.Is(err, fs.ErrNotExist) {
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
 			return nil, fmt.Errorf("read shell tag key: %w", err)
-		}
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
-		if errors.Is(err, fs.ErrExist) {
-			continue // another process made it: read that one
-		}
-		if err != nil {
-			return nil, fmt.Errorf("make shell tag key: %w", err)
 		}
 		key := make([]byte, 32)
 		_, _ = rand.Read(key)
-		_, werr := f.WriteString(hex.EncodeToString(key) + "\n")
-		if cerr := f.Close(); werr == nil {
-			werr = cerr
+		if err := private.Create(path, []byte(hex.EncodeToString(key)+"\n")); err == nil {
+			return key, nil
+		} else if _, lerr := os.Lstat(path); lerr != nil {
+			return nil, fmt.Errorf("make shell tag key: %w", err)
 		}
-		if werr != nil {
-			_ = os.Remove(path)
-			return nil, fmt.Errorf("make shell tag key: %w", werr)
-		}
-		return key, nil
+		// Another process made it first: read that one.
 	}
 	return nil, fmt.Errorf("shell tag key %s: could not be read or made", path)
 }
