@@ -231,6 +231,10 @@ type Started struct {
 	Stream  *stream.PaneStream
 	From    int64 // stream offset before the typed line
 	Resumed bool  // the command was already running (tmuxmcp restarted)
+	// PID and TTY are the pane's first process and terminal, as read when
+	// the command was typed (0 and "": read again when needed).
+	PID int
+	TTY string
 }
 
 // Start types job j's command into the ready shell sh: as is when the
@@ -293,7 +297,7 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 		return nil, err
 	}
 	s.Submitted(time.Now())
-	return &Started{Job: j, Stream: s, From: in.At}, nil
+	return &Started{Job: j, Stream: s, From: in.At, PID: sh.PID, TTY: sh.TTY}, nil
 }
 
 // writeScript writes job j's script for a shell of kind k, and returns the

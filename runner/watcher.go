@@ -94,7 +94,7 @@ func (r *Runner) newWatcher(run *Run, st *Started) (*watcher, bool) {
 	}
 	s, from, resumed := st.Stream, st.From, st.Resumed
 	pane, _ := parsePane(j.PaneID)
-	w := &watcher{r: r, run: run, j: j, s: s, pane: pane, pos: from, sentAt: -1, recheck: 5 * time.Millisecond}
+	w := &watcher{r: r, run: run, j: j, s: s, pane: pane, pos: from, sentAt: -1, recheck: 5 * time.Millisecond, pid: st.PID, tty: st.TTY}
 	w.scanner = shell.NewMarkScanner(from)
 	w.dec = stream.NewPlain(from)
 	w.out = newJobOutput(r.jobs.Path(run.ID, ".out"), j.OutputLimit, resumed)
