@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/internal/nettest"
+	"github.com/tmuxmcp/tmuxmcp/internal/testdir"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/sandbox"
@@ -29,18 +30,6 @@ func needBwrap(t *testing.T) {
 	if err != nil {
 		t.Skipf("bubblewrap cannot run here: %v", err)
 	}
-}
-
-// hostDir is a new directory outside /tmp (which a sandbox replaces with
-// its own), removed with the test.
-func hostDir(t *testing.T) string {
-	t.Helper()
-	d, err := os.MkdirTemp("/var/tmp", "tmuxmcp-engine-test-")
-	if err != nil {
-		t.Skipf("no /var/tmp: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
 }
 
 // run runs command in pane (a fresh pane when "") and waits for its end.
@@ -73,12 +62,12 @@ func exitCode(r *JobResult) int {
 func sandboxedHost(t *testing.T, cfg sandbox.Config) *Host {
 	t.Helper()
 	needBwrap(t)
-	return openHost(t, Config{Sandbox: cfg, StateDir: hostDir(t)})
+	return openHost(t, Config{Sandbox: cfg, StateDir: testdir.Outside(t)})
 }
 
 func TestASandboxedPaneWritesOnlyInItsWorkspaceAndHasItsOwnTmp(t *testing.T) {
 	t.Parallel()
-	ws, outside := hostDir(t), hostDir(t)
+	ws, outside := testdir.Outside(t), testdir.Outside(t)
 	marker := filepath.Join("/tmp", "tmuxmcp-host-only-"+filepath.Base(ws))
 	if err := os.WriteFile(marker, []byte("x"), 0o600); err != nil {
 		t.Fatal(err)
@@ -123,13 +112,13 @@ func TestASandboxedPaneWritesOnlyInItsWorkspaceAndHasItsOwnTmp(t *testing.T) {
 
 func TestASandboxedPaneReachesNeitherTmuxNorSecretsNorOtherProcesses(t *testing.T) {
 	t.Parallel()
-	state := hostDir(t)
-	home := hostDir(t)
+	state := testdir.Outside(t)
+	home := testdir.Outside(t)
 	if err := os.MkdirAll(filepath.Join(home, ".ssh"), 0o700); err != nil {
 		t.Fatal(err)
 	}
 	_ = os.WriteFile(filepath.Join(home, ".ssh", "id_test"), []byte("ssh-secret"), 0o600)
-	token := filepath.Join(hostDir(t), "token")
+	token := filepath.Join(testdir.Outside(t), "token")
 	_ = os.WriteFile(token, []byte("token-secret"), 0o600)
 	_ = os.WriteFile(filepath.Join(state, "state-secret"), []byte("state-secret"), 0o600)
 	needBwrap(t)
@@ -177,8 +166,8 @@ func TestLoopbackOnTheHostIsReachedOnlyWithSandboxNetwork(t *testing.T) {
 
 func TestWithoutBwrapNoPaneIsCreatedAndNothingRuns(t *testing.T) {
 	t.Parallel()
-	state := hostDir(t)
-	h := openHost(t, Config{Sandbox: sandbox.Config{Mode: sandbox.ReadOnly, Path: hostDir(t)}, StateDir: state})
+	state := testdir.Outside(t)
+	h := openHost(t, Config{Sandbox: sandbox.Config{Mode: sandbox.ReadOnly, Path: testdir.Outside(t)}, StateDir: state})
 	before, err := h.ListPanes(t.Context(), nil, &ListPanesRequest{})
 	if err != nil {
 		t.Fatal(err)
@@ -209,7 +198,7 @@ func TestWithoutBwrapNoPaneIsCreatedAndNothingRuns(t *testing.T) {
 
 func TestExitStatusCancelAndFreshPanesWorkInTheSandbox(t *testing.T) {
 	t.Parallel()
-	ws := hostDir(t)
+	ws := testdir.Outside(t)
 	h := sandboxedHost(t, sandbox.Config{Mode: sandbox.Workspace, Workspaces: []string{ws}})
 	pane := newShell(t, h)
 	if r := run(t, h, pane, "(exit 7)"); exitCode(r) != 7 {
@@ -263,8 +252,8 @@ func TestZshAndFishRunCommandsInTheSandbox(t *testing.T) {
 				t.Fatal(err)
 			}
 			target := tmuxtest.ServerWith(t, tmux.SessionSpec{Name: "agent", Width: 120, Height: 40}, home, "SHELL="+path)
-			ws := hostDir(t)
-			h, err := OpenHost(t.Context(), Config{Target: target, Session: "agent", StateDir: hostDir(t), Sandbox: sandbox.Config{Mode: sandbox.Workspace, Workspaces: []string{ws}}})
+			ws := testdir.Outside(t)
+			h, err := OpenHost(t.Context(), Config{Target: target, Session: "agent", StateDir: testdir.Outside(t), Sandbox: sandbox.Config{Mode: sandbox.Workspace, Workspaces: []string{ws}}})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -284,7 +273,7 @@ func TestTheSessionsFirstPaneStartsInTheSandbox(t *testing.T) {
 	t.Parallel()
 	needBwrap(t)
 	target := tmuxtest.Server(t, "other", 120, 40)
-	state := hostDir(t)
+	state := testdir.Outside(t)
 	integ, err := shell.Install(filepath.Join(state, "shell"))
 	if err != nil {
 		t.Fatal(err)
@@ -323,7 +312,7 @@ func approverScript(t *testing.T, answer string) string {
 func TestAnEscalatedCommandIsAlwaysAskedAndRunsOutsideOnlyWhenApproved(t *testing.T) {
 	t.Parallel()
 	needBwrap(t)
-	outside := hostDir(t)
+	outside := testdir.Outside(t)
 	reason := "it must write outside the workspace"
 	escalated := func(h *Host, file string) (*JobResult, error) {
 		wait := int64(60000)
@@ -335,7 +324,7 @@ func TestAnEscalatedCommandIsAlwaysAskedAndRunsOutsideOnlyWhenApproved(t *testin
 	}
 	sb := sandbox.Config{Mode: sandbox.ReadOnly}
 	// Under auto (no policy): asked all the same; approved, it runs outside.
-	h := openHost(t, Config{Sandbox: sb, StateDir: hostDir(t), ApprovalVia: []string{"exec"}, Approver: approverScript(t, "approve")})
+	h := openHost(t, Config{Sandbox: sb, StateDir: testdir.Outside(t), ApprovalVia: []string{"exec"}, Approver: approverScript(t, "approve")})
 	r, err := escalated(h, "approved")
 	if err != nil || r.Status != string(jobs.Completed) || r.Decision != "approved" || !strings.HasPrefix(r.Output, "-outside") {
 		t.Fatalf("approved: %+v %v", r, err)
@@ -344,13 +333,13 @@ func TestAnEscalatedCommandIsAlwaysAskedAndRunsOutsideOnlyWhenApproved(t *testin
 		t.Fatalf("the approved command did not write outside: %v", err)
 	}
 	// Denied: nothing runs.
-	h = openHost(t, Config{Sandbox: sb, StateDir: hostDir(t), ApprovalVia: []string{"exec"}, Approver: approverScript(t, "deny")})
+	h = openHost(t, Config{Sandbox: sb, StateDir: testdir.Outside(t), ApprovalVia: []string{"exec"}, Approver: approverScript(t, "deny")})
 	r, err = escalated(h, "denied")
 	if err != nil || r.Status != string(jobs.NotStarted) || r.Decision != "denied" {
 		t.Fatalf("denied: %+v %v", r, err)
 	}
 	// Nobody to ask: nothing runs.
-	h = openHost(t, Config{Sandbox: sb, StateDir: hostDir(t)})
+	h = openHost(t, Config{Sandbox: sb, StateDir: testdir.Outside(t)})
 	if _, err := escalated(h, "nobody"); err == nil || !strings.Contains(err.Error(), "OWNER_SESSION_UNAVAILABLE") {
 		t.Fatalf("with nobody to ask: %v", err)
 	}

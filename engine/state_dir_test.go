@@ -12,21 +12,11 @@ import (
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/internal/testdir"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/machine"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
-
-// privateBase is a temporary directory of mode 0700 to make state
-// directories in (t.TempDir follows the umask).
-func privateBase(t *testing.T) string {
-	t.Helper()
-	d := t.TempDir()
-	if err := os.Chmod(d, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
 
 // neverStarted is a tmux server OpenHost must not get to.
 var neverStarted = tmux.Target{SocketName: "tmuxmcp-test-never-started"}
@@ -67,7 +57,7 @@ func TestAStateDirectoryOthersCouldTouchIsRefusedAtOpen(t *testing.T) {
 			if c.rootOnly && !root {
 				t.Skip("giving a directory to uid 1234 takes root (os.Chown); run the tests as root to cover another owner")
 			}
-			state := mkdir(t, privateBase(t), "state")
+			state := mkdir(t, testdir.Private(t), "state")
 			bad := c.prepare(state)
 			before := listTree(t, state)
 			ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
@@ -131,8 +121,8 @@ func chown(t *testing.T, p string) {
 
 func TestEveryDirectoryIs0700AndEveryFile0600AfterCommandsRan(t *testing.T) {
 	t.Parallel()
-	state := filepath.Join(privateBase(t), "xdg", "state", "tmuxmcp")
-	log := filepath.Join(privateBase(t), "audit.jsonl")
+	state := filepath.Join(testdir.Private(t), "xdg", "state", "tmuxmcp")
+	log := filepath.Join(testdir.Private(t), "audit.jsonl")
 	al, err := audit.Open(log)
 	if err != nil {
 		t.Fatal(err)
@@ -229,8 +219,8 @@ func (m plantingMachine) WriteFile(ctx context.Context, path string, data []byte
 
 func TestAJobScriptPlantedAtItsPathIsRefusedAndNothingRuns(t *testing.T) {
 	t.Parallel()
-	state := filepath.Join(privateBase(t), "state")
-	base := privateBase(t)
+	state := filepath.Join(testdir.Private(t), "state")
+	base := testdir.Private(t)
 	evil, ran := filepath.Join(base, "evil.sh"), filepath.Join(base, "evil-ran")
 	if err := os.WriteFile(evil, []byte("touch "+ran+"\n"), 0o600); err != nil {
 		t.Fatal(err)

@@ -16,6 +16,7 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/host"
 	"github.com/tmuxmcp/tmuxmcp/internal/leaktest"
 	"github.com/tmuxmcp/tmuxmcp/internal/sshtest"
+	"github.com/tmuxmcp/tmuxmcp/internal/testdir"
 )
 
 func TestMain(m *testing.M) { leaktest.Main(m) }
@@ -26,20 +27,9 @@ func connect(t *testing.T, srv *sshtest.Server) *host.SSH {
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := host.New(spec, host.Options{ConfigFile: srv.ConfigFile, ControlDir: privateTempDir(t)})
+	h := host.New(spec, host.Options{ConfigFile: srv.ConfigFile, ControlDir: testdir.Private(t)})
 	t.Cleanup(h.Close)
 	return h
-}
-
-// privateTempDir is a temporary directory of mode 0700 (t.TempDir's
-// follows the umask), as a control socket directory must be.
-func privateTempDir(t *testing.T) string {
-	t.Helper()
-	dir := t.TempDir()
-	if err := os.Chmod(dir, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return dir
 }
 
 func TestScriptsFilesAndSignalsGoThroughOneConnection(t *testing.T) {
@@ -127,7 +117,7 @@ func TestSSHRefusalsQuoteSSHAndNameTheFix(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			h := host.New(spec, host.Options{ConfigFile: write("config", c.config), ControlDir: privateTempDir(t)})
+			h := host.New(spec, host.Options{ConfigFile: write("config", c.config), ControlDir: testdir.Private(t)})
 			defer h.Close()
 			start := time.Now()
 			err = h.Connect(ctx)

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/tmuxmcp/tmuxmcp/internal/testdir"
 )
 
 // asRoot skips a test that gives files to another user.
@@ -33,20 +35,10 @@ func refused(t *testing.T, err error, path string, want ...string) {
 	}
 }
 
-// base is a private temporary directory (t.TempDir follows the umask).
-func base(t *testing.T) string {
-	t.Helper()
-	d := t.TempDir()
-	if err := os.Chmod(d, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	return d
-}
-
 func TestDirMakesEveryMissingComponent0700WhateverTheUmask(t *testing.T) {
 	old := syscall.Umask(0o002)
 	defer syscall.Umask(old)
-	b := base(t)
+	b := testdir.Private(t)
 	dir := filepath.Join(b, "a", "b", "state")
 	if err := Dir(dir); err != nil {
 		t.Fatal(err)
@@ -63,7 +55,7 @@ func TestDirMakesEveryMissingComponent0700WhateverTheUmask(t *testing.T) {
 }
 
 func TestADirectoryOthersMayWriteIsRefusedWithTheChmod(t *testing.T) {
-	dir := filepath.Join(base(t), "state")
+	dir := filepath.Join(testdir.Private(t), "state")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +79,7 @@ func TestADirectoryOthersMayWriteIsRefusedWithTheChmod(t *testing.T) {
 
 func TestADirectoryOfAnotherUserIsRefusedWithItsOwner(t *testing.T) {
 	asRoot(t)
-	b := base(t)
+	b := testdir.Private(t)
 	dir := filepath.Join(b, "state")
 	if err := os.Mkdir(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -112,7 +104,7 @@ func TestADirectoryOfAnotherUserIsRefusedWithItsOwner(t *testing.T) {
 }
 
 func TestAWorldWritableParentIsRefusedUnlessSticky(t *testing.T) {
-	b := base(t)
+	b := testdir.Private(t)
 	shared := filepath.Join(b, "shared")
 	if err := os.Mkdir(shared, 0o700); err != nil {
 		t.Fatal(err)
@@ -131,7 +123,7 @@ func TestAWorldWritableParentIsRefusedUnlessSticky(t *testing.T) {
 }
 
 func TestTreeRefusesADirectoryInsideThatOthersMayWrite(t *testing.T) {
-	dir := filepath.Join(base(t), "state")
+	dir := filepath.Join(testdir.Private(t), "state")
 	jobs := filepath.Join(dir, "jobs")
 	if err := Dir(jobs); err != nil {
 		t.Fatal(err)
@@ -146,7 +138,7 @@ func TestTreeRefusesADirectoryInsideThatOthersMayWrite(t *testing.T) {
 }
 
 func TestCreateNeverFollowsOrReusesWhatIsThere(t *testing.T) {
-	dir := base(t)
+	dir := testdir.Private(t)
 	target := filepath.Join(dir, "target")
 	p := filepath.Join(dir, "job.run")
 	if err := os.Symlink(target, p); err != nil {
@@ -169,7 +161,7 @@ func TestCreateNeverFollowsOrReusesWhatIsThere(t *testing.T) {
 }
 
 func TestWriteFileReplacesALinkInsteadOfFollowingIt(t *testing.T) {
-	dir := base(t)
+	dir := testdir.Private(t)
 	target := filepath.Join(dir, "target")
 	p := filepath.Join(dir, "token")
 	if err := os.Symlink(target, p); err != nil {
@@ -190,7 +182,7 @@ func TestWriteFileReplacesALinkInsteadOfFollowingIt(t *testing.T) {
 }
 
 func TestOpenFileRefusesAFileOthersMayReadOrALink(t *testing.T) {
-	dir := base(t)
+	dir := testdir.Private(t)
 	p := filepath.Join(dir, "audit.log")
 	if err := os.WriteFile(p, nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -215,7 +207,7 @@ func TestOpenFileRefusesAFileOthersMayReadOrALink(t *testing.T) {
 
 func TestAFileOfAnotherUserIsRefused(t *testing.T) {
 	asRoot(t)
-	p := filepath.Join(base(t), "http-token")
+	p := filepath.Join(testdir.Private(t), "http-token")
 	if err := os.WriteFile(p, []byte("planted"), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/tmuxmcp/tmuxmcp/internal/testdir"
 )
 
 // keyScript reads the keyring of the user the sandbox runs as (a key
@@ -38,7 +40,7 @@ func TestTheUsersKeyringIsOutOfTheSandboxsReach(t *testing.T) {
 	if out, err := add.CombinedOutput(); err != nil || strings.HasPrefix(string(out), "-") {
 		t.Skipf("cannot add a key to the user keyring here: %v %s", err, out)
 	}
-	dir := hostDir(t)
+	dir := testdir.Outside(t)
 	if err := os.WriteFile(dir+"/kr.py", []byte(keyScript), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -64,7 +66,7 @@ func TestTheUsersKeyringIsOutOfTheSandboxsReach(t *testing.T) {
 func TestASandboxOfOneWorkspaceLeavesNothingInTheCachesASandboxOfAnotherReads(t *testing.T) {
 	home := homeWithCaches(t)
 	root := filepath.Join(t.TempDir(), "sandbox-cache")
-	a, b := hostDir(t), hostDir(t)
+	a, b := testdir.Outside(t), testdir.Outside(t)
 	out, err := inside(t, Config{Mode: Workspace, Workspaces: []string{a}, Home: home, CacheRoot: root},
 		`echo "touch `+b+`/poisoned" > `+home+`/.cache/p10k-instant-prompt.zsh && echo wrote`)
 	if err != nil || !strings.Contains(out, "wrote") {

@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/tmuxmcp/tmuxmcp/internal/nettest"
+	"github.com/tmuxmcp/tmuxmcp/internal/testdir"
 )
 
 func TestParseModeTakesTheThreeModesAndNamesTheFixForAnythingElse(t *testing.T) {
@@ -153,7 +154,7 @@ func inside(t *testing.T, cfg Config, script string) (string, error) {
 }
 
 func TestInsideOnlyTheWorkspaceIsWritableAndTmpIsPrivate(t *testing.T) {
-	ws, outside := t.TempDir(), hostDir(t) // outside /tmp, which is private inside
+	ws, outside := t.TempDir(), testdir.Outside(t) // outside /tmp, which is private inside
 	if err := os.WriteFile("/tmp/tmuxmcp-sandbox-test-"+filepath.Base(ws), []byte("host"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -174,7 +175,7 @@ func TestInsideOnlyTheWorkspaceIsWritableAndTmpIsPrivate(t *testing.T) {
 }
 
 func TestHiddenFilesCannotBeReadAndLoopbackIsTheSandboxsOwn(t *testing.T) {
-	secret := hostDir(t)
+	secret := testdir.Outside(t)
 	if err := os.WriteFile(filepath.Join(secret, "token"), []byte("s3cret"), 0o600); err != nil {
 		t.Fatal(err)
 	}
@@ -188,18 +189,6 @@ func TestHiddenFilesCannotBeReadAndLoopbackIsTheSandboxsOwn(t *testing.T) {
 	if err != nil || !strings.Contains(out, "reached") {
 		t.Errorf("with --sandbox-network: %v %q", err, out)
 	}
-}
-
-// hostDir is a new directory outside /tmp (which a sandbox replaces with
-// its own), removed with the test.
-func hostDir(t *testing.T) string {
-	t.Helper()
-	d, err := os.MkdirTemp("/var/tmp", "tmuxmcp-sandbox-test-")
-	if err != nil {
-		t.Skipf("no /var/tmp: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
 }
 
 // A home with the caches programs write as they run (~/.cache, ~/.npm),

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tmuxmcp/tmuxmcp/internal/testdir"
 	"github.com/tmuxmcp/tmuxmcp/sandbox"
 )
 
@@ -93,11 +94,11 @@ func TestAProgramInASandboxedPaneCannotTypeIntoItsShell(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("no python3 for the TIOCSTI program")
 	}
-	ws := sandboxDir(t)
+	ws := testdir.Outside(t)
 	if err := os.WriteFile(filepath.Join(ws, "sti.py"), []byte(stiScript), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e := newEnv(t, envOptions{stateDir: sandboxDir(t), sandbox: sandbox.Config{Mode: sandbox.Workspace, Workspaces: []string{ws}}})
+	e := newEnv(t, envOptions{stateDir: testdir.Outside(t), sandbox: sandbox.Config{Mode: sandbox.Workspace, Workspaces: []string{ws}}})
 	pane := e.ok(t, "create_pane", map[string]any{"cwd": ws}).Str("paneId")
 	inject := ` __tmuxmcp_precmd() { builtin printf '\033]133;D;0;tmuxmcp=s%s\007\033]133;A;tmuxmcp=s%s\007' "$__tmuxmcp_tag" "$__tmuxmcp_tag"; }; touch injected`
 	if err := os.WriteFile(filepath.Join(ws, "inject.txt"), []byte(inject), 0o600); err != nil {

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmuxmcp/tmuxmcp/internal/testdir"
 	"github.com/tmuxmcp/tmuxmcp/sandbox"
 )
 
@@ -42,11 +43,11 @@ func TestASandboxedProcessCannotSwapTheNextJobsCommand(t *testing.T) {
 	if _, err := exec.LookPath("python3"); err != nil {
 		t.Skip("no python3 for the watcher")
 	}
-	ws := sandboxDir(t)
+	ws := testdir.Outside(t)
 	if err := os.WriteFile(filepath.Join(ws, "swap.py"), []byte(swapScript), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	e := newEnv(t, envOptions{stateDir: sandboxDir(t), sandbox: sandbox.Config{Mode: sandbox.Workspace, Workspaces: []string{ws}}})
+	e := newEnv(t, envOptions{stateDir: testdir.Outside(t), sandbox: sandbox.Config{Mode: sandbox.Workspace, Workspaces: []string{ws}}})
 	pane := e.ok(t, "create_pane", map[string]any{"cwd": ws}).Str("paneId")
 	e.runCmd(t, map[string]any{"paneId": pane, "command": "(python3 swap.py >/dev/null 2>&1 &)", "waitMs": 30000})
 	deadline := time.Now().Add(30 * time.Second)
@@ -74,12 +75,12 @@ func TestAnApprovedEscalationDoesNotRunCodeTheSandboxPlantedInTheWorkspace(t *te
 	if s, err := sandbox.New(sandbox.Config{Mode: sandbox.ReadOnly}); err != nil || s.Preflight(t.Context()) != nil {
 		t.Skip("bubblewrap cannot run here")
 	}
-	ws, outside := sandboxDir(t), sandboxDir(t)
-	prog := filepath.Join(sandboxDir(t), "approver")
+	ws, outside := testdir.Outside(t), testdir.Outside(t)
+	prog := filepath.Join(testdir.Outside(t), "approver")
 	if err := os.WriteFile(prog, []byte("#!/bin/sh\ncat >/dev/null; echo approve\n"), 0o700); err != nil {
 		t.Fatal(err)
 	}
-	e := newEnv(t, envOptions{stateDir: sandboxDir(t), via: []string{"exec"}, approver: prog, sandbox: sandbox.Config{Mode: sandbox.Workspace, Workspaces: []string{ws}}})
+	e := newEnv(t, envOptions{stateDir: testdir.Outside(t), via: []string{"exec"}, approver: prog, sandbox: sandbox.Config{Mode: sandbox.Workspace, Workspaces: []string{ws}}})
 	escaped := filepath.Join(outside, "escaped")
 	r := e.runCmd(t, map[string]any{"command": "git init -q repo && git -C repo config core.fsmonitor 'touch " + escaped + "; false' && echo planted", "cwd": ws, "waitMs": 30000})
 	if r.Str("output") != "planted\n" {

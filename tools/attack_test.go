@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/tmuxmcp/tmuxmcp/internal/testdir"
 	"github.com/tmuxmcp/tmuxmcp/sandbox"
 )
 
@@ -22,8 +23,8 @@ func TestUnderASandboxACommandInAnUnsandboxedPaneIsAskedLikeAnEscalation(t *test
 	if s, err := sandbox.New(sandbox.Config{Mode: sandbox.ReadOnly}); err != nil || s.Preflight(t.Context()) != nil {
 		t.Skip("bubblewrap cannot run here")
 	}
-	ws, outside := sandboxDir(t), sandboxDir(t)
-	e := newEnv(t, envOptions{stateDir: sandboxDir(t), sandbox: sandbox.Config{Mode: sandbox.Workspace, Workspaces: []string{ws}}})
+	ws, outside := testdir.Outside(t), testdir.Outside(t)
+	e := newEnv(t, envOptions{stateDir: testdir.Outside(t), sandbox: sandbox.Config{Mode: sandbox.Workspace, Workspaces: []string{ws}}})
 	// %0 existed before tmuxmcp: list_panes reports it unsandboxed.
 	f := filepath.Join(outside, "written-outside")
 	r := e.call(t, "run_shell_command", map[string]any{"paneId": "%0", "command": "echo x > " + f})

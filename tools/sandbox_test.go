@@ -1,31 +1,20 @@
 package tools
 
 import (
-	"os"
 	"strings"
 	"testing"
 
+	"github.com/tmuxmcp/tmuxmcp/internal/testdir"
 	"github.com/tmuxmcp/tmuxmcp/sandbox"
 )
-
-// sandboxDir is a directory outside /tmp (which a sandbox replaces).
-func sandboxDir(t *testing.T) string {
-	t.Helper()
-	d, err := os.MkdirTemp("/var/tmp", "tmuxmcp-tools-test-")
-	if err != nil {
-		t.Skipf("no /var/tmp: %v", err)
-	}
-	t.Cleanup(func() { os.RemoveAll(d) })
-	return d
-}
 
 func TestASandboxedServerSaysWhereEachPaneRuns(t *testing.T) {
 	t.Parallel()
 	if s, err := sandbox.New(sandbox.Config{Mode: sandbox.ReadOnly}); err != nil || s.Preflight(t.Context()) != nil {
 		t.Skip("bubblewrap cannot run here")
 	}
-	ws := sandboxDir(t)
-	e := newEnv(t, envOptions{stateDir: sandboxDir(t), sandbox: sandbox.Config{Mode: sandbox.Workspace, Workspaces: []string{ws}}})
+	ws := testdir.Outside(t)
+	e := newEnv(t, envOptions{stateDir: testdir.Outside(t), sandbox: sandbox.Config{Mode: sandbox.Workspace, Workspaces: []string{ws}}})
 	p := e.ok(t, "create_pane", map[string]any{})
 	if p.Str("sandbox") != "workspace" {
 		t.Fatalf("create_pane: %v", p)
