@@ -356,9 +356,10 @@ func (w *watcher) reopen(at int64) {
 	w.holdT.Stop()
 	w.recheck = 5 * time.Millisecond
 	for off := end.start; off < at; {
-		c := w.s.ReadRaw(off, int(min(at-off, 256<<10)), nil)
+		n := int(min(at-off, 256<<10))
+		c := w.s.ReadRaw(off, n, nil)
 		if c.From > off && w.sp != nil {
-			if b := w.sp.readAt(off, int(min(at-off, 256<<10)), nil); len(b) > 0 {
+			if b := w.sp.readAt(off, n, nil); len(b) > 0 {
 				c = stream.RawChunk{Data: b, From: off}
 			}
 		}
