@@ -14,20 +14,22 @@ import (
 // itself (TMOUT), or keeps or hides its history by them. An assignment to
 // one (or to an element of one) changes what later commands do, so it is
 // unseen. bash, zsh, ksh/mksh, POSIX sh and fish (every fish_* variable).
+// Those that also run code in the programs it starts are RunsCode's
+// (codeVars), not repeated here: ShellActsOn asks both.
 var shellVars = map[string]bool{
 	// hooks and prompts (expanded, so $(…) in them runs)
-	"PROMPT_COMMAND": true, "PS0": true, "PS1": true, "PS2": true, "PS3": true, "PS4": true, "PROMPT": true, "PROMPT2": true, "PROMPT3": true, "PROMPT4": true,
-	"RPROMPT": true, "RPROMPT2": true, "RPS1": true, "RPS2": true, "SPROMPT": true, "POSTEDIT": true, "PROMPT_EOL_MARK": true, "psvar": true,
+	"PROMPT2": true, "PROMPT3": true, "PROMPT4": true,
+	"RPROMPT2": true, "RPS1": true, "RPS2": true, "SPROMPT": true, "POSTEDIT": true, "PROMPT_EOL_MARK": true, "psvar": true,
 	"precmd_functions": true, "preexec_functions": true, "chpwd_functions": true, "periodic_functions": true, "zshaddhistory_functions": true, "zshexit_functions": true,
 	"PERIOD": true, "NULLCMD": true, "READNULLCMD": true, "MAIL": true, "MAILPATH": true, "MAILCHECK": true, "mailpath": true, "TMOUT": true,
 	// startup files, lookup, loading
-	"BASH_ENV": true, "ENV": true, "ZDOTDIR": true, "PATH": true, "path": true, "CDPATH": true, "cdpath": true, "FPATH": true, "fpath": true, "module_path": true,
-	"BASH_CMDS": true, "BASH_ALIASES": true, "BASH_LOADABLES_PATH": true, "EXECIGNORE": true, "INPUTRC": true, "HOME": true, "PWD": true, "OLDPWD": true, "SHELL": true, "TMPPREFIX": true, "TMPDIR": true,
+	"path": true, "cdpath": true, "fpath": true, "module_path": true,
+	"BASH_CMDS": true, "BASH_ALIASES": true, "BASH_LOADABLES_PATH": true, "EXECIGNORE": true, "PWD": true, "OLDPWD": true, "TMPPREFIX": true, "TMPDIR": true,
 	// how lines are read, split and globbed; options
-	"IFS": true, "GLOBIGNORE": true, "FIGNORE": true, "GLOBSORT": true, "SHELLOPTS": true, "BASHOPTS": true, "POSIXLY_CORRECT": true, "BASH_COMPAT": true,
-	"histchars": true, "HISTCHARS": true, "COMP_WORDBREAKS": true, "FUNCNEST": true, "BASH_XTRACEFD": true, "BASH_ARGV0": true, "KEYTIMEOUT": true, "EDITOR": true, "VISUAL": true,
+	"GLOBIGNORE": true, "FIGNORE": true, "GLOBSORT": true, "POSIXLY_CORRECT": true, "BASH_COMPAT": true,
+	"histchars": true, "HISTCHARS": true, "COMP_WORDBREAKS": true, "FUNCNEST": true, "BASH_XTRACEFD": true, "BASH_ARGV0": true, "KEYTIMEOUT": true,
 	// history: what is kept, and where
-	"HISTFILE": true, "HISTCONTROL": true, "HISTIGNORE": true, "HISTSIZE": true, "HISTFILESIZE": true, "SAVEHIST": true, "HISTORY_IGNORE": true, "HISTCMD": true,
+	"HISTCONTROL": true, "HISTIGNORE": true, "HISTSIZE": true, "HISTFILESIZE": true, "SAVEHIST": true, "HISTORY_IGNORE": true, "HISTCMD": true,
 }
 
 // onlyThisShell are the variables the shell acts on that a program it
