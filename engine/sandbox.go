@@ -28,7 +28,7 @@ type PaneSandbox struct {
 	sb       *sandbox.Sandbox
 	err      error // why it cannot start: every pane is refused
 	mode     sandbox.Mode
-	shellDir string
+	integ    *shell.Integration // nil: none installed
 	jobsRoot string
 }
 
@@ -56,7 +56,7 @@ func NewPaneSandbox(cfg sandbox.Config, stateDir string, target tmux.Target, int
 		}
 	}
 	if integ != nil {
-		p.shellDir = integ.Dir()
+		p.integ = integ
 	}
 	p.sb, p.err = sandbox.New(cfg)
 	return p
@@ -95,8 +95,8 @@ func (p *PaneSandbox) Sandbox() *sandbox.Sandbox { return p.sb }
 // gets back.
 func (p *PaneSandbox) binds(tag string) ([]sandbox.Bind, error) {
 	var binds []sandbox.Bind
-	if p.shellDir != "" {
-		binds = append(binds, sandbox.Bind{Path: p.shellDir})
+	if p.integ != nil {
+		binds = append(binds, sandbox.Bind{Path: p.integ.Dir()})
 	}
 	if tag != "" {
 		if !tagPattern.MatchString(tag) {
@@ -126,14 +126,23 @@ func (p *PaneSandbox) jobDir(tag string) string {
 // tagPattern is what a shell tag tmuxmcp makes looks like (shell.NewTag).
 var tagPattern = regexp.MustCompile(`^[0-9a-f]{1,64}$`)
 
+// ready is why no pane can start in the sandbox now (a *SandboxError), or
+// nil: it could not be set up, or what it needs is gone (sandbox.Check).
+func (p *PaneSandbox) ready() error {
+	if p.err != nil {
+		return p.Err()
+	}
+	if err := p.sb.Check(); err != nil {
+		return &SandboxError{Mode: p.mode, Err: err}
+	}
+	return nil
+}
+
 // Wrap runs argv in the sandbox (runner.Sandbox), after checking again
 // that it can start.
 func (p *PaneSandbox) Wrap(argv []string, tag string) ([]string, error) {
-	if p.err != nil {
-		return nil, p.Err()
-	}
-	if err := p.sb.Check(); err != nil {
-		return nil, &SandboxError{Mode: p.mode, Err: err}
+	if err := p.ready(); err != nil {
+		return nil, err
 	}
 	binds, err := p.binds(tag)
 	if err != nil {
@@ -217,14 +226,12 @@ func (h *Host) paneSandboxMode(pid int) string {
 		return string(sandbox.Unsandboxed)
 	}
 	args := strings.Split(strings.TrimRight(string(b), "\x00"), "\x00")
-	if p.shellDir != "" && len(args) > 3 && args[1] == filepath.Join(p.shellDir, "launch") && args[2] == "--sandbox" {
+	if inner, ok := p.integ.SandboxedInner(args); ok && sandbox.SameFile(exe, "/bin/sh") {
 		// A session's first pane before its launcher's first stage (our
 		// own script, outside) execs into the sandbox: its shell has not
 		// started, and will start only in there.
-		if sandbox.SameFile(exe, "/bin/sh") {
-			args = p.sb.Unfiltered(args[3:])
-			exe = args[0]
-		}
+		args = p.sb.Unfiltered(inner)
+		exe = args[0]
 	}
 	return string(p.sb.Verify(exe, args, p.exposed))
 }
@@ -232,7 +239,7 @@ func (h *Host) paneSandboxMode(pid int) string {
 // exposed reports whether path is one the sandbox gives back to its panes:
 // the integration's scripts, or a pane's own job directory.
 func (p *PaneSandbox) exposed(path string) bool {
-	if path == p.shellDir && p.shellDir != "" {
+	if p.integ != nil && path == p.integ.Dir() {
 		return true
 	}
 	rel, ok := strings.CutPrefix(path, p.jobsRoot+"/")
@@ -263,11 +270,8 @@ func (h *Host) checkSandbox() error {
 	if h.sandbox == nil {
 		return nil
 	}
-	if err := h.sandbox.Err(); err != nil {
+	if err := h.sandbox.ready(); err != nil {
 		return sandboxUnavailable(err)
-	}
-	if err := h.sandbox.sb.Check(); err != nil {
-		return sandboxUnavailable(&SandboxError{Mode: h.sandbox.mode, Err: err})
 	}
 	return nil
 }

@@ -12,6 +12,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"github.com/tmuxmcp/tmuxmcp/private"
@@ -163,6 +164,20 @@ const DefaultCommandVar = "TMUXMCP_DEFAULT_COMMAND"
 // tmuxmcp and read tmux's default-command, which it cannot inside.
 func (in *Integration) SandboxedLaunch(sandboxed []string) []string {
 	return append([]string{"/bin/sh", filepath.Join(in.dir, "launch"), "--sandbox"}, sandboxed...)
+}
+
+// SandboxedInner is the sandbox's command line a SandboxedLaunch command
+// line args carries (the launcher's first stage, before it execs into
+// it), and whether args is one.
+func (in *Integration) SandboxedInner(args []string) ([]string, bool) {
+	if in == nil {
+		return nil, false
+	}
+	prefix := in.SandboxedLaunch(nil)
+	if len(args) <= len(prefix) || !slices.Equal(args[:len(prefix)], prefix) {
+		return nil, false
+	}
+	return args[len(prefix):], true
 }
 
 // Dir is where the scripts are.
