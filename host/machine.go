@@ -94,7 +94,7 @@ func (s *SSH) checkDir(ctx context.Context, dir string, ids []string) error {
 		}
 	}
 	all := append(slices.Clone(mine), parents...)
-	script := "set -- " + quoteAll(all) + "\n" + checkScript
+	script := "set -- " + shell.QuoteAll(all) + "\n" + checkScript
 	out, code, err := s.ch.run(ctx, script)
 	if err != nil {
 		return fmt.Errorf("host %s: check the private directory: %w", s.spec.Name, err)
@@ -117,15 +117,6 @@ func (s *SSH) checkDir(ctx context.Context, dir string, ids []string) error {
 		}
 	}
 	return nil
-}
-
-// quoteAll is each of args quoted for sh, space-separated.
-func quoteAll(args []string) string {
-	q := make([]string, len(args))
-	for i, a := range args {
-		q[i] = shell.Quote(a)
-	}
-	return strings.Join(q, " ")
 }
 
 // writeScript appends to b the lines that write data to p atomically (a
@@ -291,11 +282,7 @@ func (s *SSH) Stat(ctx context.Context, p string) (machine.FileInfo, error) {
 
 // Remove deletes files on the host.
 func (s *SSH) Remove(ctx context.Context, paths ...string) {
-	q := make([]string, len(paths))
-	for i, p := range paths {
-		q[i] = shell.Quote(p)
-	}
-	_, _, _ = s.Run(ctx, "rm -f -- "+strings.Join(q, " "))
+	_, _, _ = s.Run(ctx, "rm -f -- "+shell.QuoteAll(paths))
 }
 
 // resolveScript prints the directory $1 resolved with cd -P (exit 0), or,

@@ -260,11 +260,7 @@ func (s *SSH) Command(ctx context.Context, argv []string) *exec.Cmd {
 
 // remoteCommand is argv as the line the remote login shell runs.
 func remoteCommand(argv []string) string {
-	q := make([]string, len(argv))
-	for i, a := range argv {
-		q[i] = shell.Quote(a)
-	}
-	return "exec " + strings.Join(q, " ")
+	return "exec " + shell.QuoteAll(argv)
 }
 
 // Drop ends the host's connection (as a dropped link would); the next use

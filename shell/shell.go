@@ -70,6 +70,16 @@ func Quote(s string) string {
 	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
 
+// QuoteAll is each of args quoted for a POSIX shell, space-separated: a
+// command line, or the words of a set --.
+func QuoteAll(args []string) string {
+	q := make([]string, len(args))
+	for i, a := range args {
+		q[i] = Quote(a)
+	}
+	return strings.Join(q, " ")
+}
+
 // SignalName names the signal of a shell exit status above 128, or "".
 func SignalName(status int) string {
 	if status <= 128 || status > 128+64 {
