@@ -84,7 +84,7 @@ func (in *RunShellCommandRequest) Check() error {
 		return errorf("escalate: true needs a reason: say in one sentence why this command must run outside the sandbox; a person reads it before approving")
 	}
 	if in.Escalate && in.PaneID != nil {
-		return errorf("escalate: true runs the command in a fresh pane outside the sandbox, never in an existing pane (%s runs inside it): drop paneId", *in.PaneID)
+		return errorf("escalate: true runs the command in a fresh pane outside the sandbox, never in an existing pane: drop paneId %s (a command for that pane runs where the pane runs; one outside the sandbox is asked of a person without escalate)", *in.PaneID)
 	}
 	if in.Reason != nil && utf8.RuneCountInString(*in.Reason) > 1000 {
 		return errorf("reason is %d characters, over the limit of 1000: one sentence is enough", utf8.RuneCountInString(*in.Reason))
