@@ -279,7 +279,6 @@ func TestLinesTheShellReadsDifferentlyAreNotApproved(t *testing.T) {
 // a write, never approved by the command's allow rule (found by the third
 // attack: `echo 'code' >&"$HOME/.bashrc"` ran under --approval deny).
 func TestDuplicatingOutputOntoAQuotedOrExpandedWordIsAWrite(t *testing.T) {
-	t.Skip("attack finding: >&\"FILE\" and >&$HOME/x are taken for a descriptor and approved")
 	p := readmePolicy(t, policy.Deny)
 	for _, line := range []string{
 		`git status >&"$HOME/.bashrc"`,

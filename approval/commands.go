@@ -278,8 +278,10 @@ func writes(r *syntax.Redirect) string {
 	switch r.Op {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:
 	case syntax.DplOut:
-		if lit := r.Word.Lit(); lit == "-" || strings.Trim(lit, "0123456789") == "" {
-			return "" // >&2, >&-: a descriptor, not a file
+		// >&2, >&"2", >&-: a descriptor. Any other word, quoted or
+		// expanded too (>&"$HOME/x"), is a file bash opens for writing.
+		if lit, ok := literal(r.Word); ok && lit != "" && (lit == "-" || strings.Trim(lit, "0123456789") == "") {
+			return ""
 		}
 	default:
 		return ""
