@@ -305,7 +305,6 @@ func TestDuplicatingOutputOntoAQuotedOrExpandedWordIsAWrite(t *testing.T) {
 // allow rule (found by the third attack: it ran under --approval deny,
 // typed or through run_shell_command).
 func TestAZshLineWithACommentIsNotApproved(t *testing.T) {
-	t.Skip("attack finding: zsh without interactive_comments runs what the grammar takes for a comment")
 	p := readmePolicy(t, policy.Deny)
 	for _, line := range []string{"git status #; touch M", "git status #&& touch M", "git status #$(touch M)", "git status # note"} {
 		if v := Judge(p, Subject{Line: line, Shell: "zsh"}); v.Action == policy.Allow {
