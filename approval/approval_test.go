@@ -273,6 +273,57 @@ func TestLinesTheShellReadsDifferentlyAreNotApproved(t *testing.T) {
 	}
 }
 
+// `>&WORD` duplicates a descriptor only when WORD expands to digits or -;
+// any other word is a file that receives stdout and stderr, truncated. A
+// quoted or expanded word is such a file, so an allowed command with it is
+// a write, never approved by the command's allow rule (found by the third
+// attack: `echo 'code' >&"$HOME/.bashrc"` ran under --approval deny).
+func TestDuplicatingOutputOntoAQuotedOrExpandedWordIsAWrite(t *testing.T) {
+	p := readmePolicy(t, policy.Deny)
+	for _, line := range []string{
+		`git status >&"$HOME/.bashrc"`,
+		`git status >&"/tmp/x"`,
+		`git status >&$PWD/x`,
+		`git status 1>&"$PWD/x"`,
+		`git status >&'out'`,
+		`git status >&$x`,
+	} {
+		if v := Judge(p, Subject{Line: line, Shell: "bash"}); v.Action == policy.Allow {
+			t.Errorf("%q: allowed by %s, but it writes a file", line, v.By)
+		}
+	}
+	for _, line := range []string{`git status >&2`, `git status >&"2"`, `git status 2>&1`, `git status >&-`} {
+		if v := Judge(p, Subject{Line: line, Shell: "bash"}); v.Action != policy.Allow {
+			t.Errorf("%q: %s by %s, but it only duplicates a descriptor", line, v.Action, v.By)
+		}
+	}
+}
+
+// Interactive zsh reads # as a comment only with interactive_comments set,
+// which is off by default: `echo hi #; touch x` runs touch there. A zsh
+// line with a comment is therefore read two ways and never approved by an
+// allow rule (found by the third attack: it ran under --approval deny,
+// typed or through run_shell_command).
+func TestAZshLineWithACommentIsNotApproved(t *testing.T) {
+	p := readmePolicy(t, policy.Deny)
+	for _, line := range []string{"git status #; touch M", "git status #&& touch M", "git status #$(touch M)", "git status # note"} {
+		if v := Judge(p, Subject{Line: line, Shell: "zsh"}); v.Action == policy.Allow {
+			t.Errorf("zsh %q: allowed by %s, but zsh may read # as a word", line, v.By)
+		}
+		if v := Judge(p, Subject{Line: line, Shell: "zsh", Typed: true}); v.Action == policy.Allow {
+			t.Errorf("zsh typed %q: allowed by %s", line, v.By)
+		}
+	}
+	for _, line := range []string{"git status a#b", "git status '#'", `git status \#x`, `git status "#"`} {
+		if v := Judge(p, Subject{Line: line, Shell: "zsh"}); v.Action != policy.Allow {
+			t.Errorf("zsh %q: %s by %s, but # inside a word is read alike", line, v.Action, v.By)
+		}
+	}
+	if v := Judge(p, Subject{Line: "git status # note", Shell: "bash"}); v.Action != policy.Allow {
+		t.Errorf("bash comment: %s by %s", v.Action, v.By)
+	}
+}
+
 func TestHistoryExpansionInATypedLineIsNotApproved(t *testing.T) {
 	p := readmePolicy(t, policy.Deny)
 	for _, line := range []string{`git status !-1:gs/"//"`, "git status !!", "^status^log", `git status "it's" !-1`, "git status !$"} {

@@ -148,7 +148,10 @@ func (r *reader) parse(lang syntax.LangVariant) (err error) {
 			err = fmt.Errorf("parser failure: %v", p)
 		}
 	}()
-	f, err := syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(false)).Parse(strings.NewReader(r.line), "")
+	// zsh reads # as a comment only with interactive_comments set (off by
+	// default in an interactive shell), so a zsh line's comments are kept
+	// to be refused below.
+	f, err := syntax.NewParser(syntax.Variant(lang), syntax.KeepComments(r.shell == "zsh")).Parse(strings.NewReader(r.line), "")
 	if err != nil {
 		return err
 	}
@@ -163,6 +166,8 @@ func (r *reader) parse(lang syntax.LangVariant) (err error) {
 			case "fish":
 				bad = errors.New("fish reads (…) as a command substitution")
 			}
+		case *syntax.Comment:
+			bad = errors.New("zsh without interactive_comments (the default) reads # as a word, not a comment: what follows it may run")
 		case *syntax.SglQuoted:
 			if r.shell == "fish" && strings.Contains(x.Value, `\`) {
 				bad = errors.New(`fish reads \' inside single quotes as a quote, not the end of the string`)
@@ -278,8 +283,10 @@ func writes(r *syntax.Redirect) string {
 	switch r.Op {
 	case syntax.RdrOut, syntax.AppOut, syntax.RdrInOut, syntax.RdrClob, syntax.AppClob, syntax.RdrAll, syntax.RdrAllClob, syntax.AppAll, syntax.AppAllClob:
 	case syntax.DplOut:
-		if lit := r.Word.Lit(); lit == "-" || strings.Trim(lit, "0123456789") == "" {
-			return "" // >&2, >&-: a descriptor, not a file
+		// >&2, >&"2", >&-: a descriptor. Any other word, quoted or
+		// expanded too (>&"$HOME/x"), is a file bash opens for writing.
+		if lit, ok := literal(r.Word); ok && lit != "" && (lit == "-" || strings.Trim(lit, "0123456789") == "") {
+			return ""
 		}
 	default:
 		return ""
