@@ -108,6 +108,11 @@ type Job struct {
 	// ShellGroup is the process group of the shell the command was typed
 	// into: only it, in front of the terminal, ends the command.
 	ShellGroup int `json:"shellGroup,omitempty"`
+	// ScriptTag is the tag (MarkTag's form) of the pane's first shell,
+	// which names where the job's script files are (a sandboxed pane's own
+	// job directory); "" for the machine's jobs directory. Records from
+	// before it use ShellTag.
+	ScriptTag string `json:"scriptTag,omitempty"`
 }
 
 // Done reports whether the job has reached a final status.

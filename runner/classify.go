@@ -349,7 +349,7 @@ func (sh *shellState) unanswered(f paneFacts) *Refusal {
 // right after the cursor.
 func (sh *shellState) commandLine(f paneFacts) (*Shell, *Refusal) {
 	probe, p, marks := f.probe, f.info, sh.marks
-	ready := &Shell{Pane: f.pane, PID: p.PID, TTY: p.TTY, Kind: sh.kind, Program: probe.Leader, Group: probe.ForegroundPgrp}
+	ready := &Shell{Pane: f.pane, PID: p.PID, TTY: p.TTY, Kind: sh.kind, Program: probe.Leader, Group: probe.ForegroundPgrp, PaneTag: p.ShellTag}
 	if sh.own {
 		ready.Tag = p.ShellTag
 	}

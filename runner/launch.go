@@ -250,14 +250,14 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	// still known (typed as is, only the stream would say).
 	direct := sh.Live && sh.Tag != "" && !j.FreshPane && cwd == "" && !sh.ErrExit && !sh.Wrap && !r.cfg.Remote && sh.Kind.TypedDirectly(ctx, j.Command)
 	typed, mode, name, secret := j.Command, jobs.Integrated, "", ""
+	scriptTag := "" // where the script goes: the pane's own job directory in a sandbox
+	if sh.PaneTag != "" {
+		scriptTag = shell.MarkTag(sh.PaneTag)
+	}
 	if !direct {
 		mode = jobs.Wrapper
 		var err error
-		shellTag := ""
-		if sh.Tag != "" {
-			shellTag = shell.MarkTag(sh.Tag)
-		}
-		if typed, name, secret, err = r.writeScript(ctx, j, sh.Kind, shellTag, cwd); err != nil {
+		if typed, name, secret, err = r.writeScript(ctx, j, sh.Kind, scriptTag, cwd); err != nil {
 			return nil, err
 		}
 	}
@@ -273,7 +273,7 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	}
 	j, err := r.jobs.Update(j.ID, func(x *jobs.Job) {
 		x.Mode, x.ShellTag, x.Shell, x.Stream, x.StartOffset, x.Started, x.PaneID = mode, tag, string(sh.Kind), s.ID().String(), in.At, time.Now().UTC(), id
-		x.Script, x.Secret, x.ShellGroup = name, secret, sh.Group
+		x.Script, x.Secret, x.ShellGroup, x.ScriptTag = name, secret, sh.Group, scriptTag
 	})
 	if err != nil {
 		s.Untype(in)

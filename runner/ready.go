@@ -94,6 +94,10 @@ type Shell struct {
 	// Tag is the tag of the integrated shell tmuxmcp started in the pane,
 	// when that shell is the one at the prompt (not a shell it started).
 	Tag string
+	// PaneTag is the tag tmuxmcp gave the pane's first shell, whatever
+	// shell is at the prompt now (one without integration too): it names
+	// where the pane's job files go (its sandbox's job directory).
+	PaneTag string
 	// Live says this recording has seen the shell's end-of-prompt mark:
 	// its integration is working now.
 	Live bool

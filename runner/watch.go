@@ -151,11 +151,20 @@ func scriptName(j *jobs.Job) string {
 	return j.ID
 }
 
+// scriptTag names where job j's script files are (Job.ScriptTag; a record
+// from before it, ShellTag).
+func scriptTag(j *jobs.Job) string {
+	if j.ScriptTag != "" {
+		return j.ScriptTag
+	}
+	return j.ShellTag
+}
+
 // statusFile reads the status job j's script recorded, if any.
 func (r *Runner) statusFile(j *jobs.Job) *int {
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	b, err := r.machine.ReadFile(ctx, r.scriptPath(scriptName(j), j.ShellTag, ".rc"))
+	b, err := r.machine.ReadFile(ctx, r.scriptPath(scriptName(j), scriptTag(j), ".rc"))
 	if err != nil {
 		return nil
 	}
@@ -370,7 +379,7 @@ func (r *Runner) escalate(paneID string, n int) string {
 func (r *Runner) removeScripts(ctx context.Context, j *jobs.Job) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
-	n, p := scriptName(j), func(name, suffix string) string { return r.scriptPath(name, j.ShellTag, suffix) }
+	n, p := scriptName(j), func(name, suffix string) string { return r.scriptPath(name, scriptTag(j), suffix) }
 	r.machine.Remove(ctx, p(n, ".sh"), p(n, ".run"), p(n, ".rc"), p(n, ".key"))
 }
 
