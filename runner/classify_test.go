@@ -218,6 +218,12 @@ func TestClassify(t *testing.T) {
 				w.Group = f.probe.ForegroundPgrp
 				tc.ready = &w
 			}
+			if tc.ready != nil {
+				// The pane's tag is the one tmux keeps for it, whatever shell reads.
+				w := *tc.ready
+				w.PaneTag = f.info.ShellTag
+				tc.ready = &w
+			}
 			if !reflect.DeepEqual(v.refusal, tc.refusal) || !reflect.DeepEqual(v.shell, tc.ready) {
 				t.Fatalf("got refusal %+v, shell %+v\nwant refusal %+v, shell %+v", v.refusal, v.shell, tc.refusal, tc.ready)
 			}
