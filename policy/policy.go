@@ -12,6 +12,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"regexp"
 	"regexp/syntax"
@@ -142,6 +143,11 @@ func Load(path string, def Action) (*Policy, error) {
 	dec.DisallowUnknownFields() // a misspelt "comand" must not widen a rule to everything
 	if err := dec.Decode(&f); err != nil {
 		return nil, fmt.Errorf("policy file %s: %w (a file holds {\"rules\": [{\"name\", \"action\", \"command\", \"program\", \"cwd\", \"host\", \"env\"}]})", path, err)
+	}
+	if _, err := dec.Token(); err != io.EOF {
+		// A second document (two files pasted together) would be
+		// ignored: its rules would silently not apply.
+		return nil, fmt.Errorf("policy file %s: more follows the policy's JSON object at offset %d: keep one {\"rules\": [...]} object and put every rule in it", path, dec.InputOffset())
 	}
 	p, err := New(def, f.Rules)
 	if err != nil {

@@ -149,3 +149,22 @@ func TestARuleMayMatchThroughAHoleButNeverAllowsOne(t *testing.T) {
 		}
 	}
 }
+
+// A file of two policies pasted together is refused: the second's rules
+// would otherwise silently not apply (found by the third attack).
+func TestAPolicyFileWithMoreThanOneObjectIsRefused(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "policy.json")
+	if err := os.WriteFile(p, []byte(`{"rules": [{"action": "allow", "command": "^ls$"}]}
+{"rules": [{"action": "deny", "command": "^rm "}]}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(p, Ask); err == nil || !strings.Contains(err.Error(), "more follows") {
+		t.Fatalf("two policies in one file: %v", err)
+	}
+	if err := os.WriteFile(p, []byte("{\"rules\": []}\n\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(p, Ask); err != nil {
+		t.Fatalf("one policy with blank lines after it: %v", err)
+	}
+}
