@@ -484,3 +484,20 @@ func TestMarksWithoutTheJobsTagAreOutput(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 }
+
+// A line a person typed while the command ran is read by the shell the
+// moment the command ends, and its program takes the terminal before the
+// end mark is looked at: the command still ends with its own status and
+// output, not the typed line's.
+func TestALineTypedAheadByAPersonDoesNotTakeTheCommandsStatus(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.feed(typedLine + "mine\r\n")
+	b.begun(run)
+	b.machine.set(running("bash", "sleep", false)) // the typed-ahead line's program
+	b.feed(prompt("7") + "sleep 4; false\r\n" + mark("C") + "theirs\r\n")
+	got := b.ended(run)
+	if got.Status != jobs.Completed || got.ExitCode == nil || *got.ExitCode != 7 || got.Output != "mine\n" {
+		t.Fatalf("got %+v", got)
+	}
+}

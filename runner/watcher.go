@@ -256,7 +256,19 @@ func (w *watcher) mark(m shell.Mark, data []byte, base int64) bool {
 			return w.confirm(true)
 		}
 		w.recheckT.Reset(w.recheck)
+	case w.end != nil && shells && m.Kind == 'C' && w.end.drawn && w.confirmAt == 0:
+		// The shell drew its prompt after the end mark and started a
+		// line it read there (typed ahead by a person while the command
+		// ran): it read its next command, so the end was the command's,
+		// however fast the line took the terminal from it.
+		w.end.proven = true
+		w.holdT.Stop()
+		w.done(false)
+		return true
 	case w.end != nil:
+		if shells && m.Kind == 'B' && m.Start >= w.end.end {
+			w.end.drawn = true
+		}
 		if shells && m.Kind == 'B' && m.Start >= w.end.end && w.confirmAt == 0 {
 			// The next prompt is drawn; its line editor reads input once
 			// the terminal left canonical mode.
