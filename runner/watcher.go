@@ -737,9 +737,18 @@ func (w *watcher) done(ok bool) {
 	}
 	wait := time.Since(end.at)
 	w.finish(end.status, end.code, end.signal, end.end, ok, wait)
-	if ok {
+	if ok && !typedAfter(w.seen.line, w.known) {
 		w.r.learnPrompt(w.pane, w.s, w.j.ShellTag, w.seen)
 	}
+}
+
+// typedAfter reports whether line is the known prompt with more after it:
+// keys a person typed while the command ran, which the shell's line
+// editor drew after its prompt. Learnt as the prompt, they would pass for
+// it, and the next command would be typed after them.
+func typedAfter(line, known string) bool {
+	known = strings.TrimRight(known, " ")
+	return known != "" && len(line) > len(known) && strings.HasPrefix(line, known)
 }
 
 // promptWaited is PromptWait over, the shell's next prompt not read: the
