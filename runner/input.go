@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/shell"
 )
 
 // InputSettle is how long a pane must have printed nothing, and been sent
@@ -38,7 +39,7 @@ func (r *Runner) WaitingForInput(ctx context.Context, pane int) (InputWait, bool
 		return InputWait{}, false
 	}
 	probe, err := r.machine.Probe(p.PID, p.TTY)
-	if err != nil || probe.Reader == "" || probe.ReadingCommand() {
+	if err != nil || probe.Reader == "" || probe.ReadingCommand() && !r.inCommand(ctx, pane, p.ShellTag, probe) {
 		return InputWait{}, false
 	}
 	w := InputWait{Program: probe.Reader}
@@ -47,6 +48,23 @@ func (r *Runner) WaitingForInput(ctx context.Context, pane int) (InputWait, bool
 		w.Prompt = strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " ")
 	}
 	return w, true
+}
+
+// inCommand reports whether the pane's integrated shell, in front, is
+// inside a command (its last mark is a command's start): its line editor
+// then reads for the command (fish's read, bash's read -e, zsh's vared),
+// not the next command line.
+func (r *Runner) inCommand(ctx context.Context, pane int, tag string, probe shell.Probe) bool {
+	s, ok := r.hub.Live(pane)
+	if !ok || tag == "" || !probe.ShellGroup || lastMarks(s, tag).last != 'C' {
+		return false
+	}
+	// The shell may be back at its prompt, its end mark still on the
+	// way: what tmux read from the pane before this look is in first.
+	if err := r.fleet.MarkPane(ctx, pane, func() {}); err != nil {
+		return false
+	}
+	return lastMarks(s, tag).last == 'C'
 }
 
 // awaitInput returns when job id's run is done, wait has passed, ctx has

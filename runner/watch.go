@@ -56,6 +56,9 @@ type ending struct {
 	// when the mark came; an end that is not is let go after holdMax
 	// unless the shell reads its next command by then (see endMark).
 	proven bool
+	// drawn says the shell's prompt mark came after it: a start mark of
+	// the shell's after that is a line it read (see mark).
+	drawn bool
 }
 
 // holdMax is how long an end mark that came while the command held the

@@ -484,3 +484,41 @@ func TestMarksWithoutTheJobsTagAreOutput(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 }
+
+// A line a person typed while the command ran is read by the shell the
+// moment the command ends, and its program takes the terminal before the
+// end mark is looked at: the command still ends with its own status and
+// output, not the typed line's.
+func TestALineTypedAheadByAPersonDoesNotTakeTheCommandsStatus(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.feed(typedLine + "mine\r\n")
+	b.begun(run)
+	b.machine.set(running("bash", "sleep", false)) // the typed-ahead line's program
+	b.feed(prompt("7") + "sleep 4; false\r\n" + mark("C") + "theirs\r\n")
+	got := b.ended(run)
+	if got.Status != jobs.Completed || got.ExitCode == nil || *got.ExitCode != 7 || got.Output != "mine\n" {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// A person typed into a shell without marks while its command ran: the
+// shell draws the typed text after its prompt. The prompt learnt stays the
+// one it knew, so the next command is refused as half-typed, not typed
+// after the person's text.
+func TestTextTypedDuringACommandIsNotLearntAsThePrompt(t *testing.T) {
+	b := newBench(t, 0, "sh", false)
+	b.tmux.screen = []string{"$ . /tmp/job.run", "done", "$ "}
+	b.tmux.info.CursorX, b.tmux.info.CursorY = 2, 2
+	_, run := b.watch(&jobs.Job{Command: "echo done", Mode: jobs.Wrapper}, 0)
+	b.feed(". /tmp/job.run\r\n" + osc("C", run.ID) + "done\r\n" + osc("D;0", run.ID) + "$ ")
+	b.ended(run)
+	b.tmux.screen = []string{"$ . /tmp/job2.run", "hellodone", "$ hello"}
+	b.tmux.info.CursorX = 7
+	_, run = b.watch(&jobs.Job{Command: "sleep 3; echo done", Mode: jobs.Wrapper}, b.s.End())
+	b.feed(". /tmp/job2.run\r\n" + osc("C", run.ID) + "hellodone\r\n" + osc("D;0", run.ID) + "$ hello")
+	b.ended(run)
+	if p, ok := b.r.knownPrompt(testPane, b.s, tmux.PaneInfo{}, shell.Probe{ForegroundPgrp: -1}); !ok || p != "$" {
+		t.Fatalf("learnt the prompt %q (%v)", p, ok)
+	}
+}

@@ -256,7 +256,19 @@ func (w *watcher) mark(m shell.Mark, data []byte, base int64) bool {
 			return w.confirm(true)
 		}
 		w.recheckT.Reset(w.recheck)
+	case w.end != nil && shells && m.Kind == 'C' && w.end.drawn && w.confirmAt == 0:
+		// The shell drew its prompt after the end mark and started a
+		// line it read there (typed ahead by a person while the command
+		// ran): it read its next command, so the end was the command's,
+		// however fast the line took the terminal from it.
+		w.end.proven = true
+		w.holdT.Stop()
+		w.done(false)
+		return true
 	case w.end != nil:
+		if shells && m.Kind == 'B' && m.Start >= w.end.end {
+			w.end.drawn = true
+		}
 		if shells && m.Kind == 'B' && m.Start >= w.end.end && w.confirmAt == 0 {
 			// The next prompt is drawn; its line editor reads input once
 			// the terminal left canonical mode.
@@ -726,9 +738,18 @@ func (w *watcher) done(ok bool) {
 	}
 	wait := time.Since(end.at)
 	w.finish(end.status, end.code, end.signal, end.end, ok, wait)
-	if ok {
+	if ok && !typedAfter(w.seen.line, w.known) {
 		w.r.learnPrompt(w.pane, w.s, w.j.ShellTag, w.seen)
 	}
+}
+
+// typedAfter reports whether line is the known prompt with more after it:
+// keys a person typed while the command ran, which the shell's line
+// editor drew after its prompt. Learnt as the prompt, they would pass for
+// it, and the next command would be typed after them.
+func typedAfter(line, known string) bool {
+	known = strings.TrimRight(known, " ")
+	return known != "" && len(line) > len(known) && strings.HasPrefix(line, known)
 }
 
 // promptWaited is PromptWait over, the shell's next prompt not read: the

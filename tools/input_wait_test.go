@@ -157,3 +157,21 @@ func TestAnUnfinishedCommandIsRefusedWithTheWayOut(t *testing.T) {
 		})
 	}
 }
+
+// fish's read asks with fish's own line editor, the shell itself in front
+// of the terminal: it is still a question that waits for an answer.
+func TestAFishReadIsAQuestionThatWaitsForInput(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{shell: "/usr/bin/fish"})
+	pane, _ := e.shell(t)
+	start := time.Now()
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "read -P 'Name: ' n; echo got $n", "waitMs": 60000})
+	if took := time.Since(start); took > 30*time.Second || r.Str("status") != "running" || r.M["waitingForInput"] != true || r.M["prompt"] != "Name:" {
+		t.Fatalf("want running, waiting for input at Name: (took %v): %v", took, r.M)
+	}
+	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "world", "submit": true})
+	r = e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 20000})
+	if r.Str("status") != "completed" || !strings.Contains(r.Str("output"), "got world") || r.M["waitingForInput"] != false {
+		t.Fatalf("after the answer: %v", r.M)
+	}
+}
