@@ -176,7 +176,8 @@ type checker interface{ Check() error }
 func typed[In any, Out any](s *Server, tool *mcp.Tool, call func(context.Context, engine.Caller, *In) (*Out, error)) Tool {
 	tool = withHost(tool)
 	inRes := mustResolve(tool.InputSchema.(*jsonschema.Schema))
-	outRes := mustResolve(tool.OutputSchema.(*jsonschema.Schema))
+	outSchema := tool.OutputSchema.(*jsonschema.Schema)
+	outRes := mustResolve(outSchema)
 	return Tool{Tool: tool, Handler: func(ctx context.Context, req *mcp.CallToolRequest) (res *mcp.CallToolResult, err error) {
 		s.calls.begin()
 		defer s.calls.end()
@@ -198,7 +199,7 @@ func typed[In any, Out any](s *Server, tool *mcp.Tool, call func(context.Context
 		if err != nil {
 			return errorResult(err), nil
 		}
-		return s.encode(tool.Name, out, outRes)
+		return s.encode(tool.Name, out, outSchema, outRes)
 	}}
 }
 
@@ -243,8 +244,10 @@ func decodeArgs[In any](raw json.RawMessage, schema *jsonschema.Resolved) (*In, 
 	return in, nil
 }
 
-// encode is a tool's result as sent: JSON text and structured content.
-func (s *Server) encode(name string, out any, schema *jsonschema.Resolved) (*mcp.CallToolResult, error) {
+// encode is a tool's result as sent: structured content with every field,
+// and as text the same JSON without the fields that say nothing
+// (leanText).
+func (s *Server) encode(name string, out any, schema *jsonschema.Schema, resolved *jsonschema.Resolved) (*mcp.CallToolResult, error) {
 	b, err := marshal(out)
 	if err != nil {
 		return nil, fmt.Errorf("%s: encode result: %w", name, err)
@@ -258,12 +261,16 @@ func (s *Server) encode(name string, out any, schema *jsonschema.Resolved) (*mcp
 	if s.opts.CheckResults {
 		var check any
 		_ = json.Unmarshal(b, &check)
-		if err := schema.Validate(check); err != nil {
+		if err := resolved.Validate(check); err != nil {
 			return nil, fmt.Errorf("%s: result does not match the output schema (a tmuxmcp bug): %w", name, err)
 		}
 	}
+	text, err := leanText(b, schema)
+	if err != nil {
+		return nil, fmt.Errorf("%s: encode result: %w", name, err)
+	}
 	return &mcp.CallToolResult{
-		Content:           []mcp.Content{&mcp.TextContent{Text: string(b)}},
+		Content:           []mcp.Content{&mcp.TextContent{Text: string(text)}},
 		StructuredContent: json.RawMessage(b),
 	}, nil
 }
