@@ -11,7 +11,7 @@ func (s *Server) awaitCommandResultTool() Tool {
 		"jobId":       {Type: "string", MinLength: ptr(1), Description: "The jobId run_shell_command returned."},
 		"waitMs":      withDefault(integer("How long to wait for the job to finish before returning its current state.", 0, engine.MaxWaitMs), engine.DefaultWaitMs),
 		"cursor":      cursorSchema("The outputCursor of an earlier result of this job: output then holds only what the command printed after it."),
-		"outputLimit": integer("Bytes of output returned (head and tail when longer); default: the job's own outputLimit.", engine.MinOutputLimit, engine.MaxOutputLimit),
+		"outputLimit": integer("Bytes of output returned (head and tail). Default: the job's own outputLimit.", engine.MinOutputLimit, engine.MaxOutputLimit),
 	}, "jobId")
 	tool := &mcp.Tool{
 		Name:  "await_command_result",

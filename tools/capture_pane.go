@@ -9,7 +9,7 @@ import (
 func (s *Server) capturePaneTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
 		"paneId":    paneID("Pane to capture, e.g. %1."),
-		"startLine": integer("First line to include: 0 is the top of the visible screen, negative numbers reach into the scrollback history (e.g. -100). Default: the visible screen only.", -engine.MaxHistoryLines, 10000),
+		"startLine": integer("First line: 0 is the screen's top, negative is scrollback (-100). Default: the screen.", -engine.MaxHistoryLines, 10000),
 		"escapes":   boolean("Keep colour and attribute escape sequences in screen."),
 	}, "paneId")
 	out := outputObject(map[string]*jsonschema.Schema{
@@ -32,8 +32,8 @@ func (s *Server) capturePaneTool() Tool {
 	tool := &mcp.Tool{
 		Name:  "capture_pane",
 		Title: "Capture a pane's screen",
-		Description: "Snapshot what a pane shows now (optionally with scrollback): screen, size, terminal cursor, currentCommand, alternateScreen, inCopyMode, and a stream cursor for that moment (wait_for_text from it misses nothing). " +
-			"waitingForInput says a program waits at a prompt (with foreground and prompt). Not for output over time: use capture_since.",
+		Description: "What a pane shows now (optionally with scrollback): screen, size, currentCommand, alternateScreen, inCopyMode, waitingForInput (a program waits at a prompt: foreground, prompt), " +
+			"and the stream cursor of that moment (wait_for_text from it misses nothing). For output over time use capture_since.",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Capture a pane's screen", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},

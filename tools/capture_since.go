@@ -9,11 +9,11 @@ import (
 func (s *Server) captureSinceTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
 		"paneId":    paneID("Pane to read, e.g. %1."),
-		"cursor":    cursorSchema("Read what follows this cursor (from an earlier result). Omit to start at the oldest output still retained."),
-		"maxLines":  integer("Return at most this many lines (the first ones after the cursor). Default: no line limit.", 1, maxSafeInt),
-		"maxBytes":  integer("Return at most this many bytes (the first ones after the cursor; with lastLines, the last ones). Default and maximum: the server's result ceiling.", engine.MinCaptureBytes, float64(s.cfg.ResultMax)),
-		"lastLines": integer("Instead of reading forward: return the last this many lines of what the pane has printed (that is retained), no cursor needed; cursor in the result is the end, to wait or read on from.", 1, engine.MaxLastLines),
-		"raw":       boolean("Return the bytes as the program wrote them (escape sequences, CR LF) instead of plain text."),
+		"cursor":    cursorSchema("Read what follows this cursor. Omit: from the oldest output retained."),
+		"maxLines":  integer("At most this many lines (the first after the cursor).", 1, maxSafeInt),
+		"maxBytes":  integer("At most this many bytes (the first after the cursor; with lastLines, the last).", engine.MinCaptureBytes, float64(s.cfg.ResultMax)),
+		"lastLines": integer("Instead, the last this many lines printed (no cursor needed; the result's cursor is the end).", 1, engine.MaxLastLines),
+		"raw":       boolean("The bytes as written (escape sequences, CR LF), not plain text."),
 	}, "paneId")
 	out := outputObject(map[string]*jsonschema.Schema{
 		"output":         str("The output after the cursor: plain text (escapes removed, CR LF as LF) unless raw."),
@@ -27,8 +27,8 @@ func (s *Server) captureSinceTool() Tool {
 	tool := &mcp.Tool{
 		Name:  "capture_since",
 		Title: "Read pane output since a cursor",
-		Description: "Read a pane's recorded output without waiting: after a cursor (the first maxBytes/maxLines, then a cursor at their end; chained calls read everything exactly once), or with lastLines the last lines printed, no cursor needed. " +
-			"Result: output, cursor, remainingBytes (more is recorded: call again), missedBytes (non-zero: evicted before it was read). To wait use wait_for_text; for the screen, capture_pane.",
+		Description: "Read a pane's recorded output without waiting: what follows a cursor, page by page (chained calls read everything exactly once), or with lastLines the last lines printed. " +
+			"Result: output, cursor (go on from it), remainingBytes (non-zero: call again), missedBytes (non-zero: evicted unread). To wait: wait_for_text.",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Read pane output since a cursor", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},

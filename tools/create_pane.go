@@ -8,14 +8,14 @@ import (
 
 func (s *Server) createPaneTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
-		"session":      {Type: "string", MinLength: ptr(1), Description: "Session (name) for the new window. Default: the agent session, " + s.cfg.Session + "."},
-		"split":        withDefault(enum("window: a new window (does not disturb anyone's view); horizontal: split targetPaneId side by side; vertical: split it one above the other.", "window", "horizontal", "vertical"), "window"),
-		"targetPaneId": paneID("Pane to split (with split horizontal or vertical). Default: the session's current pane."),
+		"session":      {Type: "string", MinLength: ptr(1), Description: "Session (name) for it. Default: " + s.cfg.Session + "."},
+		"split":        withDefault(enum("window (disturbs no one's view); horizontal: split targetPaneId side by side; vertical: one above the other.", "window", "horizontal", "vertical"), "window"),
+		"targetPaneId": paneID("Pane to split. Default: the session's current pane."),
 		"cwd":          {Type: "string", MinLength: ptr(1), Description: "Absolute directory to start in. Default: the session's directory."},
-		"argv":         {Type: "array", MinItems: ptr(1), MaxItems: ptr(engine.MaxArgv), Items: &jsonschema.Schema{Type: "string"}, Description: "Program and arguments to run instead of a shell, e.g. [\"python3\", \"-q\"] (not through a shell). The pane closes after it exits; its output stays recorded."},
+		"argv":         {Type: "array", MinItems: ptr(1), MaxItems: ptr(engine.MaxArgv), Items: &jsonschema.Schema{Type: "string"}, Description: "A program and arguments instead of a shell (no shell parsing), e.g. [\"python3\", \"-q\"]; the pane closes when it exits."},
 		"env":          {Type: "object", MaxProperties: ptr(engine.MaxEnv), AdditionalProperties: &jsonschema.Schema{Type: "string"}, PropertyNames: &jsonschema.Schema{Pattern: engine.EnvName.String()}, Description: "Extra environment variables for the program."},
-		"name":         {Type: "string", MinLength: ptr(1), MaxLength: ptr(engine.MaxNameLen), Description: "Window name shown to people watching (split panes keep their window's name)."},
-		"waitMs":       withDefault(integer("How long to wait for the new shell to show its prompt and read input (not with argv).", 0, engine.MaxWaitMs), engine.DefaultReadyMs),
+		"name":         {Type: "string", MinLength: ptr(1), MaxLength: ptr(engine.MaxNameLen), Description: "Window name shown to people watching (not for splits)."},
+		"waitMs":       withDefault(integer("How long to wait for the shell's prompt (not with argv).", 0, engine.MaxWaitMs), engine.DefaultReadyMs),
 	})
 	out := outputObject(map[string]*jsonschema.Schema{
 		"paneId":         paneID("The new pane's id."),
@@ -32,8 +32,8 @@ func (s *Server) createPaneTool() Tool {
 	tool := &mcp.Tool{
 		Name:  "create_pane",
 		Title: "Create a pane",
-		Description: "Start a new shell, or a program (argv), in a new window or a split, without changing what anyone is looking at. " +
-			"Without argv it returns a shell ready for run_shell_command, type_text and send_keys (ready: true; no need to wait for its prompt); with argv, wait_for_text from its cursor (offset 0: nothing it prints is missed). Prefer a new window over splitting a pane a person uses.",
+		Description: "Start a shell, or a program (argv), in a new window or a split, without changing what anyone sees. " +
+			"A shell comes back ready (ready: true: no need to wait for its prompt); with argv, wait_for_text from its cursor (offset 0: nothing is missed). Prefer a new window to splitting a pane a person uses.",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Create a pane", ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(true)},

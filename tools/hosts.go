@@ -7,15 +7,24 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// hostSchema is the host argument every tool takes.
+// hostSchema is the host argument every tool takes (list_panes' shows it).
 func hostSchema() *jsonschema.Schema {
-	return &jsonschema.Schema{Type: "string", MinLength: ptr(1), Description: "Host of the pane: local (default) or a --host name, as list_panes shows it."}
+	return &jsonschema.Schema{Type: "string", MinLength: ptr(1), Description: "The pane's host: local (default) or a --host name."}
 }
 
-// withHost is tool with the host argument added to its input schema.
+// everyHostSchema is the host argument of a tool that lists every host's.
+func everyHostSchema() *jsonschema.Schema {
+	return &jsonschema.Schema{Type: "string", MinLength: ptr(1), Description: "Only this host's (local or a --host name). Default: every host."}
+}
+
+// withHost is tool with the host argument added to its input schema,
+// unless it has its own.
 func withHost(tool *mcp.Tool) *mcp.Tool {
 	c := *tool
 	in := *tool.InputSchema.(*jsonschema.Schema)
+	if in.Properties["host"] != nil {
+		return tool
+	}
 	props := make(map[string]*jsonschema.Schema, len(in.Properties)+1)
 	for k, v := range in.Properties {
 		props[k] = v

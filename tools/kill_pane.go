@@ -16,7 +16,7 @@ func (s *Server) killPaneTool() Tool {
 	tool := &mcp.Tool{
 		Name:         "kill_pane",
 		Title:        "Kill a pane",
-		Description:  "Close a pane and kill its programs (its window closes with its last pane). Its output stays readable with capture_since from a cursor you have. Refuses the pane tmuxmcp runs in; check list_panes (attended) before closing a pane a person may be using.",
+		Description:  "Close a pane and kill its programs (a window closes with its last pane); its output stays readable from a cursor you have. Refuses tmuxmcp's own pane; check attended in list_panes before closing a pane a person may use.",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Kill a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(false)},

@@ -13,6 +13,7 @@ func (s *Server) listCommandsTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
 		"status": enum("Only jobs with this status.", names(jobs.Statuses())...),
 		"limit":  withDefault(integer("At most this many jobs, newest first.", 1, 1000), 50),
+		"host":   everyHostSchema(),
 	})
 	item := outputObject(map[string]*jsonschema.Schema{
 		"jobId":      str("Pass to await_command_result or cancel_command."),
@@ -27,7 +28,7 @@ func (s *Server) listCommandsTool() Tool {
 	tool := &mcp.Tool{
 		Name:         "list_commands",
 		Title:        "List commands",
-		Description:  "List the jobs run with run_shell_command (also before a tmuxmcp restart), newest first, with status and exit code: to find a lost jobId for await_command_result.",
+		Description:  "List jobs from run_shell_command (also from before a tmuxmcp restart), newest first, with status and exit code: to find a lost jobId.",
 		InputSchema:  in,
 		OutputSchema: outputObject(map[string]*jsonschema.Schema{"commands": {Type: "array", Items: item, Description: "Jobs, newest first (of every host unless host is given)."}, "hostErrors": hostErrorsSchema()}),
 		Annotations:  &mcp.ToolAnnotations{Title: "List commands", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},

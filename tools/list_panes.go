@@ -11,6 +11,7 @@ import (
 func (s *Server) listPanesTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
 		"session": {Type: "string", MinLength: ptr(1), Description: "Only panes of this session (name). Default: every session of the server."},
+		"host":    everyHostSchema(),
 	})
 	pane := outputObject(map[string]*jsonschema.Schema{
 		"paneId":         paneID("Stable pane id: pass it to every other tool."),
@@ -41,7 +42,7 @@ func (s *Server) listPanesTool() Tool {
 	tool := &mcp.Tool{
 		Name:         "list_panes",
 		Title:        "List panes",
-		Description:  "List every tmux pane, on this machine and on each --host (host tells where; pass it with the paneId to the other tools): paneId, session, window, program, directory, size, dead, attended (a person is watching), and a cursor to wait from. Call it first to find a paneId.",
+		Description:  "List every tmux pane (on each --host too: pass its host with the paneId to other tools): paneId, session, window, program, directory, size, dead, attended (a person is watching), a cursor to wait from.",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "List panes", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},

@@ -8,27 +8,27 @@ import (
 
 func (s *Server) runShellCommandTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
-		"command":     {Type: "string", MinLength: ptr(1), MaxLength: ptr(engine.MaxCommandBytes), Description: "Shell text to run, exactly as you would type it; multi-line scripts, quotes, tabs and unicode arrive intact."},
-		"paneId":      paneID("Run in this pane's shell (cd, export, functions persist); a shell still starting is waited for. Omit for a fresh pane, closed when done."),
+		"command":     {Type: "string", MinLength: ptr(1), MaxLength: ptr(engine.MaxCommandBytes), Description: "Shell text, as you would type it; multi-line scripts, quotes, tabs and unicode arrive intact."},
+		"paneId":      paneID("Run in this pane's shell (its state persists; a shell still starting is waited for). Omit: a fresh pane, closed when done."),
 		"cwd":         {Type: "string", MinLength: ptr(1), Description: "Absolute directory to run in. In a given pane this is a cd that persists."},
 		"timeoutMs":   integer("Interrupt (C-c, then kill) the command after this long: status timed_out. Default: no limit.", 1, engine.MaxJobTimeoutMs),
-		"waitMs":      withDefault(integer("How long to wait for the end before returning status running and a jobId (the command goes on).", 0, engine.MaxWaitMs), engine.DefaultWaitMs),
-		"outputLimit": withDefault(integer("Bytes of output returned (the tail); the whole output goes to outputFile when cut.", engine.MinOutputLimit, engine.MaxOutputLimit), engine.DefaultOutputLimit),
-		"requestId":   {Type: "string", Pattern: engine.RequestIDPattern.String(), Description: "32 lowercase hex characters naming the request: a retry with it returns the first call's job and never runs the command twice."},
+		"waitMs":      withDefault(integer("How long to wait for the end before returning status running and a jobId.", 0, engine.MaxWaitMs), engine.DefaultWaitMs),
+		"outputLimit": withDefault(integer("Bytes of output returned (head and tail); outputFile has it all when cut.", engine.MinOutputLimit, engine.MaxOutputLimit), engine.DefaultOutputLimit),
+		"requestId":   {Type: "string", Pattern: engine.RequestIDPattern.String(), Description: "Names the request: a retry with it returns the first call's job, never a second run."},
 		"reason":      {Type: "string", MaxLength: ptr(1000), Description: "One sentence on why this command is needed, shown to the person approving it."},
-		"description": {Type: "string", MaxLength: ptr(200), Description: "5-10 words shown to people watching (as the fresh pane's window name), e.g. \"Run the unit tests\"."},
-		"background":  boolean("Return at once with status running and a jobId (same as waitMs 0); in an existing pane the command has started and its cursor follows its own output."),
-		"keep":        boolean("Keep the fresh pane open after the command ends (only without paneId)."),
+		"description": {Type: "string", MaxLength: ptr(200), Description: "5-10 words for people watching (the fresh pane's window name), e.g. \"Run the unit tests\"."},
+		"background":  boolean("Return at once (as waitMs 0): status running, a jobId; in a given pane the command has started."),
+		"keep":        boolean("Keep the fresh pane open after the command ends."),
 		"escalate":    boolean("Run outside the sandbox in a fresh pane if a person approves (always asked); needs reason."),
 	}, "command")
 	tool := &mcp.Tool{
 		Name:  "run_shell_command",
 		Title: "Run a shell command",
-		Description: "Run shell text and get its exit status and its own output (no echo, no prompt), knowing exactly when it ended from marks the shell prints. " +
+		Description: "Run shell text; get its exit status and its own output (no echo, no prompt), knowing exactly when it ended. " +
 			"With paneId it runs in that pane's shell (cd and export persist); without, in a fresh pane. " +
-			"Result: status (completed: ended, the shell is back at its prompt, exitCode set; running: call await_command_result with jobId, never run it again; not_started with decision blocked/denied: it did not run, do not retry it in another form), " +
-			"waitingForInput (its program waits at a prompt, a REPL or a pager: answer with type_text/send_keys, or cancel_command), output (head and tail when cut; outputFile has it all), shell (the pane's shell language). " +
-			"A pane that is busy, in copy mode or has a half-typed line is refused with the exact way out; nothing is typed. Not for REPLs and editors: use type_text.",
+			"Result: status (completed: the shell is back at its prompt, exitCode set; running: call await_command_result with jobId, never run it again; not_started, decision blocked/denied: it did not run, do not retry it in another form), " +
+			"waitingForInput (its program waits at a prompt or pager: answer with type_text/send_keys, or cancel_command), output (head and tail when cut; outputFile has all), shell (its language). " +
+			"A busy pane is refused with the way out. Not for REPLs and editors: use type_text.",
 		InputSchema:  in,
 		OutputSchema: jobOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Run a shell command", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},

@@ -16,7 +16,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -358,56 +357,6 @@ func jsonTypeName(kind string) string {
 }
 
 func ptr[T any](v T) *T { return &v }
-
-// servedOn is a tool as tools/list sends it, with the host argument
-// advertised when other hosts are configured (remote).
-func servedOn(t *mcp.Tool, remote bool) *mcp.Tool {
-	if remote {
-		return served(t)
-	}
-	return served(withoutHost(t))
-}
-
-// served is a tool as tools/list sends it: its output schema keeps its
-// structure (types, enums, nullability, required fields) but not the
-// fields' descriptions, patterns and bounds. Clients rarely show output
-// schemas to the model, and those texts were two thirds of the list (the
-// fields an agent acts on are named in the tool's description; README and
-// Catalog keep the whole schema).
-func served(t *mcp.Tool) *mcp.Tool {
-	c := *t
-	if out, ok := t.OutputSchema.(*jsonschema.Schema); ok {
-		c.OutputSchema = lean(out)
-	}
-	return &c
-}
-
-// lean copies s without descriptions, patterns, bounds, defaults or
-// required lists (every result field is always present), a nullable type
-// written as a type list.
-func lean(s *jsonschema.Schema) *jsonschema.Schema {
-	if s == nil {
-		return nil
-	}
-	if len(s.AnyOf) == 2 && s.AnyOf[1].Type == "null" && s.AnyOf[0].Type != "" && s.AnyOf[0].Properties == nil && s.AnyOf[0].Items == nil {
-		c := &jsonschema.Schema{Types: []string{s.AnyOf[0].Type, "null"}}
-		if e := s.AnyOf[0].Enum; e != nil {
-			c.Enum = append(slices.Clone(e), nil) // null is one of the values
-		}
-		return c
-	}
-	c := &jsonschema.Schema{Type: s.Type, Types: s.Types, Enum: s.Enum, AdditionalProperties: lean(s.AdditionalProperties), Items: lean(s.Items)}
-	if s.Properties != nil {
-		c.Properties = make(map[string]*jsonschema.Schema, len(s.Properties))
-		for k, v := range s.Properties {
-			c.Properties[k] = lean(v)
-		}
-	}
-	for _, a := range s.AnyOf {
-		c.AnyOf = append(c.AnyOf, lean(a))
-	}
-	return c
-}
 
 // inFlight counts calls in progress. Unlike a WaitGroup it may gain calls
 // while somebody waits for it to empty: a call can arrive just as the

@@ -11,12 +11,12 @@ import (
 
 func (s *Server) waitForTextTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
-		"paneId":    paneID("Pane to watch, e.g. %1 (list_panes shows ids)."),
-		"patterns":  {Type: "array", Items: &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(stream.MaxPatternLength)}, MinItems: ptr(1), MaxItems: ptr(stream.MaxPatterns), Description: "Any one of these ends the wait; each matches within one line (a prompt without a newline counts). Omit to wait for any output at all."},
-		"regex":     boolean("Treat patterns as regular expressions (regexp2/.NET syntax, ^ and $ anchor the line, named groups come back in groups; each evaluation is bounded by a match timeout). Default: literal substrings."),
-		"cursor":    cursorSchema("Start after this cursor from an earlier result, so nothing printed in between is missed. Omit to watch only what is printed from now on."),
-		"maxLines":  integer("Keep at most this many lines of output, from the end. Default: no line limit (the byte ceiling still applies).", 1, maxSafeInt),
-		"timeoutMs": integer(fmt.Sprintf("How long to wait, in ms. Default %d; clamped to the server ceiling (%d), and the result reports the value used.", engine.DefaultWaitTimeout.Milliseconds(), s.cfg.WaitMax.Milliseconds()), 1, maxSafeInt),
+		"paneId":    paneID("Pane to watch, e.g. %1."),
+		"patterns":  {Type: "array", Items: &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(stream.MaxPatternLength)}, MinItems: ptr(1), MaxItems: ptr(stream.MaxPatterns), Description: "Any one ends the wait; each matches within one line (an unfinished prompt line counts). Omit to wait for any output."},
+		"regex":     boolean("Patterns are .NET regular expressions (^ and $ anchor the line; named groups come back in groups)."),
+		"cursor":    cursorSchema("Start after this cursor from an earlier result: nothing printed in between is missed. Omit: from now on."),
+		"maxLines":  integer("Keep at most this many lines of output, from the end.", 1, maxSafeInt),
+		"timeoutMs": integer(fmt.Sprintf("Default %d; clamped to %d (the result says what was used).", engine.DefaultWaitTimeout.Milliseconds(), s.cfg.WaitMax.Milliseconds()), 1, maxSafeInt),
 	}, "paneId")
 	out := outputObject(map[string]*jsonschema.Schema{
 		"outcome":            terms("Why the wait ended", stream.Outcomes(), outcomeMeans(), "Read this rather than guessing from output."),
@@ -40,9 +40,9 @@ func (s *Server) waitForTextTool() Tool {
 	tool := &mcp.Tool{
 		Name:  "wait_for_text",
 		Title: "Wait for text in a pane",
-		Description: "Wait until a pane prints a pattern (or anything), streaming its output — never polling, never missing output that flashed by. " +
-			"For output you did not cause by run_shell_command: a server coming up, a REPL's answer, a background job; start from an earlier result's cursor to cover what was printed in between. " +
-			"Text tmuxmcp typed is not matched (its echo). Result: outcome (matched, timed_out, pane_died, output_lost, stream_lost, no_stream, cancelled — a timeout still returns output and the screen), output, cursor (continue from it), alreadyOnScreen (the pattern was printed before the wait began), missedBytes (non-zero: output was lost).",
+		Description: "Wait until a pane prints a pattern (or anything); nothing that flashes by is missed. " +
+			"For output you did not cause with run_shell_command (a server starting, a REPL's answer, a background job); pass an earlier result's cursor to cover what came in between. " +
+			"Your own typed echo never matches. Result: outcome (why it ended; a timeout still gives output and screen), output, cursor (go on from it), alreadyOnScreen (printed before the wait began), missedBytes (non-zero: output lost).",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Wait for text in a pane", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(false)},
