@@ -159,25 +159,27 @@ type shellCheck struct {
 	shellPath   string // tmux's default-shell
 }
 
-// toolCaller calls a tool on cs and decodes its JSON result; a tool error
-// is an error with the tool's text.
+// toolCaller calls a tool on cs and decodes its structured result (every
+// field; the text leaves out the empty ones); a tool error is an error
+// with the tool's text.
 func toolCaller(ctx context.Context, cs *mcp.ClientSession) func(string, map[string]any) (map[string]any, error) {
 	return func(name string, args map[string]any) (map[string]any, error) {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
 		if err != nil {
 			return nil, err
 		}
-		var text string
-		for _, c := range res.Content {
-			if t, ok := c.(*mcp.TextContent); ok {
-				text += t.Text
-			}
-		}
 		if res.IsError {
+			var text string
+			for _, c := range res.Content {
+				if t, ok := c.(*mcp.TextContent); ok {
+					text += t.Text
+				}
+			}
 			return nil, errors.New(text)
 		}
 		var m map[string]any
-		_ = json.Unmarshal([]byte(text), &m)
+		b, _ := json.Marshal(res.StructuredContent)
+		_ = json.Unmarshal(b, &m)
 		return m, nil
 	}
 }
