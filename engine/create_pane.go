@@ -107,6 +107,10 @@ type CreatePaneResult struct {
 	// Sandbox is the sandbox the pane runs in: read-only or workspace, or
 	// unsandboxed (the server runs with --sandbox off).
 	Sandbox string `json:"sandbox"`
+	// ServerNote says what happened to the host's tmux server since the
+	// last result: it ended (and why, when tmuxmcp can tell) and tmuxmcp
+	// started it again,; nil otherwise.
+	ServerNote *string `json:"serverNote"`
 }
 
 // CreatePane makes a pane (a window or a split), under the policy when
@@ -159,7 +163,7 @@ func (h *Host) CreatePane(ctx context.Context, c Caller, in *CreatePaneRequest) 
 	if err != nil {
 		return nil, h.createError(err, session, in.TargetPaneID)
 	}
-	out := &CreatePaneResult{PaneID: paneName(np.Pane), Cursor: np.Stream.Cursor(0).String(), Session: np.Session, SessionID: np.SessionID, WindowID: np.WindowID, Sandbox: h.newPaneSandbox(false)}
+	out := &CreatePaneResult{PaneID: paneName(np.Pane), Cursor: np.Stream.Cursor(0).String(), Session: np.Session, SessionID: np.SessionID, WindowID: np.WindowID, Sandbox: h.newPaneSandbox(false), ServerNote: h.takeServerNote()}
 	if len(in.Argv) > 0 {
 		return out, nil
 	}

@@ -51,8 +51,10 @@ type Config struct {
 	Audit *audit.Log
 	// ReviewTimeout is how long a person has to answer an approval prompt.
 	ReviewTimeout time.Duration
-	// RestartServer, when set, starts the tmux server again (the embedded
-	// default); a call that finds the server gone calls it.
+	// RestartServer, when set, starts the tmux server again: set it only
+	// for a server tmuxmcp started itself (the embedded default, a remote
+	// host's private one), never for one the user chose with -L/-S. The
+	// next call that finds the server gone calls it (revive.go).
 	RestartServer func(context.Context) error
 	// ApprovalVia lists how to ask a person, in order of preference:
 	// "tmux" (a popup on attached clients), "elicitation" (the caller's
@@ -147,6 +149,7 @@ type Host struct {
 	waitsAll int          // open waits in all
 
 	resumeNext atomic.Bool // a remote host came back: Rewatch after the next listing
+	revive     revival     // the server's ends and restarts (revive.go)
 
 	startMu   sync.Mutex    // one job launch at a time
 	closing   chan struct{} // closed by Close
@@ -180,6 +183,7 @@ func OpenHost(ctx context.Context, cfg Config) (*Host, error) {
 	target := opts.Target
 	h := &Host{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1,
 		closing: make(chan struct{}), lines: input.NewLines(), waits: map[int]int{}, gate: newGate(opts, log)}
+	h.revive.since = time.Now()
 	if err := PrepareStateDir(opts.StateDir); err != nil {
 		return nil, err
 	}

@@ -90,6 +90,16 @@ func (t Target) String() string {
 	return "tmux (default server)"
 }
 
+// StartLine is the command a person runs to start this server again with a
+// detached session of that name: "tmux -L work new-session -d -s agent".
+func (t Target) StartLine(session string) string {
+	base := Target{SocketName: t.SocketName, SocketPath: t.SocketPath}.String()
+	if t.SocketName == "" && t.SocketPath == "" {
+		base = "tmux"
+	}
+	return base + " new-session -d -s " + session
+}
+
 // Args returns the global tmux flags that select this server.
 func (t Target) Args() []string {
 	var a []string
