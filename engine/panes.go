@@ -142,7 +142,7 @@ func (h *Host) paneError(field string, n int, err error) error {
 	}
 	var ce *tmux.CommandError
 	if errors.Is(err, tmux.ErrNoPane) || errors.As(err, &ce) && strings.Contains(ce.Message, "can't find pane") {
-		return errorf("%s %q: no such pane on %s (it never existed or was closed). Call list_panes for the panes that exist; a closed pane's output stays readable with capture_since or wait_for_text from a cursor you already have from it", field, paneName(n), h.fleet.Target())
+		return errorf("%s %q: no such pane on %s (it never existed or was closed%s). Call list_panes for the panes that exist; a closed pane's output stays readable with capture_since or wait_for_text from a cursor you already have from it", field, paneName(n), h.fleet.Target(), h.restartedSince())
 	}
 	if cerr := h.connected(); cerr != nil {
 		return cerr

@@ -183,6 +183,18 @@ func (h *Host) gone(lost error) error {
 	return errorf("tmux is not reachable: %s is gone (%s). Nothing was done. tmuxmcp does not start a server you chose (-L/-S): start it again, e.g. %s, and call again (tmuxmcp reconnects by itself within seconds; list_panes shows the new panes)", t, cause, t.StartLine(h.opts.Session))
 }
 
+// restartedSince is a clause for errors about panes: when tmuxmcp started
+// the server again, pane ids before that name nothing now.
+func (h *Host) restartedSince() string {
+	r := &h.revive
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.restarts == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the tmux server was started again at %s, so pane ids from before then are gone", r.since.Format(time.TimeOnly))
+}
+
 // takeServerNote returns what the next result says about the server being
 // started again, once, or nil.
 func (h *Host) takeServerNote() *string {
