@@ -148,6 +148,8 @@ func (h *Host) CreatePane(ctx context.Context, c Caller, in *CreatePaneRequest) 
 		if err := h.programExists(ctx, in.Argv[0]); err != nil {
 			return nil, err
 		}
+	} else if err := h.checkShell(ctx); err != nil {
+		return nil, err
 	}
 	spec := runner.PaneSpec{Session: session, Split: split, Env: in.Env, Argv: in.Argv}
 	if in.TargetPaneID != nil {
@@ -189,6 +191,9 @@ func (h *Host) notReady(np *runner.NewPane, err error) string {
 	var ref *runner.Refusal
 	if errors.As(err, &ref) && ref.State == runner.Exited {
 		return ref.Reason() + ". Check tmux's default-shell and the shell's startup files (`tmuxmcp doctor`)"
+	}
+	if errors.As(err, &ref) && ref.State == runner.NotAShell {
+		return ref.Reason() + ". " + h.notAShellNext(ref.Program)
 	}
 	if errors.As(err, &ref) {
 		return ref.Reason() + ". It may still get there: wait_for_text from the cursor, or look with capture_pane; `tmuxmcp doctor` checks the shell's startup files"

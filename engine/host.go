@@ -76,6 +76,10 @@ type Config struct {
 	// empty); Machine is that host (nil: this machine).
 	Host    string
 	Machine machine.Machine
+	// ShellProgram, when set, is the shell every pane tmuxmcp starts runs
+	// (--shell), instead of tmux's default-shell; one tmuxmcp cannot run
+	// commands in is refused (CheckShell).
+	ShellProgram string
 	// Sandbox is the sandbox every pane tmuxmcp starts runs in (--sandbox,
 	// --workspace, --sandbox-network); Mode "" or off: none. Only this
 	// machine's panes are sandboxed (a host with a Machine never is).
@@ -206,7 +210,7 @@ func OpenHost(ctx context.Context, cfg Config) (*Host, error) {
 	if !opts.KeepPagers {
 		env = shell.NoPagerEnv()
 	}
-	rc := runner.Config{Hub: hub, Jobs: store, Shell: integ, Session: opts.Session, Log: log, Ended: h.jobEnded, Env: env, Machine: opts.Machine, Remote: opts.Machine != nil}
+	rc := runner.Config{Hub: hub, Jobs: store, Shell: integ, Session: opts.Session, Log: log, Ended: h.jobEnded, Env: env, Machine: opts.Machine, Remote: opts.Machine != nil, ShellProgram: opts.ShellProgram}
 	if opts.Machine == nil {
 		if h.sandbox = NewPaneSandbox(opts.Sandbox, opts.StateDir, target, integ); h.sandbox != nil {
 			rc.Sandbox = h.sandbox
@@ -227,6 +231,9 @@ func OpenHost(ctx context.Context, cfg Config) (*Host, error) {
 	h.mu.Unlock()
 	h.run.Track(listed) // the first listing came before the runner had the fleet
 	h.selfPane = h.findSelfPane(ctx)
+	if err := h.checkShell(ctx); err != nil {
+		log.Warn("no command can run in the panes tmuxmcp starts", "err", err)
+	}
 	h.resumePending()
 	h.run.Resume(ctx)
 	return h, nil

@@ -100,6 +100,16 @@ func (t Target) StartLine(session string) string {
 	return base + " new-session -d -s " + session
 }
 
+// DefaultShellLine is the command a person runs to make new panes of this
+// server start program, and the line that keeps it in a tmux config file.
+func (t Target) DefaultShellLine(program string) (command, config string) {
+	base := Target{SocketName: t.SocketName, SocketPath: t.SocketPath}.String()
+	if t.SocketName == "" && t.SocketPath == "" {
+		base = "tmux"
+	}
+	return base + " set-option -g default-shell " + program, "set -g default-shell " + program
+}
+
 // Args returns the global tmux flags that select this server.
 func (t Target) Args() []string {
 	var a []string
