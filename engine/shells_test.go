@@ -36,8 +36,12 @@ func needShell(t *testing.T, name string) string {
 func shellServer(t *testing.T, sh, program string) *Host {
 	t.Helper()
 	home := t.TempDir()
-	if err := os.WriteFile(filepath.Join(home, ".tcshrc"), []byte("set prompt = '% '\n"), 0o600); err != nil {
-		t.Fatal(err)
+	// An empty ~/.yashrc is yash's bare default settings (without one it
+	// greets and loads its common settings instead).
+	for name, body := range map[string]string{".tcshrc": "set prompt = '% '\n", ".yashrc": ""} {
+		if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o600); err != nil {
+			t.Fatal(err)
+		}
 	}
 	if err := tmuxtest.DefaultRC(home); err != nil {
 		t.Fatal(err)
@@ -123,4 +127,38 @@ func TestTheShellFlagSwitchesTmuxmcpsPanesAwayFromTcsh(t *testing.T) {
 	if err != nil || p.Shell == nil || *p.Shell != "bash" || !p.Integrated {
 		t.Fatalf("create_pane with --shell /bin/bash: %+v %v", p, err)
 	}
+}
+
+func TestYashAtItsBarePromptTakesEveryCommandAtOnce(t *testing.T) {
+	t.Parallel()
+	yash := needShell(t, "yash")
+	h := shellServer(t, yash, "")
+	wait := int64(30000)
+	var slowest time.Duration
+	for i, c := range []struct {
+		pane *string
+		cmd  string
+		out  string
+	}{
+		{ptr("%0"), "echo one", "one\n"},
+		{ptr("%0"), "printf two", "two"},
+		{ptr("%0"), "echo three", "three\n"},
+		{nil, "echo fresh", "fresh\n"},
+		{ptr("%0"), "cd /tmp", ""},
+		{ptr("%0"), "pwd", "/tmp\n"},
+		{nil, "printf fresh-no-newline", "fresh-no-newline"},
+		{ptr("%0"), "echo last", "last\n"},
+	} {
+		start := time.Now()
+		r, err := h.RunShellCommand(t.Context(), nil, &RunShellCommandRequest{Command: c.cmd, PaneID: c.pane, WaitMs: &wait})
+		took := time.Since(start)
+		slowest = max(slowest, took)
+		if err != nil || r.Status != string(jobs.Completed) || r.Output != c.out {
+			t.Fatalf("command %d %q in %v: %+v %v", i, c.cmd, deref(c.pane), r, err)
+		}
+		if took > 5*time.Second {
+			t.Errorf("command %d %q took %v: the prompt was not taken for one", i, c.cmd, took)
+		}
+	}
+	t.Logf("slowest command: %v", slowest)
 }
