@@ -107,6 +107,10 @@ type CreatePaneResult struct {
 	// Sandbox is the sandbox the pane runs in: read-only or workspace, or
 	// unsandboxed (the server runs with --sandbox off).
 	Sandbox string `json:"sandbox"`
+	// ServerNote says what happened to the host's tmux server since the
+	// last result: it ended (and why, when tmuxmcp can tell) and tmuxmcp
+	// started it again,; nil otherwise.
+	ServerNote *string `json:"serverNote"`
 }
 
 // CreatePane makes a pane (a window or a split), under the policy when
@@ -144,6 +148,8 @@ func (h *Host) CreatePane(ctx context.Context, c Caller, in *CreatePaneRequest) 
 		if err := h.programExists(ctx, in.Argv[0]); err != nil {
 			return nil, err
 		}
+	} else if err := h.checkShell(ctx); err != nil {
+		return nil, err
 	}
 	spec := runner.PaneSpec{Session: session, Split: split, Env: in.Env, Argv: in.Argv}
 	if in.TargetPaneID != nil {
@@ -159,7 +165,7 @@ func (h *Host) CreatePane(ctx context.Context, c Caller, in *CreatePaneRequest) 
 	if err != nil {
 		return nil, h.createError(err, session, in.TargetPaneID)
 	}
-	out := &CreatePaneResult{PaneID: paneName(np.Pane), Cursor: np.Stream.Cursor(0).String(), Session: np.Session, SessionID: np.SessionID, WindowID: np.WindowID, Sandbox: h.newPaneSandbox(false)}
+	out := &CreatePaneResult{PaneID: paneName(np.Pane), Cursor: np.Stream.Cursor(0).String(), Session: np.Session, SessionID: np.SessionID, WindowID: np.WindowID, Sandbox: h.newPaneSandbox(false), ServerNote: h.takeServerNote()}
 	if len(in.Argv) > 0 {
 		return out, nil
 	}
@@ -185,6 +191,9 @@ func (h *Host) notReady(np *runner.NewPane, err error) string {
 	var ref *runner.Refusal
 	if errors.As(err, &ref) && ref.State == runner.Exited {
 		return ref.Reason() + ". Check tmux's default-shell and the shell's startup files (`tmuxmcp doctor`)"
+	}
+	if errors.As(err, &ref) && ref.State == runner.NotAShell {
+		return ref.Reason() + ". " + h.notAShellNext(ref.Program)
 	}
 	if errors.As(err, &ref) {
 		return ref.Reason() + ". It may still get there: wait_for_text from the cursor, or look with capture_pane; `tmuxmcp doctor` checks the shell's startup files"

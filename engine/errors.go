@@ -55,7 +55,7 @@ func (h *Host) runnerError(field string, pane int, err error) error {
 	case runner.Unconfirmed:
 		next = fmt.Sprintf("If nobody is typing in %s, send_keys [\"C-u\"] clears the line (tmuxmcp learns the prompt from it); then run again in the same pane. Or omit paneId to run in a fresh pane", id)
 	case runner.NotAShell:
-		next = "Use type_text and wait_for_text with it, or omit paneId to run in a fresh pane"
+		next = h.notAShellNext(ref.Program)
 	case runner.Exited:
 		next = "Omit paneId to run in a fresh pane; if the shell exits at once there too, check tmux's default-shell and the shell's startup files (`tmuxmcp doctor`)"
 	default:

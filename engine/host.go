@@ -51,8 +51,10 @@ type Config struct {
 	Audit *audit.Log
 	// ReviewTimeout is how long a person has to answer an approval prompt.
 	ReviewTimeout time.Duration
-	// RestartServer, when set, starts the tmux server again (the embedded
-	// default); a call that finds the server gone calls it.
+	// RestartServer, when set, starts the tmux server again: set it only
+	// for a server tmuxmcp started itself (the embedded default, a remote
+	// host's private one), never for one the user chose with -L/-S. The
+	// next call that finds the server gone calls it (revive.go).
 	RestartServer func(context.Context) error
 	// ApprovalVia lists how to ask a person, in order of preference:
 	// "tmux" (a popup on attached clients), "elicitation" (the caller's
@@ -74,6 +76,10 @@ type Config struct {
 	// empty); Machine is that host (nil: this machine).
 	Host    string
 	Machine machine.Machine
+	// ShellProgram, when set, is the shell every pane tmuxmcp starts runs
+	// (--shell), instead of tmux's default-shell; one tmuxmcp cannot run
+	// commands in is refused (CheckShell).
+	ShellProgram string
 	// Sandbox is the sandbox every pane tmuxmcp starts runs in (--sandbox,
 	// --workspace, --sandbox-network); Mode "" or off: none. Only this
 	// machine's panes are sandboxed (a host with a Machine never is).
@@ -147,6 +153,7 @@ type Host struct {
 	waitsAll int          // open waits in all
 
 	resumeNext atomic.Bool // a remote host came back: Rewatch after the next listing
+	revive     revival     // the server's ends and restarts (revive.go)
 
 	startMu   sync.Mutex    // one job launch at a time
 	closing   chan struct{} // closed by Close
@@ -180,6 +187,7 @@ func OpenHost(ctx context.Context, cfg Config) (*Host, error) {
 	target := opts.Target
 	h := &Host{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1,
 		closing: make(chan struct{}), lines: input.NewLines(), waits: map[int]int{}, gate: newGate(opts, log)}
+	h.revive.since = time.Now()
 	if err := PrepareStateDir(opts.StateDir); err != nil {
 		return nil, err
 	}
@@ -202,7 +210,7 @@ func OpenHost(ctx context.Context, cfg Config) (*Host, error) {
 	if !opts.KeepPagers {
 		env = shell.NoPagerEnv()
 	}
-	rc := runner.Config{Hub: hub, Jobs: store, Shell: integ, Session: opts.Session, Log: log, Ended: h.jobEnded, Env: env, Machine: opts.Machine, Remote: opts.Machine != nil}
+	rc := runner.Config{Hub: hub, Jobs: store, Shell: integ, Session: opts.Session, Log: log, Ended: h.jobEnded, Env: env, Machine: opts.Machine, Remote: opts.Machine != nil, ShellProgram: opts.ShellProgram}
 	if opts.Machine == nil {
 		if h.sandbox = NewPaneSandbox(opts.Sandbox, opts.StateDir, target, integ); h.sandbox != nil {
 			rc.Sandbox = h.sandbox
@@ -223,6 +231,9 @@ func OpenHost(ctx context.Context, cfg Config) (*Host, error) {
 	h.mu.Unlock()
 	h.run.Track(listed) // the first listing came before the runner had the fleet
 	h.selfPane = h.findSelfPane(ctx)
+	if err := h.checkShell(ctx); err != nil {
+		log.Warn("no command can run in the panes tmuxmcp starts", "err", err)
+	}
 	h.resumePending()
 	h.run.Resume(ctx)
 	return h, nil

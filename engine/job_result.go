@@ -41,6 +41,10 @@ type JobResult struct {
 	WaitingForInput    bool    `json:"waitingForInput"`
 	Foreground         *string `json:"foreground"`
 	Prompt             *string `json:"prompt"`
+	// ServerNote says what happened to the host's tmux server since the
+	// last result: it ended (and why, when tmuxmcp can tell) and tmuxmcp
+	// started it again, or it ended while this job ran; nil otherwise.
+	ServerNote *string `json:"serverNote"`
 }
 
 // outputCursor is the position after the first offset bytes of job id's
@@ -75,6 +79,7 @@ func (h *Host) awaitJob(ctx context.Context, c Caller, id string, wait time.Dura
 	j, _ := h.run.Await(ctx, id, wait)
 	h.lineAfterJob(j) // before the caller's next call, whenever the job's own end was noted
 	out := h.jobResult(j)
+	out.ServerNote = h.jobServerNote(j)
 	h.noteInputWait(ctx, j, out)
 	return out, nil
 }

@@ -47,6 +47,11 @@ func (h *Host) Submit(ctx context.Context, c Caller, in *RunShellCommandRequest)
 	if err := l.where(ctx); err != nil {
 		return nil, err
 	}
+	if l.pane < 0 {
+		if err := h.checkShell(ctx); err != nil {
+			return nil, err
+		}
+	}
 	if l.pane < 0 && !l.unsandboxed() {
 		if err := h.checkSandbox(); err != nil {
 			return nil, err

@@ -44,6 +44,10 @@ type PaneSummary struct {
 type ListPanesResult struct {
 	Panes      []PaneSummary `json:"panes"`
 	HostErrors []HostError   `json:"hostErrors"`
+	// ServerNote says what happened to the hosts' tmux servers since the
+	// last result: one ended (and why, when tmuxmcp can tell) and tmuxmcp
+	// started it again; nil otherwise.
+	ServerNote *string `json:"serverNote"`
 }
 
 // Check checks the arguments, naming the field, the value and the fix.
@@ -96,6 +100,7 @@ func (h *Host) ListPanes(ctx context.Context, c Caller, in *ListPanesRequest) (*
 	if in.Session != nil && !found {
 		return nil, errorf("session %q has no panes on %s (no such session?): omit session to list every pane", *in.Session, h.fleet.Target())
 	}
+	out.ServerNote = h.takeServerNote()
 	return out, nil
 }
 

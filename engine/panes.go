@@ -23,7 +23,10 @@ func (e hubEvents) PaneRestarted(pane int) { e.h.hub.Restart(pane, stream.Topolo
 
 func (e hubEvents) PaneOutputDropped(pane int) { e.h.hub.Dropped(pane) }
 
-func (e hubEvents) Disconnected(error) { e.h.hub.Lost() }
+func (e hubEvents) Disconnected(err error) {
+	e.h.serverEnded(err) // before the recordings end: their last lines say why
+	e.h.hub.Lost()
+}
 
 func (e hubEvents) Reconnected() {
 	e.h.hub.Reconnected()
@@ -71,8 +74,9 @@ func lostError() error {
 	return errorf("the connection to tmux closed during this call (the tmux server was killed or crashed): nothing was done. Call again in a moment: tmuxmcp reconnects by itself (and starts its own default server again)")
 }
 
-// connected returns a clear error when tmux is gone. With the embedded
-// default server it first starts that server again and reconnects.
+// connected returns a clear error when tmux is gone. A server tmuxmcp
+// started itself (Config.RestartServer) it first starts again and
+// reconnects (revive.go); one the user chose it never starts.
 func (h *Host) connected() error {
 	err := h.fleet.Err()
 	if err == nil {
@@ -92,18 +96,15 @@ func (h *Host) connected() error {
 		}
 	}
 	if h.opts.RestartServer != nil {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		if rerr := h.opts.RestartServer(ctx); rerr == nil {
-			if rerr = h.fleet.Reconnect(ctx); rerr == nil {
-				return nil
-			}
+		rerr := h.restartServer(err)
+		if rerr == nil || h.opts.Machine == nil {
+			return rerr
 		}
 	}
 	if h.opts.Machine != nil {
 		return errorf("host %s is not reachable: %v. Nothing was done. Its tmux server and the commands in it go on over there; tmuxmcp reconnects by itself (with backoff) and every call on the host tries again: retry in a few seconds", h.opts.Host, err)
 	}
-	return errorf("tmux is not reachable: %v. Nothing was done. The panes of that server are gone; tmuxmcp reconnects by itself when the server is back (call list_panes to see the new panes)", err)
+	return h.gone(err)
 }
 
 // paneStream returns the pane number and its live stream, adopting a pane
@@ -141,7 +142,7 @@ func (h *Host) paneError(field string, n int, err error) error {
 	}
 	var ce *tmux.CommandError
 	if errors.Is(err, tmux.ErrNoPane) || errors.As(err, &ce) && strings.Contains(ce.Message, "can't find pane") {
-		return errorf("%s %q: no such pane on %s (it never existed or was closed). Call list_panes for the panes that exist; a closed pane's output stays readable with capture_since or wait_for_text from a cursor you already have from it", field, paneName(n), h.fleet.Target())
+		return errorf("%s %q: no such pane on %s (it never existed or was closed%s). Call list_panes for the panes that exist; a closed pane's output stays readable with capture_since or wait_for_text from a cursor you already have from it", field, paneName(n), h.fleet.Target(), h.restartedSince())
 	}
 	if cerr := h.connected(); cerr != nil {
 		return cerr

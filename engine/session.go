@@ -20,6 +20,9 @@ type Session struct {
 	// Sandbox, when set, runs the first pane in it (NewPaneSandbox); one
 	// that cannot start fails Ensure: the session is not created.
 	Sandbox *PaneSandbox
+	// Program is the shell the first pane starts (--shell); "": tmux's
+	// default-shell (or default-command).
+	Program string
 }
 
 // Ensure creates the session on target unless it exists (a new shell tag
@@ -29,7 +32,7 @@ func (s Session) Ensure(ctx context.Context, target tmux.Target) error {
 	if s.Sandbox != nil {
 		sb = s.Sandbox
 	}
-	argv, env, options, err := runner.SessionLaunch(s.Shell, sb)
+	argv, env, options, err := runner.SessionLaunchOf(s.Shell, sb, s.Program)
 	if err != nil {
 		return err
 	}

@@ -90,8 +90,15 @@ func (hs *Hosts) ListPanes(ctx context.Context, c Caller, req *ListPanesRequest)
 	}
 	answers, errs, err := everyHost(ctx, hs, "list_panes", func(h *Host) (*ListPanesResult, error) { return h.ListPanes(ctx, c, req) })
 	out := &ListPanesResult{Panes: []PaneSummary{}, HostErrors: errs}
+	var notes []string
 	for _, a := range answers {
 		out.Panes = append(out.Panes, a.Panes...)
+		if a.ServerNote != nil {
+			notes = append(notes, *a.ServerNote)
+		}
+	}
+	if len(notes) > 0 {
+		out.ServerNote = ptr(strings.Join(notes, " "))
 	}
 	return out, err
 }

@@ -157,6 +157,9 @@ func (r *Runner) sandboxedLaunch(ctx context.Context, sb Sandbox) (shell.Launch,
 	if err != nil {
 		return shell.Launch{}, err
 	}
+	if r.cfg.ShellProgram != "" {
+		sh, command = r.cfg.ShellProgram, ""
+	}
 	var l shell.Launch
 	if command != "" {
 		l = r.cfg.Shell.Launch("")
@@ -173,6 +176,9 @@ func (r *Runner) sandboxedLaunch(ctx context.Context, sb Sandbox) (shell.Launch,
 // defaultShell is tmux's default-shell, or "" when tmux runs a
 // default-command in new panes instead (or cannot say).
 func (r *Runner) defaultShell(ctx context.Context) string {
+	if r.cfg.ShellProgram != "" {
+		return r.cfg.ShellProgram
+	}
 	sh, command, err := r.fleet.DefaultShell(ctx)
 	if err != nil || command != "" {
 		return ""
@@ -190,13 +196,22 @@ func (r *Runner) defaultShell(ctx context.Context) string {
 // default-command outside it, then execs into it. An error says why the
 // sandbox cannot start: the session is not to be created.
 func SessionLaunch(in *shell.Integration, sb Sandbox) (argv []string, env map[string]string, options map[string]string, err error) {
+	return SessionLaunchOf(in, sb, "")
+}
+
+// SessionLaunchOf is SessionLaunch starting program (--shell; "": the
+// shell tmux would start).
+func SessionLaunchOf(in *shell.Integration, sb Sandbox, program string) (argv []string, env map[string]string, options map[string]string, err error) {
 	if in == nil {
 		if sb != nil {
 			return nil, nil, nil, errors.New("the shell integration is not installed, and a sandboxed pane starts only through its launcher: check the state directory (tmuxmcp doctor)")
 		}
+		if program != "" {
+			return []string{program}, nil, nil, nil
+		}
 		return nil, nil, nil, nil
 	}
-	l := in.Launch("")
+	l := in.Launch(program)
 	ch := "tmuxmcp-start-" + l.ID
 	l.Env["TMUXMCP_START_AFTER"] = ch
 	if sb != nil {

@@ -574,6 +574,9 @@ func (e *Refusal) Reason() string {
 	case Unconfirmed:
 		return fmt.Sprintf("pane %s's command line reads %q, and tmuxmcp has not seen this shell draw its prompt, so it cannot tell the prompt from someone's typing", id, e.Line)
 	case NotAShell:
+		if shell.Unsupported(e.Program) {
+			return fmt.Sprintf("pane %s runs %s, a shell tmuxmcp cannot run commands in (its command language is neither POSIX sh's nor fish's)", id, e.Program)
+		}
 		return fmt.Sprintf("pane %s runs %s, not a shell tmuxmcp can run commands in", id, e.Program)
 	case Exited:
 		if len(e.Screen) == 0 {

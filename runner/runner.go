@@ -53,6 +53,9 @@ type Config struct {
 	// Sandbox, when set, runs every pane the runner creates in a sandbox
 	// (but a PaneSpec's Unsandboxed).
 	Sandbox Sandbox
+	// ShellProgram, when set, is the shell the panes the runner creates
+	// start (--shell), instead of tmux's default-shell and default-command.
+	ShellProgram string
 }
 
 // Sandbox puts a pane's program in a sandbox.

@@ -45,6 +45,22 @@ func KindOf(program string) (Kind, bool) {
 	return "", false
 }
 
+// Supported names the shells tmuxmcp runs commands in, for messages that
+// tell a person which to switch to.
+const Supported = "bash, zsh and fish (integrated), or sh, dash, ksh, mksh and yash (each command from a job script)"
+
+// Unsupported reports whether program is a shell tmuxmcp knows it cannot
+// run commands in: its syntax is neither POSIX's nor fish's (the csh
+// family, nushell, elvish, xonsh, PowerShell, rc), so neither an
+// integration nor a job script can drive it.
+func Unsupported(program string) bool {
+	switch strings.TrimPrefix(filepath.Base(program), "-") {
+	case "csh", "tcsh", "bsd-csh", "nu", "elvish", "xonsh", "pwsh", "powershell", "rc", "es":
+		return true
+	}
+	return false
+}
+
 // Integrated reports whether tmuxmcp has an integration for the kind: its
 // shells print their own marks, so tmuxmcp knows exactly when a command
 // starts and ends and when the next prompt is drawn.

@@ -276,6 +276,21 @@ func (h *Hub) forgetLocked(s *PaneStream) {
 	}
 }
 
+// Recent returns the live recordings and the n that ended last (newest
+// first): what the panes printed just before a server went away.
+func (h *Hub) Recent(n int) []*PaneStream {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]*PaneStream, 0, len(h.live)+n)
+	for _, s := range h.live {
+		out = append(out, s)
+	}
+	for i := len(h.ended) - 1; i >= 0 && n > 0; i, n = i-1, n-1 {
+		out = append(out, h.ended[i])
+	}
+	return out
+}
+
 // Panes returns the pane numbers being recorded, ascending.
 func (h *Hub) Panes() []int {
 	h.mu.Lock()

@@ -90,6 +90,26 @@ func (t Target) String() string {
 	return "tmux (default server)"
 }
 
+// StartLine is the command a person runs to start this server again with a
+// detached session of that name: "tmux -L work new-session -d -s agent".
+func (t Target) StartLine(session string) string {
+	base := Target{SocketName: t.SocketName, SocketPath: t.SocketPath}.String()
+	if t.SocketName == "" && t.SocketPath == "" {
+		base = "tmux"
+	}
+	return base + " new-session -d -s " + session
+}
+
+// DefaultShellLine is the command a person runs to make new panes of this
+// server start program, and the line that keeps it in a tmux config file.
+func (t Target) DefaultShellLine(program string) (command, config string) {
+	base := Target{SocketName: t.SocketName, SocketPath: t.SocketPath}.String()
+	if t.SocketName == "" && t.SocketPath == "" {
+		base = "tmux"
+	}
+	return base + " set-option -g default-shell " + program, "set -g default-shell " + program
+}
+
 // Args returns the global tmux flags that select this server.
 func (t Target) Args() []string {
 	var a []string

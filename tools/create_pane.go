@@ -28,6 +28,7 @@ func (s *Server) createPaneTool() Tool {
 		"shell":          nullable(str("The shell at the prompt (bash, zsh, fish, sh, dash, ...), or null with argv or when not ready.")),
 		"integrated":     boolean("The shell runs tmuxmcp's shell integration (bash, zsh, fish): run_shell_command there knows exactly when commands end, and typed text never matches waits."),
 		"sandbox":        sandboxSchema(),
+		"serverNote":     serverNoteSchema(),
 	})
 	tool := &mcp.Tool{
 		Name:  "create_pane",

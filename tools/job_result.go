@@ -32,5 +32,6 @@ func jobOutSchema() *jsonschema.Schema {
 		"waitingForInput":    boolean("With status running: its program is blocked reading the terminal and has printed nothing for 0.5 s — a question ([y/N], Password:), a REPL, a pager or an editor. The call returns as soon as that is so. Answer with type_text (submit: true) or send_keys (q quits a pager), or stop it with cancel_command; awaiting again only waits."),
 		"foreground":         nullable(str("With waitingForInput: the program waiting (less, python3, sudo), else null.")),
 		"prompt":             nullable(str("With waitingForInput: the text before the cursor on its line — the question it asks, a pager's : or (END) — else null.")),
+		"serverNote":         serverNoteSchema(),
 	})
 }

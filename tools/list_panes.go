@@ -38,6 +38,7 @@ func (s *Server) listPanesTool() Tool {
 	out := outputObject(map[string]*jsonschema.Schema{
 		"panes":      {Type: "array", Items: pane, Description: "Every pane, in session, window and pane order (host by host, local first)."},
 		"hostErrors": hostErrorsSchema(),
+		"serverNote": serverNoteSchema(),
 	})
 	tool := &mcp.Tool{
 		Name:         "list_panes",

@@ -57,6 +57,11 @@ func withDefault(s *jsonschema.Schema, v any) *jsonschema.Schema {
 	return s
 }
 
+// serverNoteSchema is the serverNote field of results.
+func serverNoteSchema() *jsonschema.Schema {
+	return nullable(str("Once, after tmuxmcp restarted its own tmux server: why it ended, and that panes and cursors are new. On a job: its server ended while it ran."))
+}
+
 // sandboxSchema is a pane's sandbox field.
 func sandboxSchema() *jsonschema.Schema {
 	return enum("The pane's sandbox (--sandbox).",

@@ -133,6 +133,9 @@ var (
 		{name: "dash-odd-prompt", shell: "/bin/dash", kind: "sh"},
 		{name: "sh-plain", shell: "/bin/sh", kind: "sh"},
 		{name: "mksh-plain", shell: "/usr/bin/mksh", kind: "sh", needs: []string{"/usr/bin/mksh"}},
+		// An empty ~/.yashrc: yash's bare defaults, its line editor drawing
+		// a reverse-video $ and a row of blanks before each prompt.
+		{name: "yash-bare", shell: "/usr/bin/yash", kind: "sh", needs: []string{"/usr/bin/yash"}},
 	}
 )
 
@@ -233,7 +236,8 @@ type matrixStats struct {
 // function that prints with PROMPT_SP off), fish
 // (default, customised, vi mode, preexec and postexec handlers that print,
 // a PWD handler that lists the directory), and dash (with ENV, under set
-// -e, with a prompt ending in no usual character), sh and mksh.
+// -e, with a prompt ending in no usual character), sh, mksh and yash (its
+// bare defaults).
 func TestEveryShellConfiguration(t *testing.T) {
 	t.Parallel()
 	stats := &matrixStats{}

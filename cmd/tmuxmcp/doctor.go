@@ -110,7 +110,11 @@ func checkShell(ctx context.Context, c *config, conn *host.SSH) (bool, string) {
 		return false, err.Error()
 	}
 	opts.Shell = integ
-	argv, env, options, _ := runner.SessionLaunch(integ, nil)
+	program := ""
+	if conn == nil {
+		program, opts.ShellProgram = c.shell, c.shell // --shell names a program here
+	}
+	argv, env, options, _ := runner.SessionLaunchOf(integ, nil, program)
 	env[shell.TraceVar] = sc.trace
 	if sc.remoteTrace != "" {
 		env[shell.TraceVar] = sc.remoteTrace
@@ -129,6 +133,17 @@ func checkShell(ctx context.Context, c *config, conn *host.SSH) (bool, string) {
 		}
 	}()
 	sc.shellPath, _ = target.DefaultShellOption(ctx)
+	from := "tmux's default-shell"
+	if program != "" {
+		sc.shellPath, from = program, "--shell"
+	}
+	if shell.Unsupported(sc.shellPath) {
+		real := c.target
+		if conn != nil {
+			real = tmux.Target{SocketName: conn.Spec().Socket, Via: conn}
+		}
+		return false, engine.UnsupportedShell(sc.shellPath, from, real, conn == nil)
+	}
 	log := slog.New(slog.DiscardHandler)
 	opts.Target, opts.Log = target, log
 	local, err := engine.OpenHost(ctx, opts)

@@ -109,6 +109,7 @@ type config struct {
 	workspaces  workspaceFlags // --workspace
 	sandboxNet  bool           // --sandbox-network
 	sandbox     sandbox.Config // the three, checked
+	shell       string         // --shell, its absolute path once checked
 }
 
 // usageError is a command line tmuxmcp cannot take: it exits 2, with a
@@ -186,6 +187,7 @@ func (c *config) defineFlags(fs *flag.FlagSet) (debugLog, showVersion *bool) {
 	fs.Var(&c.hosts, "host", "drive tmux on another machine too: `NAME=ssh://[user@]host[:port]` (repeatable; tools take host: NAME). tmuxmcp keeps one OpenSSH connection per host (your ~/.ssh/config, keys, agent and known_hosts; BatchMode, so set up key login first) and starts a private tmux server there (tmux -L tmuxmcp; ?socket=NAME picks another)")
 	fs.StringVar(&c.sshConfig, "ssh-config", "", "ssh client config file passed as ssh -F to every ssh tmuxmcp runs (default: ssh's own, ~/.ssh/config)")
 	fs.StringVar(&c.configFile, "config", "", "JSON config file with hosts: {\"hosts\": {\"build\": \"ssh://ci@build.example.com\"}}")
+	fs.StringVar(&c.shell, "shell", "", "the shell the panes tmuxmcp starts run, e.g. /bin/bash (default: tmux's default-shell, which is $SHELL when tmuxmcp starts the server); one of "+shell.Supported+"; your own login shell stays as it is")
 	fs.StringVar(&c.sandboxMode, "sandbox", "off", sandboxHelp)
 	fs.Var(&c.workspaces, "workspace", "with --sandbox workspace, a `DIR` writable inside the sandbox (repeatable; default: the directory tmuxmcp was started in; must exist)")
 	fs.BoolVar(&c.sandboxNet, "sandbox-network", false, "give sandboxed panes the host's network (default: none, not even the host's 127.0.0.1)")
@@ -257,11 +259,31 @@ func (c *config) validate() error {
 		}
 		c.sshConfig, _ = filepath.Abs(c.sshConfig)
 	}
+	if err := c.validateShell(); err != nil {
+		return err
+	}
 	var err error
 	if c.def, err = policy.ParseAction(c.approval); err != nil {
 		return fmt.Errorf("--approval: %w", err)
 	}
 	return c.validateSandbox()
+}
+
+// validateShell checks --shell: an installed shell tmuxmcp runs commands
+// in, made absolute.
+func (c *config) validateShell() error {
+	if c.shell == "" {
+		return nil
+	}
+	path, err := exec.LookPath(c.shell)
+	if err != nil {
+		return fmt.Errorf("--shell %s: %w (give the path of an installed shell: %s)", c.shell, err, shell.Supported)
+	}
+	if _, ok := shell.KindOf(path); !ok {
+		return fmt.Errorf("--shell %s: not a shell tmuxmcp runs commands in; use one of %s", c.shell, shell.Supported)
+	}
+	c.shell, _ = filepath.Abs(path)
+	return nil
 }
 
 // usageText heads the usage; the flags follow it.
@@ -419,6 +441,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 		log.Info("panes run in a sandbox", "sandbox", sb.Mode(), "workspaces", strings.Join(sb.Sandbox().Workspaces(), " "), "network", c.sandboxNet)
 	}
 	remotes := remoteHosts(c, stateDir, opts, log)
+	opts.ShellProgram = c.shell // this machine's panes only: the path names a program here
 	defer func() {
 		for _, r := range remotes {
 			r.conn.Close() // after every host has stopped
@@ -457,7 +480,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 
 // firstPane is the session tmuxmcp works in, as the flags say.
 func (c *config) firstPane(integ *shell.Integration, sb *engine.PaneSandbox) engine.Session {
-	return engine.Session{Name: c.session, Width: 200, Height: 50, Shell: integ, KeepPagers: c.keepPagers, Sandbox: sb}
+	return engine.Session{Name: c.session, Width: 200, Height: 50, Shell: integ, KeepPagers: c.keepPagers, Sandbox: sb, Program: c.shell}
 }
 
 // hostOptions is what the hosts are opened with (the flags, the policy and

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -402,5 +403,42 @@ func TestDoctorNamesTheFixForTheStateDirectoryTokenAndPort(t *testing.T) {
 	}
 	if out, err := doctor(); err != nil || strings.Contains(out, "FAIL") {
 		t.Fatalf("after the fixes: %v\n%s", err, out)
+	}
+}
+
+func TestDoctorSaysWhichShellsWorkWhenTheDefaultShellIsTcsh(t *testing.T) {
+	// Not parallel: doctorWith sets HOME and SHELL (t.Setenv).
+	tcsh, err := exec.LookPath("tcsh")
+	if err != nil {
+		if os.Getenv("TMUXMCP_REQUIRE_SHELLS") != "" {
+			t.Fatal("tcsh is not installed (TMUXMCP_REQUIRE_SHELLS is set)")
+		}
+		t.Skip("tcsh is not installed")
+	}
+	out, err := doctorWith(t, t.TempDir(), tcsh, "10s", nil)
+	if err == nil || !strings.Contains(out, "FAIL shell") {
+		t.Fatalf("doctor with tcsh: %v\n%s", err, out)
+	}
+	for _, want := range []string{"cannot run commands in", "bash, zsh and fish", "--shell ", "default-shell"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("doctor does not say %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestTheShellFlagTakesOnlyAShellTmuxmcpRunsCommandsIn(t *testing.T) {
+	t.Parallel()
+	c, err := parseFlags("tmuxmcp", []string{"--shell", "sh"}, io.Discard)
+	if err != nil || !filepath.IsAbs(c.shell) {
+		t.Fatalf("--shell sh: %+v %v", c, err)
+	}
+	for _, bad := range []string{"tcsh", "/no/such/shell", "python3"} {
+		if _, err := exec.LookPath(bad); err != nil && bad == "tcsh" {
+			continue
+		}
+		_, err := parseFlags("tmuxmcp", []string{"--shell", bad}, io.Discard)
+		if err == nil || !strings.Contains(err.Error(), "--shell "+bad) || !strings.Contains(err.Error(), "bash, zsh and fish") {
+			t.Errorf("--shell %s: %v", bad, err)
+		}
 	}
 }

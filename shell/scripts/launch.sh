@@ -77,5 +77,8 @@ exec 9<&-
 unset TMUXMCP_SHELL_TAG_FD TMUXMCP_USER_ZDOTDIR TMUXMCP_USER_ZDOTDIR_SET TMUXMCP_USER_XDG_DATA_DIRS TMUXMCP_USER_XDG_DATA_DIRS_SET
 case ${s##*/} in
   sh|dash|ksh|ksh93|mksh|ash|yash|posh|lksh|oksh) exec "$s" -l ;;
+  # tmuxmcp runs no commands in these (it says so before starting one),
+  # but a pane started with one is a login shell, as tmux starts it.
+  csh|tcsh) exec "$s" -l ;;
 esac
 exec "$s"

@@ -1,0 +1,226 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/shell"
+)
+
+// A tmux server tmuxmcp started itself (the embedded default, a remote
+// host's private one: Config.RestartServer) is started again by the next
+// call that needs it, never by a timer: a shell that logs out on a timer
+// (TMOUT) would otherwise be restarted forever with nobody using it. The
+// next result says so (serverNote), and why when the host can tell. A
+// server that ends within quickLife of being started again counts as a
+// quick death; after maxQuick of them in a row, calls get an error naming
+// the cause until quickPause has passed since the last one, then one more
+// start is tried.
+const (
+	quickLife  = 10 * time.Second
+	maxQuick   = 3
+	quickPause = 30 * time.Second
+)
+
+// revival is what a host knows of its tmux server's ends and restarts.
+type revival struct {
+	startMu sync.Mutex // one restart at a time
+
+	mu       sync.Mutex
+	since    time.Time         // when the current server was reached (opened or restarted)
+	restarts int               // how many times tmuxmcp started it again
+	endedAt  time.Time         // when the last server ended (zero: it has not)
+	cause    string            // why it ended, as far as the host can tell
+	quick    int               // quick deaths in a row
+	note     string            // what the next result says (once)
+	lostJobs map[string]string // jobs that ran when their server ended: why
+}
+
+// serverEnded notes that the host lost its tmux server: why, as far as the
+// panes it watched can tell (read before their recordings end), and the
+// jobs that were running in it. Called from the fleet's loop: it must not
+// block.
+func (h *Host) serverEnded(err error) {
+	cause := h.endCause(err)
+	now := time.Now()
+	r := &h.revive
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.endedAt, r.cause = now, cause
+	if r.restarts > 0 && now.Sub(r.since) < quickLife {
+		r.quick++
+	} else {
+		r.quick = 0
+	}
+	if h.opts.Machine != nil {
+		return // a remote host: its jobs may run on while the link is down
+	}
+	for _, j := range h.jobs.List() {
+		if j.Status != jobs.Running || j.Started.IsZero() {
+			continue
+		}
+		if r.lostJobs == nil {
+			r.lostJobs = map[string]string{}
+		}
+		r.lostJobs[j.ID] = fmt.Sprintf("the tmux server (%s) ended while this command ran: %s. The command ended with it; its exit status is unknown.", h.opts.Target, cause)
+	}
+}
+
+// endCause says why the server ended, from what tmux said and what the
+// panes printed last: a shell's logout, bash's TMOUT message.
+func (h *Host) endCause(err error) string {
+	if err != nil && strings.Contains(err.Error(), "unexpectedly") {
+		return "the tmux server crashed or was killed with a signal"
+	}
+	var logout, exited bool
+	for _, s := range h.hub.Recent(2) {
+		if time.Since(s.LastAppend()) > 10*time.Second {
+			continue // printed nothing as the server went: no evidence
+		}
+		tail := strings.TrimRight(s.Tail(3, 512, false).Output, " \r\n")
+		last := tail[strings.LastIndexByte(tail, '\n')+1:]
+		switch {
+		case strings.Contains(tail, "auto-logout"):
+			logout = true
+		case strings.HasSuffix(last, "logout") || strings.HasSuffix(last, "exit"):
+			exited = true
+		}
+	}
+	tmout := h.idleLogout()
+	if tmout != "" {
+		tmout += ": bash and zsh exit after that many seconds without input; unset it for the shells an agent keeps"
+	}
+	switch {
+	case logout:
+		return join("every shell in it exited: bash logged out after TMOUT seconds without input (\"timed out waiting for input: auto-logout\")", tmout)
+	case exited:
+		return join("every shell in it exited (the last one printed logout or exit)", tmout)
+	}
+	return join("every shell in it exited or the server was killed (kill-server)", tmout)
+}
+
+func join(why, more string) string {
+	if more == "" {
+		return why
+	}
+	return why + "; " + more
+}
+
+// idleLogout says where TMOUT is set for the server's shells: in the
+// environment tmux was started with, or a startup file in the home it
+// gives its panes ("" when nowhere, or on another machine).
+func (h *Host) idleLogout() string {
+	if h.opts.Machine != nil {
+		return ""
+	}
+	env := map[string]string{"HOME": os.Getenv("HOME"), "TMOUT": os.Getenv("TMOUT")}
+	for _, kv := range h.opts.Target.Env { // the server's own environment, when set
+		if k, v, ok := strings.Cut(kv, "="); ok && (k == "HOME" || k == "TMOUT") {
+			env[k] = v
+		}
+	}
+	if env["TMOUT"] != "" {
+		return "TMOUT=" + env["TMOUT"] + " is in the environment tmux starts shells with"
+	}
+	if where := shell.IdleLogout(env["HOME"]); where != "" {
+		return "TMOUT is set in " + where
+	}
+	return ""
+}
+
+// restartServer starts the host's own tmux server again (lost is why the
+// fleet has none) and reconnects, or returns an error naming the cause and
+// what will work.
+func (h *Host) restartServer(lost error) error {
+	r := &h.revive
+	r.startMu.Lock()
+	defer r.startMu.Unlock()
+	if h.fleet.Err() == nil {
+		return nil // another call started it meanwhile
+	}
+	r.mu.Lock()
+	quick, endedAt, cause := r.quick, r.endedAt, r.cause
+	r.mu.Unlock()
+	if cause == "" {
+		cause = lost.Error()
+	}
+	if quick >= maxQuick && time.Since(endedAt) < quickPause {
+		return errorf("tmux is not reachable: the tmux server tmuxmcp starts (%s) ended %d times in a row within %v of being started (last: %s). Every shell in it exits as it starts: your shell's startup files most likely end the shell (exit, a TMOUT of a second or two, exec of a program that ends). Run tmuxmcp doctor to see the line, fix it, and call again after %s; nothing was done", h.opts.Target, quick, quickLife, cause, endedAt.Add(quickPause).Format(time.TimeOnly))
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	err := h.opts.RestartServer(ctx)
+	if err == nil {
+		err = h.fleet.Reconnect(ctx)
+	}
+	if err != nil {
+		return errorf("tmux is not reachable (%s: %s), and starting it again failed: %v. Nothing was done. Check that tmux starts (tmuxmcp doctor), then call again", h.opts.Target, cause, err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.since = time.Now()
+	r.restarts++
+	r.note = fmt.Sprintf("The tmux server (%s) ended at %s: %s. tmuxmcp started it again with session %s: its panes, pane ids and cursors are new (list_panes shows them); job records are kept, and commands that ran in it ended as pane_died.", h.opts.Target, endedAt.Format(time.TimeOnly), cause, h.opts.Session)
+	return nil
+}
+
+// gone is the error for a call that finds a server tmuxmcp does not start
+// itself gone (lost says why): it names how to start it.
+func (h *Host) gone(lost error) error {
+	r := &h.revive
+	r.mu.Lock()
+	cause := r.cause
+	r.mu.Unlock()
+	if cause == "" {
+		cause = lost.Error()
+	}
+	t := h.fleet.Target()
+	return errorf("tmux is not reachable: %s is gone (%s). Nothing was done. tmuxmcp does not start a server you chose (-L/-S): start it again, e.g. %s, and call again (tmuxmcp reconnects by itself within seconds; list_panes shows the new panes)", t, cause, t.StartLine(h.opts.Session))
+}
+
+// restartedSince is a clause for errors about panes: when tmuxmcp started
+// the server again, pane ids before that name nothing now.
+func (h *Host) restartedSince() string {
+	r := &h.revive
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.restarts == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the tmux server was started again at %s, so pane ids from before then are gone", r.since.Format(time.TimeOnly))
+}
+
+// takeServerNote returns what the next result says about the server being
+// started again, once, or nil.
+func (h *Host) takeServerNote() *string {
+	r := &h.revive
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.note == "" {
+		return nil
+	}
+	n := r.note
+	r.note = ""
+	return &n
+}
+
+// jobServerNote is what a job's result says about its server: why it
+// ended while the job ran, or the one-time restart note.
+func (h *Host) jobServerNote(j *jobs.Job) *string {
+	r := &h.revive
+	r.mu.Lock()
+	note, lost := r.lostJobs[j.ID]
+	r.mu.Unlock()
+	if lost && j.Done() {
+		if n := h.takeServerNote(); n != nil {
+			note += " " + *n
+		}
+		return &note
+	}
+	return h.takeServerNote()
+}
