@@ -1,6 +1,8 @@
 package tools
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -185,5 +187,110 @@ func TestFishPaneSurvivesItsConfigRedefiningFishPrompt(t *testing.T) {
 			t.Fatalf("%q: %v\n%s", cmd, r, screenOf(t, e, pane))
 		}
 		stillWorks(t, e, pane)
+	}
+}
+
+// historyEnv is a bash home whose history file is bash's own default:
+// the test environment's HISTFILE is taken away.
+func historyEnv(t *testing.T, files map[string]string) *env {
+	t.Helper()
+	e := homeEnv(t, "/bin/bash", files)
+	if _, err := e.target.Run(t.Context(), "set-environment", "-gu", "HISTFILE"); err != nil {
+		t.Fatal(err)
+	}
+	return e
+}
+
+func TestBashPaneReadsAndAppendsTheUsersBashHistory(t *testing.T) {
+	t.Parallel()
+	e := historyEnv(t, map[string]string{".bashrc": debianBashrc, ".profile": bashProfile, ".bash_history": "echo from-an-earlier-session\n"})
+	home := homeOf(t, e)
+	pane := readyPane(t, e)
+	r := e.ok(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo $HISTFILE; fc -ln 1 1; shopt -p inherit_errexit; [ -o posix ] && echo posix"})
+	if want := home + "/.bash_history\n\t echo from-an-earlier-session\nshopt -u inherit_errexit\n"; r.Str("output") != want {
+		t.Fatalf("history file, earlier history, POSIX leftovers: %q, want %q", r.Str("output"), want)
+	}
+	// One typed as is, one from a job script (two lines): both are the
+	// user's history now, the line that sources the script is not.
+	e.ok(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo agent-typed-1"})
+	e.ok(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo agent-job-2\necho line-two"})
+	e.ok(t, "run_shell_command", map[string]any{"paneId": pane, "command": "true"})
+	b, err := os.ReadFile(filepath.Join(home, ".bash_history"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := string(b)
+	if !strings.Contains(h, "from-an-earlier-session") || !strings.Contains(h, "echo agent-typed-1") || strings.Contains(h, ".run'") {
+		t.Fatalf("~/.bash_history after the agent's commands:\n%s", h)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".sh_history")); err == nil {
+		t.Fatal("a ~/.sh_history was written")
+	}
+}
+
+func TestBashPaneKeepsTheHistoryFileTheUsersFilesChoose(t *testing.T) {
+	t.Parallel()
+	e := historyEnv(t, map[string]string{".bashrc": "HISTFILE=~/.my_history\nPS1='$ '\n", ".profile": bashProfile, ".my_history": "echo in-my-history\n"})
+	home := homeOf(t, e)
+	pane := readyPane(t, e)
+	r := e.ok(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo $HISTFILE; fc -ln 1 1; declare -p HISTFILE"})
+	if want := home + "/.my_history\n\t echo in-my-history\ndeclare -- HISTFILE=\"" + home + "/.my_history\"\n"; r.Str("output") != want {
+		t.Fatalf("%q, want %q", r.Str("output"), want)
+	}
+}
+
+func homeOf(t *testing.T, e *env) string {
+	t.Helper()
+	out, err := e.target.Run(t.Context(), "show-environment", "-g", "HOME")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return strings.TrimPrefix(strings.TrimSpace(out), "HOME=")
+}
+
+// A command that goes through a job script (two lines, a cwd) shows the
+// user's own hooks nothing of the script: the ERR trap fires once for the
+// failing command with its own text, and set -x traces the command's
+// lines, not the script's.
+func TestTheUsersErrTrapAndXtraceSeeTheCommandAsTyped(t *testing.T) {
+	t.Parallel()
+	e := homeEnv(t, "/bin/bash", map[string]string{".profile": bashProfile,
+		".bashrc": "PS1='$ '\ntrap 'echo \"ERR-TRAP status=$? cmd=[$BASH_COMMAND]\"' ERR\n"})
+	pane := readyPane(t, e)
+	home := homeOf(t, e)
+	for i, args := range []map[string]any{
+		{"command": "echo one\nfalse\necho two"},
+		{"command": "false", "cwd": home},
+	} {
+		args["paneId"] = pane
+		r := e.ok(t, "run_shell_command", args)
+		out := r.Str("output")
+		if strings.Count(out, "ERR-TRAP") != 1 || !strings.Contains(out, "ERR-TRAP status=1 cmd=[false]") || r.Num("exitCode") != int64(i) {
+			t.Fatalf("%q: the ERR trap did not fire once with the command's text: %q (%v)", args["command"], out, r)
+		}
+		// The trap set aside for the script's own lines is back.
+		n := e.ok(t, "run_shell_command", map[string]any{"paneId": pane, "command": "false"})
+		if strings.Count(n.Str("output"), "ERR-TRAP") != 1 {
+			t.Fatalf("the ERR trap after a job script: %q", n.Str("output"))
+		}
+		screen := screenOf(t, e, pane)
+		if strings.Count(screen, "ERR-TRAP") != 2 {
+			t.Fatalf("the ERR trap fired more than once per command on screen:\n%s", screen)
+		}
+		e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-l"}})
+		e.ok(t, "run_shell_command", map[string]any{"paneId": pane, "command": "clear"})
+	}
+	e.ok(t, "run_shell_command", map[string]any{"paneId": pane, "command": "trap - ERR; set -x"})
+	r := e.ok(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo traced-1\necho traced-2"})
+	out := r.Str("output")
+	for _, want := range []string{"+ echo traced-1\n", "traced-1\n", "+ echo traced-2\n", "traced-2\n"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("set -x output %q lacks %q", out, want)
+		}
+	}
+	for _, bad := range []string{"__tmuxmcp", ".run", ".sh", "eval"} {
+		if strings.Contains(out, bad) {
+			t.Fatalf("set -x output shows the job script (%q): %q", bad, out)
+		}
 	}
 }

@@ -97,11 +97,15 @@ if [ -n "$__tmuxmcp_tag" ]; then
   __tmuxmcp_c=$'\e]133;C;tmuxmcp=s'$__tmuxmcp_tag$'\a'
   __tmuxmcp_ps1='\[${__tmuxmcp_b-}\]'
   __tmuxmcp_ps0='${__tmuxmcp_c-}'
-  # Our PROMPT_COMMAND entries: xtrace (set -x) does not trace them.
+  # Our PROMPT_COMMAND entries: xtrace (set -x) does not trace them. They
+  # return the command's status, so what follows them sees it as $?; as
+  # the first part of an && list, that fires no ERR trap (a user's ERR
+  # trap fires once for a failing command, not again for our hooks) and
+  # never ends a shell under set -e.
   __tmuxmcp_first=__tmuxmcp_precmd
   __tmuxmcp_last=__tmuxmcp_prompt_end
-  __tmuxmcp_pc1='{ ${__tmuxmcp_first-}; } 2>/dev/null'
-  __tmuxmcp_pc2='{ ${__tmuxmcp_last-}; } 2>/dev/null'
+  __tmuxmcp_pc1='{ ${__tmuxmcp_first-}; } 2>/dev/null && :'
+  __tmuxmcp_pc2='{ ${__tmuxmcp_last-}; } 2>/dev/null && :'
   # PROMPT_COMMAND arrays run every entry from bash 5.1 on, and each entry
   # sees the command's own $? (so does PS1).
   __tmuxmcp_arrays=
@@ -132,8 +136,6 @@ if [ -n "$__tmuxmcp_tag" ]; then
     __tmuxmcp_job_traps
     # Our last entry was taken out: ours go back now, for the next prompt.
     if [ -n "$__tmuxmcp_arrays" ] && ! __tmuxmcp_hooked; then __tmuxmcp_hooks; __tmuxmcp_marks; fi
-    # Under set -e a hook returning non-zero would end the shell.
-    case $- in *e*) return 0 ;; esac
     return "$s"
   }
 
@@ -243,7 +245,6 @@ if [ -n "$__tmuxmcp_tag" ]; then
     __tmuxmcp_hooked || __tmuxmcp_hooks
     # Last, so a PROMPT_COMMAND that rebuilds PS1 keeps the mark at its end.
     __tmuxmcp_marks
-    case $- in *e*) return 0 ;; esac
     return "$s"
   }
 
