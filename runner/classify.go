@@ -369,7 +369,7 @@ func (sh *shellState) notAtPrompt(f paneFacts) *Refusal {
 		// read builtin, bash's read -e, zsh's vared): a builtin, maybe about
 		// to end.
 		ref := refuse(Builtin)
-		ref.Program, ref.ending = probe.Leader, true
+		ref.Program, ref.ending, ref.LineEditor = probe.Leader, true, true
 		return ref
 	}
 	if sh.own && (sh.drawing || !marks.prompted) {

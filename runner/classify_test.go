@@ -139,7 +139,7 @@ var classifyCases = []classifyCase{
 	{name: "builtin: its line editor reads for a command (read -e)", change: func(f *paneFacts) {
 		withStream(f, through(bashExit7(), 'C', 1))
 		cursorAt(f, 6, 1, "$ read -e -p 'name? ' x", "name? ")
-	}, refusal: &Refusal{Pane: testPane, State: Builtin, Program: "bash", ending: true}},
+	}, refusal: &Refusal{Pane: testPane, State: Builtin, Program: "bash", ending: true, LineEditor: true}},
 	{name: "hooks gone: its prompt is back after a command's start, with no end mark", change: func(f *paneFacts) {
 		withStream(f, through(bashExit7(), 'C', 1))
 	}, ready: &Shell{Pane: testPane, PID: shellPID, TTY: "/dev/pts/9", Kind: shell.Bash, Program: "bash", Prompt: "$", Rearm: true}, broken: true},

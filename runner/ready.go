@@ -67,6 +67,10 @@ type Refusal struct {
 	// Screen holds the pane's last non-empty rows (Starting, Drawing), to
 	// show what the shell is doing.
 	Screen []string
+	// LineEditor: the shell reads input in its line editor (Builtin): a
+	// builtin that reads with it, or a prompt the command's removal of the
+	// integration's hooks left unmarked.
+	LineEditor bool
 	// ending: the integrated shell's command is running (Busy, Builtin),
 	// and may be about to end: it is given a moment before it is refused.
 	ending bool
@@ -600,6 +604,9 @@ func (e *Refusal) Reason() string {
 	case Busy:
 		return fmt.Sprintf("pane %s is busy: %s is running in it (it owns the terminal)", id, e.Program)
 	case Builtin:
+		if e.LineEditor {
+			return fmt.Sprintf("pane %s's shell (%s) reads input in its line editor, and no end mark came since its last command started: a builtin reading input (read -e, vared, fish's read), or that command removed the shell integration's hooks and this is its prompt (after send_keys [\"C-c\"] shows the prompt again, the next command puts the hooks back)", id, e.Program)
+		}
 		return fmt.Sprintf("pane %s's shell (%s) is running a command of its own (a builtin such as read, or a shell function), not waiting at its prompt", id, e.Program)
 	case Starting:
 		what := ""

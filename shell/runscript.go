@@ -97,11 +97,16 @@ func (sc Script) Text() string {
 		fmt.Fprintf(&b, "trap 'command printf \"%%s\\n\" \"$?\" >| %s; command sleep 0.2' EXIT\n", strings.ReplaceAll(Quote(sc.StatusFile), `'`, `'\''`))
 	}
 	// The eval's text: the traps back, xtrace back, the command, and its
-	// status taken with xtrace and the traps aside again.
+	// status taken with xtrace and the traps aside again (after an empty
+	// line: a command ending in a backslash continues onto it, as a line
+	// typed would, and ends there).
 	b.WriteString("__tmuxmcp_job_s= __tmuxmcp_job_x=\ncase $__tmuxmcp_job_e in *x*) __tmuxmcp_job_x='set -x' ;; esac\n")
-	run := `__tmuxmcp_job_cmd=$(command cat -- ` + Quote(sc.CommandFile) + `) && eval "$__tmuxmcp_job_t
+	// The command goes into an interactive bash's or zsh's history as
+	// the user's own would (the line that sources this script does not).
+	run := `__tmuxmcp_job_cmd=$(command cat -- ` + Quote(sc.CommandFile) + `) && case $-${BASH_VERSION:+b}${ZSH_VERSION:+z} in *i*b) builtin history -s -- "$__tmuxmcp_job_cmd" ;; *i*z) builtin print -sr -- "$__tmuxmcp_job_cmd" ;; esac && eval "$__tmuxmcp_job_t
 $__tmuxmcp_job_x
 $__tmuxmcp_job_cmd
+
 { __tmuxmcp_job_s=\$?; \${BASH_VERSION+trap - DEBUG ERR}; set +x; } 2>/dev/null"`
 	if sc.Dir != "" {
 		// What the user's cd prints (a cd function or chpwd hook that

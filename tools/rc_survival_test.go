@@ -220,7 +220,7 @@ func TestBashPaneReadsAndAppendsTheUsersBashHistory(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := string(b)
-	if !strings.Contains(h, "from-an-earlier-session") || !strings.Contains(h, "echo agent-typed-1") || strings.Contains(h, ".run'") {
+	if !strings.Contains(h, "from-an-earlier-session") || !strings.Contains(h, "echo agent-typed-1") || !strings.Contains(h, "echo agent-job-2\necho line-two") || strings.Contains(h, ".run'") {
 		t.Fatalf("~/.bash_history after the agent's commands:\n%s", h)
 	}
 	if _, err := os.Stat(filepath.Join(home, ".sh_history")); err == nil {
@@ -293,4 +293,27 @@ func TestTheUsersErrTrapAndXtraceSeeTheCommandAsTyped(t *testing.T) {
 			t.Fatalf("set -x output shows the job script (%q): %q", bad, out)
 		}
 	}
+}
+
+// A typed command that removed the hooks and changed the prompt's text
+// cannot be told from a builtin reading input: the refusal says both, and
+// C-c, as it says, lets the next command put the hooks back.
+func TestHooksRemovedWithANewPromptAreNamedInTheRefusalAndCtrlCRecovers(t *testing.T) {
+	t.Parallel()
+	e := homeEnv(t, "/bin/bash", map[string]string{".bashrc": "PS1='old\\$ '\n", ".profile": bashProfile})
+	pane := readyPane(t, e)
+	c := e.run(t, pane, "unset PROMPT_COMMAND; PS0=; PS1='new\\$ '")
+	if w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{`new. $`}, "regex": true, "timeoutMs": 20000}); w.Str("outcome") != "matched" {
+		t.Fatalf("no new prompt: %v", w)
+	}
+	r := e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo too-soon", "waitMs": 10000})
+	if !r.IsError || !strings.Contains(r.Text, "removed the shell integration's hooks") {
+		t.Fatalf("the refusal does not name what the pane may be doing: %v", r)
+	}
+	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
+	r = e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo after-ctrl-c", "waitMs": 30000})
+	if r.IsError || r.Str("output") != "after-ctrl-c\n" || !strings.Contains(r.Str("note"), "put them back") {
+		t.Fatalf("after C-c: %v\n%s", r, screenOf(t, e, pane))
+	}
+	stillWorks(t, e, pane)
 }
