@@ -36,6 +36,7 @@ type JobResult struct {
 	DurationMs         int64   `json:"durationMs"`
 	LaunchOutcome      string  `json:"launchOutcome"`
 	LaunchError        *string `json:"launchError"`
+	Note               *string `json:"note"`
 	Shell              *string `json:"shell"`
 	ShellReady         bool    `json:"shellReady"`
 	WaitingForInput    bool    `json:"waitingForInput"`
@@ -162,6 +163,9 @@ func (h *Host) jobResult(j *jobs.Job) *JobResult {
 	out.ShellReady = j.ShellReady
 	if j.LaunchError != "" {
 		out.LaunchError = ptr(j.LaunchError)
+	}
+	if j.Note != "" {
+		out.Note = ptr(j.Note)
 	}
 	if out.OmittedBytes == 0 && j.OmittedBytes == 0 && out.OutputBytes > int64(len(out.Output)) && j.Done() {
 		// A record from before head-and-tail output: its text is the tail.

@@ -98,11 +98,15 @@ type Job struct {
 	ShellReady  bool   `json:"shellReady,omitempty"`
 	ReadyWaitMs int64  `json:"readyWaitMs,omitempty"`
 	LaunchError string `json:"launchError,omitempty"` // why a not_started job did not start
+	// Note says what happened to the pane's shell integration around the
+	// command: it removed the integration's hooks (its status is then
+	// unknown), or tmuxmcp put them back before it ran.
+	Note string `json:"note,omitempty"`
 	// Secret tags the marks of the job's script (Wrapper): a random
 	// value no process of the pane can read, never typed or shown.
 	Secret string `json:"secret,omitempty"`
 	// Script is the random name of the job's script files (its .run,
-	// .sh, .rc and .key); "" for records written before it had one (the
+	// .sh, .rc, .key and .tag); "" for records written before it had one (the
 	// files were named after the job's id).
 	Script string `json:"script,omitempty"`
 	// ShellGroup is the process group of the shell the command was typed

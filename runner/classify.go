@@ -52,8 +52,9 @@ type recording struct {
 	// released: the pane's shell was let start during this recording.
 	released bool
 	// broken: the pane's integrated shell was found drawing unmarked
-	// prompts during this recording.
-	broken bool
+	// prompts during this recording; lost: because a command removed its
+	// hooks (they are put back once: rearmed).
+	broken, lost, rearmed bool
 	// prompt is the prompt tmuxmcp last saw the shell in front draw, when
 	// promptKnown (knownPrompt).
 	prompt      string
@@ -69,8 +70,9 @@ type verdict struct {
 	// here and in the pane (rememberPrompt), when rememberIt.
 	remember   string
 	rememberIt bool
-	// broken: the integrated shell's prompts carry no marks (markBroken).
-	broken bool
+	// broken: the integrated shell's prompts carry no marks (markBroken);
+	// lost: a command removed its hooks (markLost).
+	broken, lost bool
 }
 
 // look observes the pane once.
@@ -80,7 +82,10 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 		return nil, err
 	}
 	v := classify(f)
-	if v.broken {
+	switch {
+	case v.lost:
+		r.markLost(pane, s, f.info.PID, tailEnd(f.rec.tail))
+	case v.broken:
 		r.markBroken(pane, s, f.info.PID)
 	}
 	if v.rememberIt {
@@ -122,10 +127,12 @@ func (r *Runner) gather(ctx context.Context, pane int, s *stream.PaneStream) (pa
 	}
 	f.launching = r.cfg.Shell != nil && r.cfg.Shell.Launching(f.probe.FirstArgs)
 	f.rec = recording{tail: recordingTail(s), born: s.Born(), lastAppend: s.LastAppend(), unsubmitted: s.Unsubmitted(),
-		released: r.releasedIn(pane, s), broken: r.isBroken(pane, s, p.PID)}
+		released: r.releasedIn(pane, s)}
 	f.rec.keysAt, f.rec.keysOff = s.LastKeysEntered()
 	f.rec.prompt, f.rec.promptKnown = r.knownPrompt(pane, s, p, f.probe)
 	f.marks = marksIn(f.rec.tail, p.ShellTag)
+	b, broken := r.brokenState(pane, s, p.PID, f.marks.promptAt)
+	f.rec.broken, f.rec.lost, f.rec.rearmed = broken, b.lost, b.rearmed
 	f.now = time.Now()
 	return f, nil
 }
@@ -143,7 +150,7 @@ func classify(f paneFacts) verdict {
 		return verdict{refusal: &Refusal{Pane: f.pane, State: Starting}}
 	}
 	sh := shellStateOf(f)
-	v := verdict{broken: sh.broken}
+	v := verdict{broken: sh.broken, lost: sh.lost}
 	if v.refusal = sh.notAtPrompt(f); v.refusal != nil {
 		return v
 	}
@@ -152,6 +159,10 @@ func classify(f paneFacts) verdict {
 		v.remember, v.rememberIt = sh.marks.prompt, true
 	}
 	v.shell, v.refusal = sh.commandLine(f)
+	if v.shell != nil && (sh.lost || f.rec.lost && !f.rec.rearmed) && (sh.kind == shell.Bash || sh.kind == shell.Zsh) && p.ShellTag != "" {
+		// A command removed its hooks: this job's script puts them back.
+		v.shell.Rearm = true
+	}
 	if sh.firstPrompt {
 		v.remember, v.rememberIt = v.shell.Prompt, true
 	}
@@ -197,6 +208,9 @@ type shellState struct {
 	// integration, such as dash), its integration working.
 	tagged bool
 	broken bool // this look found its integration not working
+	// lost: this look found that a command removed its hooks: the shell
+	// reads at its prompt, and no end mark came after its command's start.
+	lost bool
 	// late: the recording began after the shell had started.
 	late bool
 	// own: the integrated shell is the one in front, at its prompt or
@@ -228,6 +242,8 @@ func shellStateOf(f paneFacts) *shellState {
 		// exec'd a plain shell). Commands then run through job scripts,
 		// which bring their own; the shell stays judged so.
 		sh.tagged, sh.broken = false, true
+	case sh.tagged && marks.prompted && marks.last != 'B' && hooksGone(f):
+		sh.tagged, sh.broken, sh.lost = false, true, true
 	}
 	// late: this recording began after the shell had started (tmuxmcp
 	// restarted, or reconnected): the prompts it drew before are not in
@@ -250,6 +266,50 @@ func shellStateOf(f paneFacts) *shellState {
 	sh.drawing = sh.tagged && (marks.last == 'D' || marks.last == 'A')
 	return sh
 }
+
+// hooksGone reports whether the integrated shell, whose last mark is not
+// its prompt's end, is at its prompt all the same: alone, reading a command
+// in its line editor, and quiet. After its end or prompt mark (D, A) that
+// is its prompt, drawn without the end mark its prompt hook prints. After
+// a command's start (C) it is, when the line shows its prompt (the one its
+// marks drew, or one tmuxmcp learnt since), or its prompt mark came without
+// the end mark its prompt hook prints; a builtin reading with the line
+// editor (read -e, vared) shows its own prompt. Then a command removed its
+// hooks (replaced PROMPT_COMMAND or precmd_functions, exec'd a new shell).
+// fish's hooks are event handlers its files do not replace, and its read
+// builtin draws prompts with marks: it is left out.
+func hooksGone(f paneFacts) bool {
+	probe := f.probe
+	k, _ := shell.KindOf(probe.Leader)
+	if !probe.ShellGroup || !probe.ReadingCommand() || !k.LineEditor() || k == shell.Fish {
+		return false
+	}
+	quiet := f.now.Sub(f.rec.lastAppend)
+	switch f.marks.last {
+	case 'D', 'A':
+		return quiet > lostAfter
+	case 'C':
+		if quiet <= brokenAfter {
+			return false
+		}
+	default:
+		return false
+	}
+	if f.marks.promptAfterStart {
+		return true
+	}
+	line := cursorText(f.screen, f.info)
+	if line == "" {
+		return false
+	}
+	return line == strings.TrimRight(f.marks.prompt, " ") || f.rec.promptKnown && line == strings.TrimRight(f.rec.prompt, " ")
+}
+
+// lostAfter is how long an integrated shell's line editor may wait for
+// input after its end or prompt mark, without the prompt's end mark,
+// before tmuxmcp takes its hooks to be gone (a prompt whose expansion
+// runs slow programs is still being drawn until then).
+const lostAfter = time.Second
 
 // notAtPrompt refuses a shell that is not reading a command at a drawn
 // prompt: not a shell, something else in front, its line editor not
@@ -309,7 +369,7 @@ func (sh *shellState) notAtPrompt(f paneFacts) *Refusal {
 		// read builtin, bash's read -e, zsh's vared): a builtin, maybe about
 		// to end.
 		ref := refuse(Builtin)
-		ref.Program, ref.ending = probe.Leader, true
+		ref.Program, ref.ending, ref.LineEditor = probe.Leader, true, true
 		return ref
 	}
 	if sh.own && (sh.drawing || !marks.prompted) {

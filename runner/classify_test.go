@@ -136,8 +136,17 @@ var classifyCases = []classifyCase{
 		withStream(f, through(bashExit7(), 'C', 1))
 		f.probe.Canonical = true
 	}, refusal: &Refusal{Pane: testPane, State: Builtin, Program: "bash", ending: true}},
-	{name: "builtin: its line editor reads for a command (read -e)", change: func(f *paneFacts) { withStream(f, through(bashExit7(), 'C', 1)) },
-		refusal: &Refusal{Pane: testPane, State: Builtin, Program: "bash", ending: true}},
+	{name: "builtin: its line editor reads for a command (read -e)", change: func(f *paneFacts) {
+		withStream(f, through(bashExit7(), 'C', 1))
+		cursorAt(f, 6, 1, "$ read -e -p 'name? ' x", "name? ")
+	}, refusal: &Refusal{Pane: testPane, State: Builtin, Program: "bash", ending: true, LineEditor: true}},
+	{name: "hooks gone: its prompt is back after a command's start, with no end mark", change: func(f *paneFacts) {
+		withStream(f, through(bashExit7(), 'C', 1))
+	}, ready: &Shell{Pane: testPane, PID: shellPID, TTY: "/dev/pts/9", Kind: shell.Bash, Program: "bash", Prompt: "$", Rearm: true}, broken: true},
+	{name: "hooks gone: its line editor reads after the end mark, the prompt never marked", change: func(f *paneFacts) {
+		withStream(f, through(bashExit7(), 'D', 2))
+		f.rec.lastAppend = f.now.Add(-2 * time.Second)
+	}, ready: &Shell{Pane: testPane, PID: shellPID, TTY: "/dev/pts/9", Kind: shell.Bash, Program: "bash", Prompt: "$", Rearm: true}, broken: true},
 	{name: "drawing: its prompt hooks run after the end mark", change: func(f *paneFacts) {
 		withStream(f, through(bashExit7(), 'D', 2))
 		f.probe.Canonical = true

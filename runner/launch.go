@@ -269,11 +269,20 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	if sh.PaneTag != "" {
 		scriptTag = shell.MarkTag(sh.PaneTag)
 	}
+	note := ""
 	if !direct {
 		mode = jobs.Wrapper
+		var rearm *shell.Rearm
+		if sh.Rearm && r.cfg.Shell != nil {
+			rearm = &shell.Rearm{Integration: r.cfg.Shell.RearmFile(sh.Kind), TagFile: sh.PaneTag}
+			note = RearmNote
+		}
 		var err error
-		if typed, name, secret, err = r.writeScript(ctx, j, sh.Kind, scriptTag, cwd); err != nil {
+		if typed, name, secret, err = r.writeScript(ctx, j, sh.Kind, scriptTag, cwd, rearm); err != nil {
 			return nil, err
+		}
+		if rearm != nil {
+			r.rearming(sh.Pane, s, sh.PID)
 		}
 	}
 	var in stream.Input
@@ -289,6 +298,7 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	j, err := r.jobs.Update(j.ID, func(x *jobs.Job) {
 		x.Mode, x.ShellTag, x.Shell, x.Stream, x.StartOffset, x.Started, x.PaneID = mode, tag, string(sh.Kind), s.ID().String(), in.At, time.Now().UTC(), id
 		x.Script, x.Secret, x.ShellGroup, x.ScriptTag = name, secret, sh.Group, scriptTag
+		x.Note = note
 	})
 	if err != nil {
 		s.Untype(in)
@@ -315,12 +325,22 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	return &Started{Job: j, Stream: s, From: in.At, PID: sh.PID, TTY: sh.TTY}, nil
 }
 
+// The notes a job carries about its shell's integration (jobs.Job.Note).
+const (
+	HooksLostNote = "no end mark came: the command removed the shell integration's hooks (it replaced PROMPT_COMMAND, precmd_functions or fish_prompt, or exec'd a new shell), so its exit status is unknown; the next command in this pane puts them back"
+	RearmNote     = "the command before removed the shell integration's hooks: this one ran from a job script that put them back first"
+)
+
 // writeScript writes job j's script for a shell of kind k, and returns the
 // line that sources it, the scripts' random name and the secret its marks
 // carry. Neither the name nor anything typed or written in the script
 // says which job it is or what its secret is: the secret waits in a key
 // file the script reads and removes before the command runs.
-func (r *Runner) writeScript(ctx context.Context, j *jobs.Job, k shell.Kind, shellTag, cwd string) (line, name, secret string, err error) {
+//
+// rearm, when set, holds the shell's secret tag in TagFile: it is written
+// to the script's own tag file, which the script reads and removes before
+// it puts the integration's hooks back.
+func (r *Runner) writeScript(ctx context.Context, j *jobs.Job, k shell.Kind, shellTag, cwd string, rearm *shell.Rearm) (line, name, secret string, err error) {
 	kind := shell.POSIX
 	if k == shell.Fish {
 		kind = shell.Fish
@@ -329,14 +349,20 @@ func (r *Runner) writeScript(ctx context.Context, j *jobs.Job, k shell.Kind, she
 	path := func(suffix string) string { return r.scriptPath(name, shellTag, suffix) }
 	script := shell.Script{Kind: kind, KeyFile: path(".key"), Name: name, CommandFile: path(".sh"), StatusFile: path(".rc"),
 		Dir: cwd, TrapExit: j.FreshPane}
+	files := []struct{ path, body string }{{path(".rc"), ""}, {path(".key"), secret + "\n"}, {path(".sh"), j.Command + "\n"}}
+	if rearm != nil && kind == shell.POSIX {
+		files = append(files, struct{ path, body string }{path(".tag"), rearm.TagFile + "\n"})
+		script.Rearm = &shell.Rearm{Integration: rearm.Integration, TagFile: path(".tag")}
+	}
 	// Each file is new (created exclusively, mode 0600, never through a
 	// link, in the private jobs directory or the pane's own job directory
 	// in a sandbox): nothing another user or the sandboxed pane put there
 	// is sourced. The status file is made empty here, so the shell that
 	// writes it keeps its mode 0600 whatever its umask.
-	for _, f := range []struct{ path, body string }{{path(".rc"), ""}, {path(".key"), secret + "\n"}, {path(".sh"), j.Command + "\n"}, {path(".run"), script.Text()}} {
+	files = append(files, struct{ path, body string }{path(".run"), script.Text()})
+	for _, f := range files {
 		if err := r.machine.WriteFile(ctx, f.path, []byte(f.body)); err != nil {
-			r.machine.Remove(context.WithoutCancel(ctx), path(".rc"), path(".key"), path(".sh"))
+			r.machine.Remove(context.WithoutCancel(ctx), path(".rc"), path(".key"), path(".sh"), path(".tag"))
 			return "", "", "", fmt.Errorf("write job script: %w", err)
 		}
 	}

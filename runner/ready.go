@@ -67,6 +67,10 @@ type Refusal struct {
 	// Screen holds the pane's last non-empty rows (Starting, Drawing), to
 	// show what the shell is doing.
 	Screen []string
+	// LineEditor: the shell reads input in its line editor (Builtin): a
+	// builtin that reads with it, or a prompt the command's removal of the
+	// integration's hooks left unmarked.
+	LineEditor bool
 	// ending: the integrated shell's command is running (Busy, Builtin),
 	// and may be about to end: it is given a moment before it is refused.
 	ending bool
@@ -91,6 +95,9 @@ type Shell struct {
 	// Group is the shell's process group: the one in front of the terminal
 	// when it reads a command.
 	Group int
+	// Rearm says a command removed the shell integration's hooks: the next
+	// job script puts them back.
+	Rearm bool
 	// Tag is the tag of the integrated shell tmuxmcp started in the pane,
 	// when that shell is the one at the prompt (not a shell it started).
 	Tag string
@@ -250,18 +257,57 @@ func onlyPrompt(tail stream.RawChunk, text string) bool {
 type brokenSeen struct {
 	stream cursor.StreamID
 	pid    int
+	// at is the recording's end when it was found: a prompt mark of the
+	// shell after it says the integration works again.
+	at int64
+	// lost: it worked, and a command removed its hooks (it replaced
+	// PROMPT_COMMAND or precmd_functions, or exec'd a new shell); the
+	// next job script puts them back (rearm), once (rearmed).
+	lost, rearmed bool
 }
 
-func (r *Runner) isBroken(pane int, s *stream.PaneStream, pid int) bool {
+// brokenState is what the runner knows of the integration of the shell in
+// pane (first process pid), whose last prompt mark in recording s ended
+// at promptAt: not working (broken), and whether a command removed its
+// hooks (lost). A prompt mark after it was found says it works again.
+func (r *Runner) brokenState(pane int, s *stream.PaneStream, pid int, promptAt int64) (b brokenSeen, broken bool) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	b, ok := r.broken[pane]
-	return ok && b == brokenSeen{stream: s.ID(), pid: pid}
+	if !ok || b.stream != s.ID() || b.pid != pid {
+		return brokenSeen{}, false
+	}
+	if b.lost && promptAt > b.at {
+		delete(r.broken, pane)
+		return brokenSeen{}, false
+	}
+	return b, true
 }
 
 func (r *Runner) markBroken(pane int, s *stream.PaneStream, pid int) {
 	r.mu.Lock()
-	r.broken[pane] = brokenSeen{stream: s.ID(), pid: pid}
+	if b, ok := r.broken[pane]; !ok || b.stream != s.ID() || b.pid != pid {
+		r.broken[pane] = brokenSeen{stream: s.ID(), pid: pid, at: s.End()}
+	}
+	r.mu.Unlock()
+}
+
+// markLost records that the integrated shell in pane (first process pid)
+// lost its hooks to a command, its recording s then at offset at.
+func (r *Runner) markLost(pane int, s *stream.PaneStream, pid int, at int64) {
+	r.mu.Lock()
+	r.broken[pane] = brokenSeen{stream: s.ID(), pid: pid, at: at, lost: true}
+	r.mu.Unlock()
+}
+
+// rearming records that a job script puts the hooks back in pane's shell:
+// it is tried once.
+func (r *Runner) rearming(pane int, s *stream.PaneStream, pid int) {
+	r.mu.Lock()
+	if b, ok := r.broken[pane]; ok && b.stream == s.ID() && b.pid == pid {
+		b.rearmed = true
+		r.broken[pane] = b
+	}
 	r.mu.Unlock()
 }
 
@@ -429,6 +475,11 @@ type markInfo struct {
 	errExit  bool   // the last B mark says set -e
 	wrap     bool   // the last B mark asks for job scripts
 	promptAt int64  // the end of the last B mark
+	// promptAfterStart: a prompt mark came after the shell's last
+	// command start, with no end mark between (its PS1 kept the mark, its
+	// prompt hooks are gone); a line editor a command uses draws one too
+	// in fish.
+	promptAfterStart bool
 }
 
 // lastMarks scans the last 64 KiB of s for the marks of the shell tagged
@@ -466,9 +517,14 @@ func marksIn(c stream.RawChunk, tag string) markInfo {
 		if !found {
 			clean, found = m.End, true
 		}
-		if m.Tag != want || !ps.Feed(m) {
+		if m.Tag != want {
 			continue
 		}
+		if !ps.Feed(m) {
+			mi.promptAfterStart = mi.promptAfterStart || m.Kind == 'B' && mi.last == 'C'
+			continue
+		}
+		mi.promptAfterStart = false
 		mi.last = m.Kind
 		if m.Kind == 'B' {
 			lastB, mi.prompted, mi.errExit, mi.wrap, mi.promptAt = m, true, m.ErrExit, m.Wrap, m.End
@@ -548,6 +604,9 @@ func (e *Refusal) Reason() string {
 	case Busy:
 		return fmt.Sprintf("pane %s is busy: %s is running in it (it owns the terminal)", id, e.Program)
 	case Builtin:
+		if e.LineEditor {
+			return fmt.Sprintf("pane %s's shell (%s) reads input in its line editor, and no end mark came since its last command started: a builtin reading input (read -e, vared, fish's read), or that command removed the shell integration's hooks and this is its prompt (after send_keys [\"C-c\"] shows the prompt again, the next command puts the hooks back)", id, e.Program)
+		}
 		return fmt.Sprintf("pane %s's shell (%s) is running a command of its own (a builtin such as read, or a shell function), not waiting at its prompt", id, e.Program)
 	case Starting:
 		what := ""

@@ -383,7 +383,7 @@ func (r *Runner) removeScripts(ctx context.Context, j *jobs.Job) {
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	n, p := scriptName(j), func(name, suffix string) string { return r.scriptPath(name, scriptTag(j), suffix) }
-	r.machine.Remove(ctx, p(n, ".sh"), p(n, ".run"), p(n, ".rc"), p(n, ".key"))
+	r.machine.Remove(ctx, p(n, ".sh"), p(n, ".run"), p(n, ".rc"), p(n, ".key"), p(n, ".tag"))
 }
 
 func parsePane(id string) (int, error) {

@@ -78,6 +78,7 @@ type watcher struct {
 	pid       int
 	tty       string
 	launchErr string     // why a job that never started did not
+	note      string     // what the job says of its shell's integration (jobs.Job.Note)
 	seen      promptLook // what the last look at the prompt saw, for the prompt to remember
 	// known is the prompt this (non-integrated) shell drew last time;
 	// after holds the text since the end mark, to find it in.
@@ -551,12 +552,35 @@ func (w *watcher) idled() bool {
 		if w.reached(w.pos, code) {
 			status = w.stopping
 		}
+		if j.ShellTag != "" && code == nil && w.stopping == "" {
+			// Its integrated shell reads at its prompt, and neither its
+			// end mark nor a status came: the command removed the hooks
+			// that print them.
+			w.hooksLost()
+		}
 		w.finish(status, code, "", w.pos, true, 0)
 		return true
 	}
 	w.idleGap = min(2*w.idleGap, idleMax)
 	w.idle.Reset(w.idleGap)
 	return false
+}
+
+// hooksLost records that the job's command removed its shell's
+// integration hooks: the job says so, and the pane's next job puts them
+// back.
+func (w *watcher) hooksLost() {
+	if w.pid == 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		p, err := w.r.fleet.Pane(ctx, w.pane)
+		cancel()
+		if err != nil {
+			return
+		}
+		w.pid = p.PID
+	}
+	w.note = HooksLostNote
+	w.r.markLost(w.pane, w.s, w.pid, w.pos)
 }
 
 // timedOut is the job's timeout: a stop like cancel_command's.
@@ -678,6 +702,9 @@ func (w *watcher) finish(status jobs.Status, code *int, signal string, endAt int
 		}
 		x.Status, x.ExitCode, x.EndOffset = status, code, endAt
 		x.ShellReady, x.ReadyWaitMs, x.LaunchError = ready, readyWait.Milliseconds(), w.launchErr
+		if w.note != "" {
+			x.Note = w.note
+		}
 		if signal != "" {
 			x.Signal = ptr(signal)
 		}

@@ -180,6 +180,19 @@ func (in *Integration) SandboxedInner(args []string) ([]string, bool) {
 	return args[len(prefix):], true
 }
 
+// RearmFile is the integration file a job script sources (in its
+// hooks-only form) to put back the hooks of a shell of kind k that a
+// command removed: bash's ENV file, or zsh's .zshrc; "" for other kinds.
+func (in *Integration) RearmFile(k Kind) string {
+	switch k {
+	case Bash:
+		return filepath.Join(in.dir, installed["tmuxmcp.bash"])
+	case Zsh:
+		return filepath.Join(in.dir, installed["zshrc.zsh"])
+	}
+	return ""
+}
+
 // Dir is where the scripts are.
 func (in *Integration) Dir() string { return in.dir }
 

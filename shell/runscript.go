@@ -33,6 +33,19 @@ type Script struct {
 	// TrapExit (for shells tmuxmcp owns) also records the status when the
 	// command exits the shell itself (exit 3).
 	TrapExit bool
+	// Rearm, when set, puts the shell integration's hooks back before the
+	// command runs (POSIX kind: bash and zsh).
+	Rearm *Rearm
+}
+
+// Rearm is how a job script puts back the integration of a shell whose
+// hooks a command removed (it replaced PROMPT_COMMAND or precmd_functions,
+// or exec'd a new shell): the integration file for the shell's kind,
+// sourced in its hooks-only form, and a file holding the shell's secret
+// tag, which the script reads and removes first.
+type Rearm struct {
+	Integration string
+	TagFile     string
 }
 
 // Text returns the script. Its start mark, the command read from
@@ -42,16 +55,40 @@ type Script struct {
 // command run with errexit off (set again after, and the script ends with
 // status 0): a failing command reports its status instead of ending the
 // shell.
+//
+// What the user's own hooks see is the command as typed: the script's own
+// lines run with xtrace off and (in bash) with the ERR and DEBUG traps set
+// aside; the command runs by eval of its text with them back (and set -x
+// on again when it was), so its trace, $BASH_COMMAND and a failing
+// command's ERR trap are the command's. Its status is taken inside that
+// eval, so the eval itself never fails for an ERR trap to see; the traps
+// stay aside until the shell's next prompt (the integration's first
+// prompt hook gives them back), so neither does the sourcing of this file
+// (without the integration they come back as the script ends, and the
+// failing source line fires ERR once more).
 func (sc Script) Text() string {
 	if sc.Kind == Fish {
 		return sc.fish()
 	}
 	var b strings.Builder
 	// Our own lines run with xtrace off (set -x traces of them would read
-	// as the command's output) and through command (a user's alias or
-	// function named cat or printf is not ours to run).
-	b.WriteString("{ __tmuxmcp_job_e=$-; set +ex; } 2>/dev/null\n")
-	fmt.Fprintf(&b, "{ __tmuxmcp_job_k=; IFS= read -r __tmuxmcp_job_k < %s; command rm -f -- %s; } 2>/dev/null\n", Quote(sc.KeyFile), Quote(sc.KeyFile))
+	// as the command's output), with bash's ERR and DEBUG traps aside, and
+	// through command (a user's alias or function named cat or printf is
+	// not ours to run).
+	// bash's traps are listed into the key file (a command substitution
+	// would run an inherited DEBUG trap into what it reads), after the key.
+	key := Quote(sc.KeyFile)
+	// (in zsh ":" takes the redirection: it runs cat for a lone one)
+	fmt.Fprintf(&b, "{ ${BASH_VERSION+trap}${ZSH_VERSION+:} ${BASH_VERSION+-p DEBUG ERR} >>%s; ${BASH_VERSION+trap - DEBUG ERR}; __tmuxmcp_job_e=$-; set +ex; } 2>/dev/null\n", key)
+	// (read by the shell itself: an interactive zsh gives a command
+	// substitution the terminal, not the group's input)
+	fmt.Fprintf(&b, "{ __tmuxmcp_job_k= __tmuxmcp_job_t=; { IFS= read -r __tmuxmcp_job_k; while IFS= read -r __tmuxmcp_job_l; do __tmuxmcp_job_t=\"$__tmuxmcp_job_t$__tmuxmcp_job_l\n\"; done; } <%s; command rm -f -- %s; unset __tmuxmcp_job_l; } 2>/dev/null\n", key, key)
+	if sc.Rearm != nil {
+		// The command before removed the shell integration's hooks (or
+		// replaced the shell): they go back before this one runs.
+		fmt.Fprintf(&b, "{ __tmuxmcp_tag=; IFS= read -r __tmuxmcp_tag < %s; command rm -f -- %s; __tmuxmcp_rearm=1; . %s; } >/dev/null 2>&1\n",
+			Quote(sc.Rearm.TagFile), Quote(sc.Rearm.TagFile), Quote(sc.Rearm.Integration))
+	}
 	b.WriteString("command printf '\\033]133;C;tmuxmcp=%s\\007' \"$__tmuxmcp_job_k\"\n")
 	if sc.TrapExit {
 		// tmux drops a dying pane's output still queued for its control
@@ -59,28 +96,49 @@ func (sc Script) Text() string {
 		// arrive.
 		fmt.Fprintf(&b, "trap 'command printf \"%%s\\n\" \"$?\" >| %s; command sleep 0.2' EXIT\n", strings.ReplaceAll(Quote(sc.StatusFile), `'`, `'\''`))
 	}
-	run := `__tmuxmcp_job_cmd=$(command cat -- ` + Quote(sc.CommandFile) + `) && { case $__tmuxmcp_job_e in *x*) set -x ;; esac; eval "$__tmuxmcp_job_cmd"; }`
+	// The eval's text: the traps back, xtrace back, the command, and its
+	// status taken with xtrace and the traps aside again (after an empty
+	// line: a command ending in a backslash continues onto it, as a line
+	// typed would, and ends there).
+	b.WriteString("__tmuxmcp_job_s= __tmuxmcp_job_x=\ncase $__tmuxmcp_job_e in *x*) __tmuxmcp_job_x='set -x' ;; esac\n")
+	// The command goes into an interactive bash's or zsh's history as
+	// the user's own would (the line that sources this script does not).
+	run := `__tmuxmcp_job_cmd=$(command cat -- ` + Quote(sc.CommandFile) + `) && case $-${BASH_VERSION:+b}${ZSH_VERSION:+z} in *i*b) builtin history -s -- "$__tmuxmcp_job_cmd" ;; *i*z) builtin print -sr -- "$__tmuxmcp_job_cmd" ;; esac && eval "$__tmuxmcp_job_t
+$__tmuxmcp_job_x
+$__tmuxmcp_job_cmd
+
+{ __tmuxmcp_job_s=\$?; \${BASH_VERSION+trap - DEBUG ERR}; set +x; } 2>/dev/null"`
 	if sc.Dir != "" {
 		// What the user's cd prints (a cd function or chpwd hook that
 		// lists the directory) is not the command's output; its errors
 		// are.
 		run = cdLine(Quote, sc.Dir) + ` >/dev/null && ` + run
 	}
-	b.WriteString(run + "\n{ __tmuxmcp_job_s=$?; set +x; } 2>/dev/null\n")
+	// A cd that failed, or a command eval could not parse to its end: the
+	// status is the line's.
+	b.WriteString(run + "\n{ __tmuxmcp_job_r=$?; ${BASH_VERSION+trap - DEBUG ERR}; set +x; } 2>/dev/null\n")
+	b.WriteString("case $__tmuxmcp_job_s in '') __tmuxmcp_job_s=$__tmuxmcp_job_r ;; esac\n")
 	if sc.TrapExit {
 		b.WriteString("trap - EXIT\n")
 	}
 	b.WriteString("command printf '\\033]133;D;%s;tmuxmcp=%s\\007' \"$__tmuxmcp_job_s\" \"$__tmuxmcp_job_k\"\n")
 	fmt.Fprintf(&b, "command printf '%%s\\n' \"$__tmuxmcp_job_s\" >| %s 2>/dev/null\n", Quote(sc.StatusFile))
-	b.WriteString("unset __tmuxmcp_job_cmd __tmuxmcp_job_k\n")
+	b.WriteString("unset __tmuxmcp_job_cmd __tmuxmcp_job_k __tmuxmcp_job_r __tmuxmcp_job_x\n")
+	// The traps go back at the next prompt (the integration's hook), or
+	// here without it.
+	b.WriteString(`case ${__tmuxmcp_job_t:+t} in
+t) if [ "$(type -t __tmuxmcp_job_traps 2>/dev/null)" = function ]; then __tmuxmcp_job_traps=$__tmuxmcp_job_t; __tmuxmcp_job_t=; fi ;;
+esac
+`)
 	// Under set -e: errexit again, status 0 (a failing status would end the
 	// shell). Otherwise the script's status is the command's, for the
 	// user's prompt.
 	// xtrace comes back last: what it traces then is after the end mark.
 	b.WriteString(`case $__tmuxmcp_job_e in *x*) set -x ;; esac
 case $__tmuxmcp_job_e in
-*e*) unset __tmuxmcp_job_e __tmuxmcp_job_s; set -e ;;
-*) unset __tmuxmcp_job_e; eval "unset __tmuxmcp_job_s; return $__tmuxmcp_job_s" ;;
+*e*) unset __tmuxmcp_job_e __tmuxmcp_job_s; eval "$__tmuxmcp_job_t"; unset __tmuxmcp_job_t; set -e ;;
+*) unset __tmuxmcp_job_e; eval "$__tmuxmcp_job_t
+unset __tmuxmcp_job_s __tmuxmcp_job_t; return $__tmuxmcp_job_s" ;;
 esac
 `)
 	return b.String()

@@ -27,6 +27,7 @@ func jobOutSchema() *jsonschema.Schema {
 		"durationMs":         count("How long it has run."),
 		"launchOutcome":      enum("STARTED when the command was typed into the shell; NOT_STARTED when nothing ran (with status running: a fresh pane's shell is still starting, and the command is typed once it is ready).", "STARTED", "NOT_STARTED"),
 		"launchError":        nullable(str("Why a not_started command did not start (its fresh pane's shell never got ready, the shell took it as unfinished), or null.")),
+		"note":               nullable(str("What happened to the pane's shell integration: the command removed its hooks (exitCode is then unknown), or they were put back before it ran; else null.")),
 		"shell":              nullable(enum("The shell that ran it — the command is that shell's language: bash, zsh, fish, or sh (sh, dash, ksh); null before it started.", "bash", "zsh", "fish", "sh")),
 		"shellReady":         boolean("The pane's shell is back at its prompt reading input: the next command, type_text or send_keys on the pane can go at once. false while running, for a fresh pane (closed when done), or when the prompt did not come back within 5 s of the command's end."),
 		"waitingForInput":    boolean("With status running: its program is blocked reading the terminal and has printed nothing for 0.5 s — a question ([y/N], Password:), a REPL, a pager or an editor. The call returns as soon as that is so. Answer with type_text (submit: true) or send_keys (q quits a pager), or stop it with cancel_command; awaiting again only waits."),

@@ -65,6 +65,14 @@ unset t
 case ${s##*/} in
   bash|bash[0-9]*)
     export TMUXMCP_USER_ENV="${ENV-}" TMUXMCP_USER_ENV_SET="${ENV+1}" ENV="$d/bash/tmuxmcp.bash"
+    # POSIX mode (the one way to have bash read our file first) would make
+    # ~/.sh_history the history file and leave inherit_errexit on: the
+    # integration undoes both, and needs to know what the user's
+    # environment said.
+    if [ -z "${HISTFILE+1}" ] && [ -n "${HOME-}" ]; then
+      export HISTFILE="$HOME/.bash_history" TMUXMCP_UNEXPORT_HISTFILE=1
+    fi
+    case :${BASHOPTS-}: in *:inherit_errexit:*) export TMUXMCP_USER_INHERIT_ERREXIT=1 ;; esac
     exec "$s" --login --posix -i ;;
   zsh|zsh[0-9]*) exec "$s" -l -i ;;
   fish) exec "$s" -l -i ;;

@@ -8,6 +8,9 @@
 #   B           the prompt is drawn  the end of PS1 (our last precmd hook)
 #   C           a command starts     our last preexec hook
 # The user's hooks, themes and options are left as they are.
+# A job script sources this file again (__tmuxmcp_rearm, the tag given)
+# when a command removed our hooks: then only the hooks are set up.
+if [[ -z ${__tmuxmcp_rearm-} ]]; then
 __tmuxmcp_user
 if [[ -r ${ZDOTDIR:-$HOME}/.zshrc ]]; then
   if [[ -n ${TMUXMCP_SHELL_TRACE-} ]]; then
@@ -19,6 +22,7 @@ if [[ -r ${ZDOTDIR:-$HOME}/.zshrc ]]; then
   else
     source "${ZDOTDIR:-$HOME}/.zshrc"
   fi
+fi
 fi
 if [[ -n ${__tmuxmcp_tag-} ]]; then
   typeset -g __tmuxmcp_b=$'%{\e]133;B;tmuxmcp=s'$__tmuxmcp_tag$'\a%}'
@@ -110,10 +114,11 @@ if [[ -n ${__tmuxmcp_tag-} ]]; then
   }
 
   __tmuxmcp_hooks
-  PROMPT_EOL_MARK=$__tmuxmcp_eol${PROMPT_EOL_MARK-%B%S%#%s%b}
+  [[ ${PROMPT_EOL_MARK-} == $__tmuxmcp_eol* ]] || PROMPT_EOL_MARK=$__tmuxmcp_eol${PROMPT_EOL_MARK-%B%S%#%s%b}
   [[ ${(t)PROMPT_EOL_MARK} == *export* ]] && typeset -g +x PROMPT_EOL_MARK
   # The lines that run tmuxmcp's job scripts start with a space and stay
   # out of history.
   setopt HIST_IGNORE_SPACE
 fi
-if [[ -o login ]]; then __tmuxmcp_ours; else __tmuxmcp_done; unset TMUXMCP_SHELL_TRACE; fi
+if [[ -n ${__tmuxmcp_rearm-} ]]; then unset __tmuxmcp_rearm
+elif [[ -o login ]]; then __tmuxmcp_ours; else __tmuxmcp_done; unset TMUXMCP_SHELL_TRACE; fi
