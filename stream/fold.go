@@ -343,5 +343,5 @@ func FoldText(raw []byte) ([]byte, int64) {
 // bufferSink collects a Fold's lines.
 type bufferSink struct{ b []byte }
 
-func (s *bufferSink) Line(l []byte)  { s.b = append(s.b, l...) }
+func (s *bufferSink) Line(l []byte) { s.b = append(s.b, l...) }
 func (s *bufferSink) Retract(n int) { s.b = s.b[:len(s.b)-n] }
