@@ -41,6 +41,10 @@ type JobResult struct {
 	WaitingForInput    bool    `json:"waitingForInput"`
 	Foreground         *string `json:"foreground"`
 	Prompt             *string `json:"prompt"`
+
+	// FoldedRedraws is how many times a line of the output was drawn
+	// again and is shown once, in its final state.
+	FoldedRedraws int64 `json:"foldedRedraws"`
 }
 
 // outputCursor is the position after the first offset bytes of job id's
@@ -163,6 +167,10 @@ func (h *Host) jobResult(j *jobs.Job) *JobResult {
 		out.OmittedBytes = out.OutputBytes - int64(len(out.Output))
 	}
 	out.MissedBytes = j.MissedBytes
+	out.FoldedRedraws = j.FoldedRedraws
+	if !j.Done() {
+		out.FoldedRedraws = h.run.FoldedRedraws(j)
+	}
 	if j.OutputFile != "" {
 		out.OutputFile = ptr(j.OutputFile)
 	}

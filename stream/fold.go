@@ -9,7 +9,8 @@ import (
 // FoldSink receives the lines a Fold settles.
 type FoldSink interface {
 	// Line takes one settled line, its line feed included (the last
-	// line of a Flush may have none).
+	// line of a Flush, and the part of a very long line given while it is
+	// still drawn, have none).
 	Line(line []byte)
 	// Retract takes back the last n bytes given to Line: the cursor went
 	// up into lines already given, and they are being drawn again. n is
@@ -97,9 +98,29 @@ func (f *Fold) Text(text []byte, _, _ int64) {
 		r.text = append(r.text, text[:n]...)
 		f.pos, text = len(r.text), text[n:]
 		if len(text) > 0 {
-			f.newline() // wrapped
+			f.long()
 		}
 	}
+}
+
+// long lets a row that grew to foldLine go: on the bottom row its text is
+// given to the sink as it is, without a line feed (a long line stays one
+// line; a carriage return then goes back only to where this leaves off),
+// elsewhere the row wraps to the next.
+func (f *Fold) long() {
+	if f.row < len(f.rows)-1 {
+		f.newline()
+		return
+	}
+	f.settle()
+	r := &f.rows[f.row]
+	f.sink.Line(f.shown(r.text))
+	for _, above := range f.rows[:f.row] {
+		f.recycle(above.text)
+	}
+	f.rows[0] = foldRow{text: r.text[:0]}
+	f.rows = f.rows[:1]
+	f.out, f.given, f.row, f.pos, f.pad = 0, 0, 0, 0, 0
 }
 
 // overwrite writes text over the characters at the cursor.

@@ -115,9 +115,10 @@ func TestPendingIsTheLineBeingDrawn(t *testing.T) {
 	}
 }
 
-// A line longer than a terminal could hold is wrapped, so a Fold holds a
-// bounded amount whatever a program prints without a line feed.
-func TestAnEndlessLineIsWrappedNotHeld(t *testing.T) {
+// A line longer than a terminal could hold is given as it grows, so a Fold
+// holds a bounded amount whatever a program prints without a line feed,
+// and the line stays one line, byte for byte.
+func TestAnEndlessLineIsGivenAsItGrowsAndStaysOneLine(t *testing.T) {
 	var s bufferSink
 	f := NewFold(&s)
 	p := NewPlain(0)
@@ -127,6 +128,11 @@ func TestAnEndlessLineIsWrappedNotHeld(t *testing.T) {
 	}
 	if len(f.Pending()) > foldLine || len(s.b) < 1000000-foldLine {
 		t.Fatalf("held %d bytes, gave %d", len(f.Pending()), len(s.b))
+	}
+	p.FeedTerminal([]byte("\r\n"), f.Text, f.Control)
+	f.Flush()
+	if want := strings.Repeat("x", 1000000) + "\n"; string(s.b) != want {
+		t.Fatalf("the long line came out as %d bytes with %d line feeds", len(s.b), bytes.Count(s.b, []byte("\n")))
 	}
 }
 
