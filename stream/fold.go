@@ -24,9 +24,9 @@ type FoldSink interface {
 const FoldReach = 32 << 10
 
 const (
-	foldRows  = 256      // rows the cursor can reach back into, at most
-	foldLine  = 64 << 10 // a longer line is wrapped, as a terminal would
-	foldSpare = 64       // row buffers kept for reuse
+	foldRows = 256      // rows the cursor can reach back into, at most
+	foldLine = 64 << 10 // a longer line is given as it grows
+	foldKeep = 4 << 10  // a row's buffer bigger than this is not reused
 )
 
 // foldRow is one row of the terminal: its text and, once given to the
@@ -46,24 +46,30 @@ type foldRow struct {
 // blanks that pad them. A column is a character (wide characters are not
 // measured). Feed it the text and controls of Plain.FeedTerminal.
 type Fold struct {
-	sink    FoldSink
-	rows    []foldRow // the rows the cursor can reach; the last is the newest
-	out     int       // rows[:out] are given to the sink
-	given   int       // bytes of rows[:out] in the sink
-	row     int       // the cursor's row; rows[row:] are never given
-	pos     int       // the cursor's byte in rows[row].text
-	pad     int       // columns the cursor is past the end of its row
-	back    bool      // the cursor went back over text: the next change is a redraw
+	sink FoldSink
+	// ring holds the rows the cursor can reach, oldest first from head:
+	// row i is ring[(head+i)%foldRows] (foldRows a power of 2), n of them; each slot keeps its
+	// buffer for the rows that come after.
+	ring    [foldRows]foldRow
+	head, n int
+	out     int // rows [0, out) are given to the sink
+	given   int // bytes of those rows in the sink
+	row     int // the cursor's row; rows [row, n) are never given
+	pos     int // the cursor's byte in its row's text
+	pad     int // columns the cursor is past the end of its row
+	back    bool
 	redraws int64
-	screen  bool // a full-screen program draws: trailing blanks are padding
-	spare   [][]byte
-	line    []byte // the line being given
+	screen  bool   // a full-screen program draws: trailing blanks are padding
+	line    []byte // a row being given without its padding
 }
 
 // NewFold returns a Fold giving its lines to sink.
 func NewFold(sink FoldSink) *Fold {
-	return &Fold{sink: sink, rows: []foldRow{{}}}
+	return &Fold{sink: sink, n: 1}
 }
+
+// at is row i.
+func (f *Fold) at(i int) *foldRow { return &f.ring[(f.head+i)&(foldRows-1)] }
 
 // Redraws is how many times a line was drawn again before it was settled:
 // the cursor went back (a carriage return, a backspace, left, to a column
@@ -77,8 +83,13 @@ func (f *Fold) Text(text []byte, _, _ int64) {
 		f.newline()
 		return
 	}
+	if r := f.at(f.row); !f.back && f.pad == 0 && f.pos == len(r.text) && len(r.text)+len(text) <= foldLine {
+		r.text = append(r.text, text...) // the common case: more of the line
+		f.pos = len(r.text)
+		return
+	}
 	for len(text) > 0 {
-		r := &f.rows[f.row]
+		r := f.at(f.row)
 		if f.back {
 			f.redraws++
 			f.back = false
@@ -108,18 +119,15 @@ func (f *Fold) Text(text []byte, _, _ int64) {
 // line; a carriage return then goes back only to where this leaves off),
 // elsewhere the row wraps to the next.
 func (f *Fold) long() {
-	if f.row < len(f.rows)-1 {
+	if f.row < f.n-1 {
 		f.newline()
 		return
 	}
 	f.settle()
-	r := &f.rows[f.row]
+	r := f.at(f.row)
 	f.sink.Line(f.shown(r.text))
-	for _, above := range f.rows[:f.row] {
-		f.recycle(above.text)
-	}
-	f.rows[0] = foldRow{text: r.text[:0]}
-	f.rows = f.rows[:1]
+	r.text, r.size = r.text[:0], 0
+	f.head, f.n = (f.head+f.row)&(foldRows-1), 1
 	f.out, f.given, f.row, f.pos, f.pad = 0, 0, 0, 0, 0
 }
 
@@ -149,8 +157,8 @@ func (f *Fold) Control(c Control) {
 		f.up(c.N)
 	case CursorDown:
 		col, from := f.column(), f.row
-		f.row = min(f.row+c.N, len(f.rows)-1)
-		f.back = f.back || f.row > from && len(f.rows[f.row].text) > 0
+		f.row = min(f.row+c.N, f.n-1)
+		f.back = f.back || f.row > from && len(f.at(f.row).text) > 0
 		f.place(col)
 		f.settle()
 	case EraseLine:
@@ -158,7 +166,7 @@ func (f *Fold) Control(c Control) {
 	case EraseDisplay:
 		if c.N == 0 {
 			f.eraseLine(0)
-			f.dropBelow()
+			f.n = f.row + 1 // the rows below are erased (never given)
 		} else {
 			f.screen = true
 		}
@@ -171,7 +179,7 @@ func (f *Fold) Control(c Control) {
 
 // column is the cursor's column.
 func (f *Fold) column() int {
-	return utf8.RuneCount(f.rows[f.row].text[:f.pos]) + f.pad
+	return utf8.RuneCount(f.at(f.row).text[:f.pos]) + f.pad
 }
 
 // moveTo moves the cursor to column col of its row.
@@ -185,7 +193,7 @@ func (f *Fold) moveTo(col int) {
 
 // place puts the cursor at column col of its row.
 func (f *Fold) place(col int) {
-	t := f.rows[f.row].text
+	t := f.at(f.row).text
 	f.pos, f.pad = 0, 0
 	for ; col > 0 && f.pos < len(t); col-- {
 		_, s := utf8.DecodeRune(t[f.pos:])
@@ -204,8 +212,8 @@ func (f *Fold) up(n int) {
 	}
 	if to < f.out {
 		took := 0
-		for _, r := range f.rows[to:f.out] {
-			took += r.size
+		for i := to; i < f.out; i++ {
+			took += f.at(i).size
 		}
 		f.sink.Retract(took)
 		f.given -= took
@@ -218,7 +226,7 @@ func (f *Fold) up(n int) {
 // eraseLine erases the cursor's row from the cursor on (mode 0), up to it
 // (1), or all of it (2); the cursor stays in its column.
 func (f *Fold) eraseLine(mode int) {
-	r := &f.rows[f.row]
+	r := f.at(f.row)
 	if f.back {
 		f.redraws++
 		f.back = false
@@ -241,46 +249,52 @@ func (f *Fold) eraseLine(mode int) {
 	f.place(col)
 }
 
-// dropBelow erases the rows below the cursor (never given to the sink).
-func (f *Fold) dropBelow() {
-	for _, r := range f.rows[f.row+1:] {
-		f.recycle(r.text)
-	}
-	f.rows = f.rows[:f.row+1]
-}
-
 // newline moves the cursor to the start of the next row: a new one at
 // the bottom, which settles the rows above it.
 func (f *Fold) newline() {
 	f.pos, f.pad, f.back = 0, 0, false
-	if f.row < len(f.rows)-1 {
+	if f.row < f.n-1 {
 		f.row++
-		f.back = len(f.rows[f.row].text) > 0
+		f.back = len(f.at(f.row).text) > 0
 		f.settle()
 		return
 	}
-	var t []byte
-	if n := len(f.spare); n > 0 {
-		t, f.spare = f.spare[n-1], f.spare[:n-1]
+	if f.n == foldRows {
+		f.forget(1) // the cursor is on the bottom row: the rows above are given
 	}
-	f.rows = append(f.rows, foldRow{text: t})
+	r := f.at(f.n)
+	if cap(r.text) > foldKeep {
+		r.text = nil
+	}
+	r.text, r.size = r.text[:0], 0
+	f.n++
 	f.row++
 	f.settle()
-	f.forget()
+	for f.given > FoldReach {
+		f.forget(1)
+	}
 }
 
 // settle gives the sink every row above the cursor when the cursor is on
 // the bottom row: no row above it is being drawn.
 func (f *Fold) settle() {
-	if f.row != len(f.rows)-1 {
+	if f.row != f.n-1 {
 		return
 	}
 	for ; f.out < f.row; f.out++ {
-		r := &f.rows[f.out]
-		f.line = append(append(f.line[:0], f.shown(r.text)...), '\n')
-		r.size = len(f.line)
+		r := f.at(f.out)
+		if f.screen {
+			f.line = append(append(f.line[:0], f.shown(r.text)...), '\n')
+			r.size = len(f.line)
+			f.sink.Line(f.line)
+		} else {
+			// The row's own buffer, its line feed after it for the call.
+			r.text = append(r.text, '\n')
+			r.size = len(r.text)
+			f.sink.Line(r.text)
+			r.text = r.text[:len(r.text)-1]
+		}
 		f.given += r.size
-		f.sink.Line(f.line)
 	}
 }
 
@@ -293,30 +307,15 @@ func (f *Fold) shown(t []byte) []byte {
 	return t
 }
 
-// forget lets the oldest given rows go when more are kept than the cursor
-// may reach back into.
-func (f *Fold) forget() {
-	k := 0
-	for k < f.out && (len(f.rows)-k > foldRows || f.given > FoldReach) {
-		f.given -= f.rows[k].size
-		f.recycle(f.rows[k].text)
-		k++
-	}
-	if k == 0 {
-		return
-	}
-	if cap(f.rows) > 4*foldRows {
-		f.rows = append(make([]foldRow, 0, 2*foldRows), f.rows[k:]...)
-	} else {
-		f.rows = f.rows[k:]
-	}
-	f.out -= k
-	f.row -= k
-}
-
-func (f *Fold) recycle(t []byte) {
-	if len(f.spare) < foldSpare && cap(t) <= foldLine {
-		f.spare = append(f.spare, t[:0])
+// forget lets the k oldest rows go (given ones): the cursor no longer
+// reaches them.
+func (f *Fold) forget(k int) {
+	for ; k > 0 && f.out > 0 && f.row > 0; k-- {
+		f.given -= f.at(0).size
+		f.head = (f.head + 1) & (foldRows - 1)
+		f.n--
+		f.out--
+		f.row--
 	}
 }
 
@@ -325,9 +324,9 @@ func (f *Fold) recycle(t []byte) {
 // terminal shows them now.
 func (f *Fold) Pending() []byte {
 	var b []byte
-	for i, r := range f.rows[f.out:] {
-		b = append(b, f.shown(r.text)...)
-		if f.out+i < len(f.rows)-1 {
+	for i := f.out; i < f.n; i++ {
+		b = append(b, f.shown(f.at(i).text)...)
+		if i < f.n-1 {
 			b = append(b, '\n')
 		}
 	}
@@ -337,15 +336,14 @@ func (f *Fold) Pending() []byte {
 // Flush settles every row, the last without a line feed (nothing when it
 // is empty), and starts again on a new row.
 func (f *Fold) Flush() {
-	f.row = len(f.rows) - 1
+	f.row = f.n - 1
 	f.settle()
-	if last := f.shown(f.rows[f.row].text); len(last) > 0 {
+	r := f.at(f.row)
+	if last := f.shown(r.text); len(last) > 0 {
 		f.sink.Line(last)
 	}
-	for _, r := range f.rows {
-		f.recycle(r.text)
-	}
-	f.rows = append(f.rows[:0], foldRow{})
+	r.text, r.size = r.text[:0], 0
+	f.head, f.n = (f.head+f.row)&(foldRows-1), 1
 	f.out, f.given, f.row, f.pos, f.pad, f.back = 0, 0, 0, 0, 0, false
 }
 

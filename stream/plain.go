@@ -139,6 +139,9 @@ func (p *Plain) feed(raw []byte, emit Emit, runs bool) {
 		at := p.off
 		p.off++
 		if p.state != parser.GroundState {
+			if p.ctl != nil {
+				p.csiByte(b)
+			}
 			p.sequenceByte(b, at, emit)
 		} else {
 			p.groundByte(b, at, emit)
@@ -155,15 +158,19 @@ func (p *Plain) feed(raw []byte, emit Emit, runs bool) {
 // nothing.
 func (p *Plain) flushCR(emit Emit) {
 	if p.cr {
-		p.cr = false
-		if p.ctl != nil {
-			p.ctl(Control{Op: CarriageReturn})
-			return
-		}
-		if !p.lineStart {
-			p.lineStart = true
-			emit(nl, p.crStart, p.crStart+1)
-		}
+		p.settleCR(emit) // out of line: flushCR is inlined on every byte
+	}
+}
+
+func (p *Plain) settleCR(emit Emit) {
+	p.cr = false
+	if p.ctl != nil {
+		p.ctl(Control{Op: CarriageReturn})
+		return
+	}
+	if !p.lineStart {
+		p.lineStart = true
+		emit(nl, p.crStart, p.crStart+1)
 	}
 }
 
@@ -264,9 +271,6 @@ func (p *Plain) sequenceByte(b byte, at int64, emit Emit) {
 		// always end after one.
 		return
 	}
-	if p.ctl != nil || next == parser.CsiEntryState {
-		p.csiByte(b, next)
-	}
 	p.state = next
 	if p.state != parser.GroundState && p.seqLen > maxSequence {
 		p.state = parser.GroundState
@@ -317,23 +321,27 @@ type Control struct {
 	N  int
 }
 
-// csiByte follows byte b of a CSI sequence, next being the state it leads
-// to: the parameter, the marker, and at the final byte the control.
-func (p *Plain) csiByte(b byte, next parser.State) {
-	switch {
-	case next == parser.CsiEntryState:
-		p.csiN, p.csiMore, p.csiMark = -1, false, 0
-	case p.state != parser.CsiEntryState && p.state != parser.CsiParamState && p.state != parser.CsiIntermediateState:
-	case b >= '0' && b <= '9':
-		if !p.csiMore {
-			p.csiN = min(max(p.csiN, 0)*10+int(b-'0'), 1<<20)
+// csiByte follows byte b of a CSI sequence (before sequenceByte takes
+// it): the parameter, the marker, and at the final byte the control.
+func (p *Plain) csiByte(b byte) {
+	switch p.state {
+	case parser.EscapeState:
+		if b == '[' {
+			p.csiN, p.csiMore, p.csiMark = -1, false, 0
 		}
-	case b == ';' || b == ':':
-		p.csiMore = true
-	case b >= 0x3c && b <= 0x3f, b >= 0x20 && b <= 0x2f:
-		p.csiMark = b
-	case next == parser.GroundState && b >= 0x40 && b <= 0x7e && p.ctl != nil:
-		p.csiDispatch(b)
+	case parser.CsiEntryState, parser.CsiParamState, parser.CsiIntermediateState:
+		switch {
+		case b >= '0' && b <= '9':
+			if !p.csiMore {
+				p.csiN = min(max(p.csiN, 0)*10+int(b-'0'), 1<<20)
+			}
+		case b == ';' || b == ':':
+			p.csiMore = true
+		case b >= 0x3c && b <= 0x3f, b >= 0x20 && b <= 0x2f:
+			p.csiMark = b
+		case b >= 0x40 && b <= 0x7e && b != 'm': // SGR (colours) is the most common, and nothing here
+			p.csiDispatch(b)
+		}
 	}
 }
 
@@ -349,9 +357,9 @@ func (p *Plain) csiDispatch(final byte) {
 			}
 			p.ctl(Control{Op: AltScreen, N: on})
 		}
-		return
 	}
 	if p.csiMark != 0 {
+		p.csiN, p.csiMore, p.csiMark = -1, false, 0
 		return
 	}
 	switch final {
@@ -378,4 +386,5 @@ func (p *Plain) csiDispatch(final byte) {
 	case 'H', 'f':
 		p.ctl(Control{Op: CursorPosition, N: one})
 	}
+	p.csiN, p.csiMore, p.csiMark = -1, false, 0
 }
