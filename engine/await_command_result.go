@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/cursor"
+	"github.com/tmuxmcp/tmuxmcp/stream"
 )
 
 // AwaitCommandResultRequest asks for a job's state, waiting up to WaitMs
@@ -55,7 +56,10 @@ func (h *Host) AwaitCommandResult(ctx context.Context, c Caller, in *AwaitComman
 		if c.String() != outputCursor(j.ID, c.Offset) {
 			return nil, errorf("cursor %s is not an outputCursor of job %s (it belongs to another job, or is a stream cursor for wait_for_text): pass the outputCursor of an earlier result of this job, or omit cursor for all the output", *in.Cursor, j.ID)
 		}
-		if c.Offset > out.OutputBytes {
+		// A multi-line progress bar redrawn with the cursor moved up takes
+		// its lines back from the output (at most stream.FoldReach bytes):
+		// a cursor from before that is still this job's.
+		if c.Offset > out.OutputBytes+stream.FoldReach {
 			return nil, errorf("cursor %s is past the end of job %s's output (%d bytes so far): pass the outputCursor of an earlier result of this job", *in.Cursor, j.ID, out.OutputBytes)
 		}
 		from = c.Offset

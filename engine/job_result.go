@@ -46,6 +46,10 @@ type JobResult struct {
 	// last result: it ended (and why, when tmuxmcp can tell) and tmuxmcp
 	// started it again, or it ended while this job ran; nil otherwise.
 	ServerNote *string `json:"serverNote"`
+
+	// FoldedRedraws is how many times a line of the output was drawn
+	// again and is shown once, in its final state.
+	FoldedRedraws int64 `json:"foldedRedraws"`
 }
 
 // outputCursor is the position after the first offset bytes of job id's
@@ -172,6 +176,10 @@ func (h *Host) jobResult(j *jobs.Job) *JobResult {
 		out.OmittedBytes = out.OutputBytes - int64(len(out.Output))
 	}
 	out.MissedBytes = j.MissedBytes
+	out.FoldedRedraws = j.FoldedRedraws
+	if !j.Done() {
+		out.FoldedRedraws = h.run.FoldedRedraws(j)
+	}
 	if j.OutputFile != "" {
 		out.OutputFile = ptr(j.OutputFile)
 	}

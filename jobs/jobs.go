@@ -117,6 +117,10 @@ type Job struct {
 	// job directory); "" for the machine's jobs directory. Records from
 	// before it use ShellTag.
 	ScriptTag string `json:"scriptTag,omitempty"`
+
+	// FoldedRedraws is how many times a line was drawn again (a progress
+	// bar's carriage return) and shown once, in its final state.
+	FoldedRedraws int64 `json:"foldedRedraws,omitempty"`
 }
 
 // Done reports whether the job has reached a final status.

@@ -40,7 +40,25 @@ type jobOutput struct {
 	missed   int64
 	err      error // the first failed write of the file: it is not whole
 	log      func(error)
+	// fold keeps the output as a terminal shows it: a line is written
+	// once settled (its line feed came), in its final state; emit and
+	// ctl are its methods, taken once.
+	fold *stream.Fold
+	emit stream.Emit
+	ctl  func(stream.Control)
+	// foldedBefore is the redraws a resumed job had folded before.
+	foldedBefore int64
 }
+
+// outputLines is a job output as the sink of its fold.
+type outputLines struct{ o *jobOutput }
+
+func (l outputLines) Line(b []byte) { l.o.write(b) }
+func (l outputLines) Retract(n int) { l.o.retract(n) }
+
+// keep is how many of the last bytes the output holds in memory: enough
+// for the tail of a result and for what its fold may take back.
+func (o *jobOutput) keep() int { return o.limit + stream.FoldReach }
 
 // lineMark says how many line breaks the output has before byte off.
 type lineMark struct{ off, lines int64 }
@@ -51,6 +69,8 @@ const markEvery = 64 << 10
 
 func newJobOutput(path string, limit int, appendExisting bool) *jobOutput {
 	o := &jobOutput{path: path, limit: limit}
+	o.fold = stream.NewFold(outputLines{o})
+	o.emit, o.ctl = o.fold.Text, o.fold.Control
 	// The file is opened without following a symbolic link, and used only
 	// when it is the user's private file (a resumed job's is read only
 	// then).
@@ -65,7 +85,7 @@ func newJobOutput(path string, limit int, appendExisting bool) *jobOutput {
 	}
 	o.w = bufio.NewWriterSize(o.f, 64<<10)
 	if appendExisting {
-		if tail, size, err := readTail(path, limit); err == nil {
+		if tail, size, err := readTail(path, o.keep()); err == nil {
 			o.total, o.buf = size, tail
 			o.head, o.lines = readHeadAndLines(path, limit/2)
 		}
@@ -84,12 +104,13 @@ func (o *jobOutput) failed(err error) {
 	}
 }
 
-// feed decodes raw into the output; the file has all of it on return
-// (readers of a running job read the file).
+// feed decodes raw into the output; the file has every settled line of
+// it on return (readers of a running job read the file, and the line
+// still being drawn from the fold).
 func (o *jobOutput) feed(dec *stream.Plain, raw []byte) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
-	dec.FeedRuns(raw, func(text []byte, _, _ int64) { o.write(text) })
+	dec.FeedTerminal(raw, o.emit, o.ctl)
 	o.flush()
 	o.begun, o.streamAt = true, max(o.streamAt, dec.Offset())
 }
@@ -127,6 +148,7 @@ func (o *jobOutput) gap() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.missed++
+	o.fold.Flush()
 	mark := gapLine
 	if n := len(o.buf); n > 0 && o.buf[n-1] != '\n' {
 		mark = "\n" + mark
@@ -151,18 +173,58 @@ func (o *jobOutput) write(text []byte) {
 		}
 	}
 	o.buf = append(o.buf, text...)
-	if len(o.buf) > 2*o.limit+4096 {
-		o.buf = append(o.buf[:0], o.buf[len(o.buf)-o.limit:]...)
+	if keep := o.keep(); len(o.buf) > 2*keep {
+		o.buf = append(o.buf[:0], o.buf[len(o.buf)-keep:]...)
 	}
+}
+
+// retract takes back the last n bytes written (at most what buf holds):
+// the fold is drawing those lines again.
+func (o *jobOutput) retract(n int) {
+	n = min(n, len(o.buf))
+	if n <= 0 {
+		return
+	}
+	cut := o.buf[len(o.buf)-n:]
+	o.lines -= int64(bytes.Count(cut, []byte("\n")))
+	o.buf = o.buf[:len(o.buf)-n]
+	o.total -= int64(n)
+	o.head = o.head[:min(int64(len(o.head)), o.total)]
+	for k := len(o.marks); k > 0 && o.marks[k-1].off > o.total; k-- {
+		o.marks = o.marks[:k-1]
+	}
+	if o.w == nil || o.err != nil {
+		return
+	}
+	o.flush()
+	if err := o.f.Truncate(o.total); err != nil {
+		o.failed(err)
+	} else if _, err := o.f.Seek(o.total, io.SeekStart); err != nil {
+		o.failed(err)
+	}
+}
+
+// redraws is how many redraws of a line the output folded away.
+func (o *jobOutput) redraws() int64 {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.foldedBefore + o.fold.Redraws()
 }
 
 // text is the output as a result shows it, and how many bytes it leaves
 // out: all of it when it fits in limit, else its head and tail.
 func (o *jobOutput) text() (string, int64) {
-	if o.total <= int64(o.limit) {
-		return strings.ToValidUTF8(string(o.buf), ""), 0
+	pending := o.fold.Pending()
+	total := o.total + int64(len(pending))
+	if total <= int64(o.limit) {
+		return strings.ToValidUTF8(string(o.buf)+string(pending), ""), 0
 	}
-	return headTail(o.head, o.buf, o.total, o.lines, o.limit)
+	head := o.head
+	if len(head) < o.limit/2 {
+		head = append(head[:len(head):len(head)], pending[:min(len(pending), o.limit/2-len(head))]...)
+	}
+	tail := append(o.buf[:len(o.buf):len(o.buf)], pending...)
+	return headTail(head, tail, total, o.lines+int64(bytes.Count(pending, []byte("\n"))), o.limit)
 }
 
 // headTail lays out output of total bytes and lines line breaks that does
@@ -200,12 +262,14 @@ func headTail(head, tail []byte, total, lines int64, limit int) (string, int64) 
 func (o *jobOutput) cut() bool { return o.total > int64(o.limit) }
 
 // since is OutputSince for the running job this output belongs to: the
-// text from output offset from within limit, the bytes printed, the bytes
-// left out. It reads at most about limit bytes and markEvery more; ok is
-// false when the file is not whole (the caller falls back).
+// text from output offset from within limit (the file's, then the line
+// still being drawn), the bytes in the file, the bytes left out. It
+// reads at most about limit bytes and markEvery more; ok is false when
+// the file is not whole (the caller falls back).
 func (o *jobOutput) since(from int64, limit int) (text string, size, left int64, ok bool) {
 	o.mu.Lock()
 	size, lines, err := o.total, o.lines, o.err
+	pending := o.fold.Pending()
 	k := sort.Search(len(o.marks), func(i int) bool { return o.marks[i].off > from }) - 1
 	mark := lineMark{}
 	if k >= 0 {
@@ -220,7 +284,7 @@ func (o *jobOutput) since(from int64, limit int) (text string, size, left int64,
 		return "", 0, 0, false
 	}
 	defer f.Close()
-	text, left = readSpan(f, from, size, limit, func(from int64) int64 {
+	text, left = readSpan(f, from, size, pending, limit, func(from int64) int64 {
 		before := mark.lines // line breaks before from
 		if mark.off < from {
 			b := make([]byte, from-mark.off)
@@ -232,27 +296,45 @@ func (o *jobOutput) since(from int64, limit int) (text string, size, left int64,
 	return text, size, left, true
 }
 
-// readSpan reads output bytes [from, size) of f within limit: all of them,
-// or their head and tail with a marker line (lines counts the line breaks
-// from from on, asked only then). It returns the text and the bytes left out.
-func readSpan(f *os.File, from, size int64, limit int, lines func(from int64) int64) (string, int64) {
+// readSpan reads output bytes [from, size) of f, then extra (the line
+// still being drawn), within limit: all of them, or their head and tail
+// with a marker line (lines counts the line breaks in the file from from
+// on, asked only then). It returns the text and the bytes left out.
+func readSpan(f *os.File, from, size int64, extra []byte, limit int, lines func(from int64) int64) (string, int64) {
 	from = min(from, size)
-	n := size - from
+	n := size - from + int64(len(extra))
 	if n <= int64(limit) {
-		b := make([]byte, n)
-		got, _ := f.ReadAt(b, from)
-		return strings.ToValidUTF8(string(b[:got]), ""), 0
+		return strings.ToValidUTF8(string(readJoined(f, from, size, extra, 0, n)), ""), 0
 	}
-	head := make([]byte, limit/2)
-	h, _ := f.ReadAt(head, from)
-	tail := make([]byte, limit)
-	t, _ := f.ReadAt(tail, size-int64(limit))
-	return headTail(head[:h], tail[:t], n, lines(from), limit)
+	head := readJoined(f, from, size, extra, 0, int64(limit/2))
+	tail := readJoined(f, from, size, extra, n-int64(limit), int64(limit))
+	return headTail(head, tail, n, lines(from)+int64(bytes.Count(extra, []byte("\n"))), limit)
+}
+
+// readJoined reads n bytes at offset at of f's bytes [from, size) followed
+// by extra.
+func readJoined(f *os.File, from, size int64, extra []byte, at, n int64) []byte {
+	b := make([]byte, 0, n)
+	if inFile := size - from; at < inFile {
+		k := min(n, inFile-at)
+		b = b[:k]
+		got, _ := f.ReadAt(b, from+at)
+		b = b[:got]
+		if int64(got) < k {
+			return b
+		}
+	}
+	if end := at + n - (size - from); end > 0 {
+		start := max(at-(size-from), 0)
+		b = append(b, extra[min(start, int64(len(extra))):min(end, int64(len(extra)))]...)
+	}
+	return b
 }
 
 func (o *jobOutput) close() {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.fold.Flush() // the last line, as it was left
 	if o.f != nil {
 		o.flush()
 		if err := o.f.Close(); err != nil {
@@ -271,11 +353,6 @@ func (r *Runner) Output(j *jobs.Job) (string, int64, int64) {
 	return r.OutputSince(j, 0, j.OutputLimit)
 }
 
-// OutputSince returns the job's output from output byte offset from on,
-// within limit bytes (all of it, or its head and tail with a marker line),
-// how many output bytes the job has printed, and how many the text leaves
-// out. It reads the output file while it exists; else (a finished job whose
-// output fitted in its record) the record's output.
 // RunningCursor is the pane-stream offset a running job's output has been
 // read up to — after tmuxmcp's own typed line and everything in output
 // so far — once its output has begun (ok is false before, and when the
@@ -290,6 +367,26 @@ func (r *Runner) RunningCursor(id string) (int64, bool) {
 	return live.position()
 }
 
+// FoldedRedraws is how many redraws of a line job j's output has folded
+// away so far (see stream.Fold).
+func (r *Runner) FoldedRedraws(j *jobs.Job) int64 {
+	r.mu.Lock()
+	live := r.outputs[j.ID]
+	r.mu.Unlock()
+	if live != nil {
+		return live.redraws()
+	}
+	return j.FoldedRedraws
+}
+
+// OutputSince returns the job's output from output byte offset from on,
+// within limit bytes (all of it, or its head and tail with a marker line),
+// how many output bytes the job has printed, and how many the text leaves
+// out. It reads the output file while it exists; else (a finished job whose
+// output fitted in its record) the record's output. The output is folded
+// (stream.Fold): a running job's text ends with the line being drawn as
+// it is now, which the byte count leaves out until its line feed settles
+// it, so a later call from there gets it in its final state.
 func (r *Runner) OutputSince(j *jobs.Job, from int64, limit int) (string, int64, int64) {
 	r.mu.Lock()
 	live := r.outputs[j.ID]
@@ -328,7 +425,7 @@ func fileOutputSince(path string, from int64, limit int) (text string, size, lef
 		return "", 0, 0, true
 	}
 	size = st.Size()
-	text, left = readSpan(f, from, size, limit, func(from int64) int64 {
+	text, left = readSpan(f, from, size, nil, limit, func(from int64) int64 {
 		lines := int64(0)
 		buf := make([]byte, 256<<10)
 		for off := from; off < size; {

@@ -123,6 +123,7 @@ func TestRunningOutputFromAnyOffsetIsWhatTheFileSays(t *testing.T) {
 			raw.WriteString(strings.Repeat("é", 70<<10)) // a line longer than a mark's span
 		}
 	}
+	raw.WriteString("\r\n") // every line settled: the file has all of it
 	data := raw.Bytes()
 	for p := data; len(p) > 0; {
 		n := min(len(p), 7777)
@@ -139,4 +140,59 @@ func TestRunningOutputFromAnyOffsetIsWhatTheFileSays(t *testing.T) {
 		}
 	}
 	o.close()
+}
+
+// A running job's output ends with the line being drawn, as it is now;
+// the file and the byte count hold only settled lines, so a read from the
+// count gets that line again once it is final.
+func TestARunningJobShowsTheLineBeingDrawnAndTheFileItsFinalState(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "job.out")
+	o := newJobOutput(path, 4096, false)
+	dec := stream.NewPlain(0)
+	o.feed(dec, []byte("log\r\n10%\r20%"))
+	if text, size, _, _ := o.since(0, 4096); text != "log\n20%" || size != 4 {
+		t.Fatalf("while drawing: %q (%d bytes)", text, size)
+	}
+	o.feed(dec, []byte("\r30%\r\nnext\r\n"))
+	if text, size, _, _ := o.since(4, 4096); text != "30%\nnext\n" || size != 13 {
+		t.Fatalf("from the count: %q (%d bytes)", text, size)
+	}
+	o.close()
+	if b, _ := os.ReadFile(path); string(b) != "log\n30%\nnext\n" || o.redraws() != 2 {
+		t.Fatalf("file %q, %d redraws", b, o.redraws())
+	}
+}
+
+// A bar drawn over several lines with the cursor moved up takes back the
+// lines it redraws: the file, the counts and the text stay what the
+// terminal shows, however the output arrives.
+func TestAMultiLineBarRewritesTheFilesTailInPlace(t *testing.T) {
+	var raw bytes.Buffer
+	raw.WriteString("#0 building\r\n")
+	for i := 0; i < 200; i++ {
+		if i > 0 {
+			raw.WriteString("\x1b[3A")
+		}
+		for _, l := range []string{"#1 layer", "#2 layer", "#3 layer"} {
+			fmt.Fprintf(&raw, "\r\x1b[2K%s %s %d%%\r\n", l, strings.Repeat("=", i%40), i/2)
+		}
+	}
+	raw.WriteString("#4 done\r\n")
+	want, folds := stream.FoldText(raw.Bytes())
+	path := filepath.Join(t.TempDir(), "job.out")
+	o := newJobOutput(path, 128, false)
+	dec := stream.NewPlain(0)
+	for p := raw.Bytes(); len(p) > 0; {
+		n := min(len(p), 97)
+		o.feed(dec, p[:n])
+		p = p[n:]
+	}
+	o.close()
+	b, _ := os.ReadFile(path)
+	if string(b) != string(want) || o.total != int64(len(want)) || o.lines != 5 || o.redraws() != folds || folds != 199*3 {
+		t.Fatalf("file %q (total %d, %d lines, %d redraws of %d), want %q", b, o.total, o.lines, o.redraws(), folds, want)
+	}
+	if string(o.head) != string(want[:64]) || !strings.HasSuffix(string(want), string(o.buf)) {
+		t.Fatalf("head %q, tail %q", o.head, o.buf)
+	}
 }

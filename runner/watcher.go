@@ -100,6 +100,9 @@ func (r *Runner) newWatcher(run *Run, st *Started) (*watcher, bool) {
 	w.dec = stream.NewPlain(from)
 	w.out = newJobOutput(r.jobs.Path(run.ID, ".out"), j.OutputLimit, resumed)
 	w.out.log = func(err error) { r.log.Error("job output file is not whole", "job", run.ID, "err", err) }
+	if resumed {
+		w.out.foldedBefore = j.FoldedRedraws
+	}
 	r.mu.Lock()
 	if r.outputs == nil {
 		r.outputs = map[string]*jobOutput{}
@@ -697,6 +700,7 @@ func (w *watcher) finish(status jobs.Status, code *int, signal string, endAt int
 			x.OutputFileError = out.err.Error()
 		}
 		x.MissedBytes += out.missed
+		x.FoldedRedraws = out.redraws()
 		if out.cut() || out.err != nil {
 			x.OutputFile = out.path
 		}

@@ -37,6 +37,14 @@ type Plain struct {
 	runeN   int
 	runeLen int
 	runeAt  int64
+
+	// ctl, during FeedTerminal, receives the line controls; csi* is the
+	// CSI sequence being read: its first parameter (-1: none), whether
+	// it has more, and its private marker or intermediate byte.
+	ctl     func(Control)
+	csiN    int
+	csiMore bool
+	csiMark byte
 }
 
 // NewPlain returns a decoder whose first byte is at raw offset off, assumed
@@ -73,6 +81,24 @@ func (p *Plain) Feed(raw []byte, emit Emit) { p.feed(raw, emit, false) }
 // may come as one call: then len(text) == end-start and text[k] came from
 // raw offset start+k. Readers that copy or match text take far fewer calls.
 func (p *Plain) FeedRuns(raw []byte, emit Emit) { p.feed(raw, emit, true) }
+
+// FeedTerminal is FeedRuns for a reader that keeps a terminal's lines
+// (Fold): a carriage return that no line feed follows, a backspace and
+// the sequences that move the cursor on its line, up and down, or erase
+// (see ControlOp) go to ctl, in order with the text, instead of becoming
+// a line end or nothing.
+func (p *Plain) FeedTerminal(raw []byte, emit Emit, ctl func(Control)) {
+	p.ctl = ctl
+	p.feed(raw, emit, true)
+	p.ctl = nil
+}
+
+// FlushTerminal is Flush for a decoder fed by FeedTerminal.
+func (p *Plain) FlushTerminal(emit Emit, ctl func(Control)) {
+	p.ctl = ctl
+	p.Flush(emit)
+	p.ctl = nil
+}
 
 func printable(b byte) bool { return b >= 0x20 && b < 0x7f }
 
@@ -113,6 +139,9 @@ func (p *Plain) feed(raw []byte, emit Emit, runs bool) {
 		at := p.off
 		p.off++
 		if p.state != parser.GroundState {
+			if p.ctl != nil {
+				p.csiByte(b)
+			}
 			p.sequenceByte(b, at, emit)
 		} else {
 			p.groundByte(b, at, emit)
@@ -129,11 +158,19 @@ func (p *Plain) feed(raw []byte, emit Emit, runs bool) {
 // nothing.
 func (p *Plain) flushCR(emit Emit) {
 	if p.cr {
-		p.cr = false
-		if !p.lineStart {
-			p.lineStart = true
-			emit(nl, p.crStart, p.crStart+1)
-		}
+		p.settleCR(emit) // out of line: flushCR is inlined on every byte
+	}
+}
+
+func (p *Plain) settleCR(emit Emit) {
+	p.cr = false
+	if p.ctl != nil {
+		p.ctl(Control{Op: CarriageReturn})
+		return
+	}
+	if !p.lineStart {
+		p.lineStart = true
+		emit(nl, p.crStart, p.crStart+1)
 	}
 }
 
@@ -191,6 +228,8 @@ func (p *Plain) groundByte(b byte, at int64, emit Emit) {
 	case b == 0x1b:
 		p.state, _ = parser.Table.Transition(parser.GroundState, b)
 		p.seqLen = 0
+	case b == 0x08 && p.ctl != nil:
+		p.ctl(Control{Op: CursorBack, N: 1})
 	case b < 0x80:
 		// Other C0 controls and DEL: BEL, BS, SO/SI... nothing to show.
 	case b >= 0xC2 && b <= 0xDF:
@@ -254,4 +293,98 @@ func (p *Plain) Flush(emit Emit) {
 	p.flushCR(emit)
 	p.state = parser.GroundState
 	p.clean = p.off
+}
+
+// ControlOp is what a terminal control does to the cursor or the text of
+// the lines it is on.
+type ControlOp byte
+
+// The controls FeedTerminal reports. N is the sequence's count, 1 when it
+// has none (for EraseLine and EraseDisplay, the mode: 0 from the cursor
+// on, 1 up to it, 2 all).
+const (
+	CarriageReturn ControlOp = iota + 1 // CR with no LF after it: column 1
+	CursorBack                          // BS, CSI n D: n columns left
+	CursorForward                       // CSI n C: n columns right
+	CursorColumn                        // CSI n G: column n
+	CursorUp                            // CSI n A (and CSI n F, then a CarriageReturn)
+	CursorDown                          // CSI n B (and CSI n E, then a CarriageReturn)
+	CursorPosition                      // CSI row;col H: a full-screen program places the cursor
+	EraseLine                           // CSI n K
+	EraseDisplay                        // CSI n J
+	AltScreen                           // CSI ? 1049 h / l (also 1047, 47): N 1 enters, 0 leaves
+)
+
+// Control is one terminal control, as FeedTerminal reports it.
+type Control struct {
+	Op ControlOp
+	N  int
+}
+
+// csiByte follows byte b of a CSI sequence (before sequenceByte takes
+// it): the parameter, the marker, and at the final byte the control.
+func (p *Plain) csiByte(b byte) {
+	switch p.state {
+	case parser.EscapeState:
+		if b == '[' {
+			p.csiN, p.csiMore, p.csiMark = -1, false, 0
+		}
+	case parser.CsiEntryState, parser.CsiParamState, parser.CsiIntermediateState:
+		switch {
+		case b >= '0' && b <= '9':
+			if !p.csiMore {
+				p.csiN = min(max(p.csiN, 0)*10+int(b-'0'), 1<<20)
+			}
+		case b == ';' || b == ':':
+			p.csiMore = true
+		case b >= 0x3c && b <= 0x3f, b >= 0x20 && b <= 0x2f:
+			p.csiMark = b
+		case b >= 0x40 && b <= 0x7e && b != 'm': // SGR (colours) is the most common, and nothing here
+			p.csiDispatch(b)
+		}
+	}
+}
+
+// csiDispatch reports the control a CSI sequence ending in final is, if
+// it is one FeedTerminal reports.
+func (p *Plain) csiDispatch(final byte) {
+	n, one := p.csiN, max(p.csiN, 1)
+	if p.csiMark == '?' {
+		if (final == 'h' || final == 'l') && (n == 1049 || n == 1047 || n == 47) && !p.csiMore {
+			on := 0
+			if final == 'h' {
+				on = 1
+			}
+			p.ctl(Control{Op: AltScreen, N: on})
+		}
+	}
+	if p.csiMark != 0 {
+		p.csiN, p.csiMore, p.csiMark = -1, false, 0
+		return
+	}
+	switch final {
+	case 'K':
+		p.ctl(Control{Op: EraseLine, N: max(n, 0)})
+	case 'J':
+		p.ctl(Control{Op: EraseDisplay, N: max(n, 0)})
+	case 'G', '`':
+		p.ctl(Control{Op: CursorColumn, N: one})
+	case 'D':
+		p.ctl(Control{Op: CursorBack, N: one})
+	case 'C', 'a':
+		p.ctl(Control{Op: CursorForward, N: one})
+	case 'A':
+		p.ctl(Control{Op: CursorUp, N: one})
+	case 'B', 'e':
+		p.ctl(Control{Op: CursorDown, N: one})
+	case 'F':
+		p.ctl(Control{Op: CursorUp, N: one})
+		p.ctl(Control{Op: CarriageReturn})
+	case 'E':
+		p.ctl(Control{Op: CursorDown, N: one})
+		p.ctl(Control{Op: CarriageReturn})
+	case 'H', 'f':
+		p.ctl(Control{Op: CursorPosition, N: one})
+	}
+	p.csiN, p.csiMore, p.csiMark = -1, false, 0
 }

@@ -21,6 +21,7 @@ func jobOutSchema() *jsonschema.Schema {
 		"outputFileComplete": boolean("outputFile holds every byte of the output (true also when no file was needed). false: writing it failed (outputFileError says why: a full disk, an I/O error); output and outputBytes are still right."),
 		"outputFileError":    nullable(str("Why outputFile is not whole, or null.")),
 		"missedBytes":        count("Output lost before tmuxmcp could record it (evicted, or printed while tmuxmcp was restarting): non-zero means output is incomplete."),
+		"foldedRedraws":      count("Times a line was redrawn in place (a progress bar's \\r, erase-line, cursor back or up); output and outputFile show each line once, as it ended."),
 		"cursor":             nullable(cursorSchema("Stream position after the command; while it runs, after its output so far (never before tmuxmcp's own typed line): wait_for_text or capture_since from it.")),
 		"outputCursor":       cursorSchema("The position after the output so far: pass it as cursor to await_command_result to get only what the command prints next."),
 		"paneId":             nullable(paneID("The pane it runs in, or null while no pane was chosen yet (a fresh pane waiting for approval, or blocked).")),

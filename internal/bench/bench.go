@@ -78,6 +78,40 @@ func PlainDecode(b *testing.B) {
 	}
 }
 
+// PlainCopy is what a job's output did with the plain view before it was
+// folded: PlainDecode, each unit copied into the output.
+func PlainCopy(b *testing.B) {
+	data := Output()
+	b.SetBytes(int64(len(data)))
+	var out []byte
+	for b.Loop() {
+		out = out[:0]
+		p := stream.NewPlain(0)
+		p.FeedRuns(data, func(text []byte, _, _ int64) { out = append(out, text...) })
+	}
+}
+
+// PlainFold measures the folded view a job's output is now (PlainCopy
+// through stream.Fold: each line held until its line feed, then copied).
+func PlainFold(b *testing.B) {
+	data := Output()
+	b.SetBytes(int64(len(data)))
+	s := &copySink{}
+	for b.Loop() {
+		s.out = s.out[:0]
+		f := stream.NewFold(s)
+		p := stream.NewPlain(0)
+		p.FeedTerminal(data, f.Text, f.Control)
+		f.Flush()
+	}
+}
+
+// copySink copies a Fold's lines into one buffer.
+type copySink struct{ out []byte }
+
+func (s *copySink) Line(l []byte) { s.out = append(s.out, l...) }
+func (s *copySink) Retract(n int) { s.out = s.out[:len(s.out)-n] }
+
 func patterns(n int, regex bool) []string {
 	var p []string
 	for i := 0; i < n; i++ {
@@ -249,6 +283,8 @@ func Cases() []Case {
 	return []Case{
 		{"Floor", Floor},
 		{"PlainDecode", PlainDecode},
+		{"PlainCopy", PlainCopy},
+		{"PlainFold", PlainFold},
 		{"Matcher/literal-1", Matcher(1, false)},
 		{"Matcher/literal-64", Matcher(64, false)},
 		{"Matcher/regex-1", Matcher(1, true)},
