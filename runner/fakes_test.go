@@ -105,6 +105,16 @@ func (f *fakeTmux) SetPaneTitle(_ context.Context, pane int, title string) error
 	return nil
 }
 
+func (f *fakeTmux) KeepDeadPane(_ context.Context, pane int) (tmux.KeptDead, error) {
+	f.log("keep dead %s", paneName(pane))
+	return tmux.KeptDead{Closes: true}, nil
+}
+
+func (f *fakeTmux) RestoreDeadPane(_ context.Context, pane int, kd tmux.KeptDead) error {
+	f.log("restore dead %s %q", paneName(pane), kd.Restore)
+	return nil
+}
+
 func (f *fakeTmux) KillPane(_ context.Context, pane int) error {
 	f.log("kill %s", paneName(pane))
 	return nil

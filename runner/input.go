@@ -78,10 +78,7 @@ func (r *Runner) awaitInput(ctx context.Context, run *Run, j *jobs.Job, wait tim
 	defer deadline.Stop()
 	pane, err := parsePane(j.PaneID)
 	s, ok := r.hub.Live(pane)
-	if err != nil || !ok || j.FreshPane {
-		// A fresh pane's job is not looked at while it runs (the probe
-		// raced its pane's end under load, losing its output); its result
-		// still says waitingForInput when the wait is over.
+	if err != nil || !ok {
 		select {
 		case <-run.done:
 		case <-deadline.C:

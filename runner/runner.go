@@ -80,6 +80,8 @@ type paneServer interface {
 	SetPaneTitle(ctx context.Context, pane int, title string) error
 	SetPaneOption(ctx context.Context, pane int, name, value string) error
 	UnsetPaneOption(ctx context.Context, pane int, name string) error
+	KeepDeadPane(ctx context.Context, pane int) (tmux.KeptDead, error)
+	RestoreDeadPane(ctx context.Context, pane int, kd tmux.KeptDead) error
 	SendKeys(ctx context.Context, pane int, keys ...string) error
 	MarkPane(ctx context.Context, pane int, mark func()) error
 	SignalChannel(ctx context.Context, channel string) error
@@ -291,12 +293,11 @@ func (r *Runner) Await(ctx context.Context, id string, wait time.Duration) (*job
 		if j, ok := r.jobs.Get(id); ok {
 			r.awaitInput(ctx, run, j, wait)
 		}
-		if j, ok := r.jobs.Get(id); ok && !j.Done() && j.Decision != "pending" && (!j.Started.IsZero() || wait > 0 && j.FreshPane && j.PaneID != "") {
-			// Typed (or about to be, in a fresh pane whose shell starts,
-			// when the caller waited at all) but its start mark not seen
-			// yet: wait a moment for it, so the result's cursor is after
-			// tmuxmcp's own typed line. waitMs 0 in a fresh pane returns at
-			// once (not_started, no cursor yet).
+		if j, ok := r.jobs.Get(id); ok && !j.Done() && j.Decision != "pending" && (!j.Started.IsZero() || j.FreshPane && j.PaneID != "") {
+			// Typed (or about to be, in a fresh pane whose shell starts)
+			// but its start mark not seen yet: wait a moment for it, so the
+			// result's cursor is after tmuxmcp's own typed line, at the
+			// command's first byte — a background command's too.
 			limit := beginWait
 			if j.Started.IsZero() {
 				limit = freshBeginWait // a fresh pane's shell reads its startup files first

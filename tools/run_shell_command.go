@@ -17,7 +17,7 @@ func (s *Server) runShellCommandTool() Tool {
 		"requestId":   {Type: "string", Pattern: engine.RequestIDPattern.String(), Description: "32 lowercase hex characters naming the request: a retry with it returns the first call's job and never runs the command twice."},
 		"reason":      {Type: "string", MaxLength: ptr(1000), Description: "One sentence on why this command is needed, shown to the person approving it."},
 		"description": {Type: "string", MaxLength: ptr(200), Description: "5-10 words shown to people watching (as the fresh pane's window name), e.g. \"Run the unit tests\"."},
-		"background":  boolean("Return at once with status running and a jobId (same as waitMs 0); in an existing pane the command has started and its cursor follows its own output."),
+		"background":  boolean("Return once the command has started, with status running, a jobId and its cursor at the command's first byte (in a fresh pane, once its shell has started it): wait_for_text from it, or await_command_result."),
 		"keep":        boolean("Keep the fresh pane open after the command ends (only without paneId)."),
 		"escalate":    boolean("Run outside the sandbox in a fresh pane if a person approves (always asked); needs reason."),
 	}, "command")
@@ -27,7 +27,7 @@ func (s *Server) runShellCommandTool() Tool {
 		Description: "Run shell text and get its exit status and its own output (no echo, no prompt), knowing exactly when it ended from marks the shell prints. " +
 			"With paneId it runs in that pane's shell (cd and export persist); without, in a fresh pane. " +
 			"Result: status (completed: ended, the shell is back at its prompt, exitCode set; running: call await_command_result with jobId, never run it again; not_started with decision blocked/denied: it did not run, do not retry it in another form), " +
-			"waitingForInput (its program waits at a prompt, a REPL or a pager: answer with type_text/send_keys, or cancel_command), output (head and tail when cut; outputFile has it all), shell (the pane's shell language). " +
+			"waitingForInput (its program waits at a prompt, a REPL or a pager: answer with type_text/send_keys, or cancel_command), output (head and tail when cut; outputFile has it all), cursor (continue from it with await_command_result, wait_for_text or capture_since), shell (the pane's shell language). " +
 			"A pane that is busy, in copy mode or has a half-typed line is refused with the exact way out; nothing is typed. Not for REPLs and editors: use type_text.",
 		InputSchema:  in,
 		OutputSchema: jobOutSchema(),
