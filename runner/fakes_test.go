@@ -37,6 +37,7 @@ type fakeTmux struct {
 	// onPane runs in each Pane call (the stop's look at the pane, before
 	// its probe), before it answers.
 	onPane func()
+	screens int // PaneScreen calls: looks at the pane's screen
 }
 
 func newFakeTmux() *fakeTmux {
@@ -66,6 +67,7 @@ func (f *fakeTmux) PaneScreen(_ context.Context, pane int) (tmux.PaneInfo, []str
 	p, err := f.pane(pane)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.screens++
 	return p, append([]string(nil), f.screen...), err
 }
 
