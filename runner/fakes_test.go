@@ -36,7 +36,7 @@ type fakeTmux struct {
 	keys    chan string       // every key sent, in order
 	// onPane runs in each Pane call (the stop's look at the pane, before
 	// its probe), before it answers.
-	onPane func()
+	onPane  func()
 	screens int // PaneScreen calls: looks at the pane's screen
 }
 
