@@ -293,11 +293,12 @@ func (r *Runner) Await(ctx context.Context, id string, wait time.Duration) (*job
 		if j, ok := r.jobs.Get(id); ok {
 			r.awaitInput(ctx, run, j, wait)
 		}
-		if j, ok := r.jobs.Get(id); ok && !j.Done() && j.Decision != "pending" && (!j.Started.IsZero() || j.FreshPane && j.PaneID != "") {
-			// Typed (or about to be, in a fresh pane whose shell starts)
-			// but its start mark not seen yet: wait a moment for it, so the
-			// result's cursor is after tmuxmcp's own typed line, at the
-			// command's first byte — a background command's too.
+		if j, ok := r.jobs.Get(id); ok && !j.Done() && j.Decision != "pending" && (!j.Started.IsZero() || wait > 0 && j.FreshPane && j.PaneID != "") {
+			// Typed (or about to be, in a fresh pane whose shell starts,
+			// when the caller waited at all: a background call waits in
+			// Begun) but its start mark not seen yet: wait a moment for
+			// it, so the result's cursor is after tmuxmcp's own typed line.
+			// waitMs 0 in a fresh pane returns at once (no cursor yet).
 			limit := beginWait
 			if j.Started.IsZero() {
 				limit = freshBeginWait // a fresh pane's shell reads its startup files first
@@ -313,6 +314,26 @@ func (r *Runner) Await(ctx context.Context, id string, wait time.Duration) (*job
 		}
 	}
 	return r.jobs.Get(id)
+}
+
+// Begun waits (up to freshBeginWait, or ctx) until job id's command has
+// begun — its start mark read — or ended: a background command's result
+// then has its cursor at the command's first byte, a fresh pane's too.
+func (r *Runner) Begun(ctx context.Context, id string) {
+	r.mu.Lock()
+	run := r.runs[id]
+	r.mu.Unlock()
+	if j, ok := r.jobs.Get(id); run == nil || !ok || j.Done() || j.Decision == "pending" {
+		return
+	}
+	t := time.NewTimer(freshBeginWait)
+	defer t.Stop()
+	select {
+	case <-run.begun:
+	case <-run.done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // beginWait bounds how long a result waits for a command's start mark
