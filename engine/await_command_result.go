@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/cursor"
+	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 )
 
@@ -28,7 +29,7 @@ func (in *AwaitCommandResultRequest) Check() error {
 	}
 	if in.Cursor != nil {
 		if _, err := cursor.Parse(*in.Cursor); err != nil {
-			return errorf("cursor: %v. Pass the outputCursor of an earlier result of this job (not its stream cursor)", err)
+			return errorf("cursor: %v. Pass the cursor of an earlier result of this job", err)
 		}
 	}
 	return nil
@@ -53,18 +54,33 @@ func (h *Host) AwaitCommandResult(ctx context.Context, c Caller, in *AwaitComman
 	}
 	if in.Cursor != nil {
 		c, _ := cursor.Parse(*in.Cursor)
-		if c.String() != outputCursor(j.ID, c.Offset) {
-			return nil, errorf("cursor %s is not an outputCursor of job %s (it belongs to another job, or is a stream cursor for wait_for_text): pass the outputCursor of an earlier result of this job, or omit cursor for all the output", *in.Cursor, j.ID)
+		if from, err = h.outputFrom(j, c, out.OutputBytes); err != nil {
+			return nil, err
 		}
+	}
+	out.Output, out.OutputBytes, out.OmittedBytes = h.run.OutputSince(j, from, limit)
+	return out, nil
+}
+
+// outputFrom is where the output after cursor c starts in job j's output
+// (size bytes so far). c is a position in the job's recording, as its
+// results, wait_for_text and capture_since give; or, from older results,
+// a position in the job's output itself (outputCursor's earlier form).
+func (h *Host) outputFrom(j *jobs.Job, c cursor.Cursor, size int64) (int64, error) {
+	if c.String() == outputCursor(j.ID, c.Offset) {
 		// A multi-line progress bar redrawn with the cursor moved up takes
 		// its lines back from the output (at most stream.FoldReach bytes):
 		// a cursor from before that is still this job's.
-		if c.Offset > out.OutputBytes+stream.FoldReach {
-			return nil, errorf("cursor %s is past the end of job %s's output (%d bytes so far): pass the outputCursor of an earlier result of this job", *in.Cursor, j.ID, out.OutputBytes)
+		if c.Offset > size+stream.FoldReach {
+			return 0, errorf("cursor %s is past the end of job %s's output (%d bytes so far): pass the cursor of an earlier result of this job", c, j.ID, size)
 		}
-		from = c.Offset
+		return min(c.Offset, size), nil
 	}
-	out.Output, out.OutputBytes, out.OmittedBytes = h.run.OutputSince(j, from, limit)
-	out.OutputCursor = outputCursor(j.ID, out.OutputBytes)
-	return out, nil
+	if j.Stream == "" || c.Stream.String() != j.Stream {
+		return 0, errorf("cursor %s is not in the recording job %s printed to (it is another pane's, or from before the pane's recording restarted): pass the cursor of an earlier result of this job or of a wait_for_text on its pane, or omit cursor for all the output", c, j.ID)
+	}
+	if s, ok := h.hub.Stream(c.Stream); ok && c.Offset > s.End() {
+		return 0, errorf("cursor %s is past the end of the pane's recording (%d bytes): pass the cursor of an earlier result of this job", c, s.End())
+	}
+	return min(h.run.OutputOffset(j, c.Offset), size), nil
 }

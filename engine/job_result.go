@@ -29,19 +29,23 @@ type JobResult struct {
 	OutputFileComplete bool    `json:"outputFileComplete"`
 	OutputFileError    *string `json:"outputFileError"`
 	MissedBytes        int64   `json:"missedBytes"`
-	Cursor             *string `json:"cursor"`
-	OutputCursor       string  `json:"outputCursor"`
-	PaneID             *string `json:"paneId"`
-	Host               string  `json:"host"`
-	DurationMs         int64   `json:"durationMs"`
-	LaunchOutcome      string  `json:"launchOutcome"`
-	LaunchError        *string `json:"launchError"`
-	Note               *string `json:"note"`
-	Shell              *string `json:"shell"`
-	ShellReady         bool    `json:"shellReady"`
-	WaitingForInput    bool    `json:"waitingForInput"`
-	Foreground         *string `json:"foreground"`
-	Prompt             *string `json:"prompt"`
+	// Cursor is the one cursor of a job's result: a position in its
+	// pane's recording that wait_for_text, capture_since and
+	// await_command_result all take. OutputCursor is the same value, kept
+	// for clients that read it.
+	Cursor          *string `json:"cursor"`
+	OutputCursor    *string `json:"outputCursor"`
+	PaneID          *string `json:"paneId"`
+	Host            string  `json:"host"`
+	DurationMs      int64   `json:"durationMs"`
+	LaunchOutcome   string  `json:"launchOutcome"`
+	LaunchError     *string `json:"launchError"`
+	Note            *string `json:"note"`
+	Shell           *string `json:"shell"`
+	ShellReady      bool    `json:"shellReady"`
+	WaitingForInput bool    `json:"waitingForInput"`
+	Foreground      *string `json:"foreground"`
+	Prompt          *string `json:"prompt"`
 	// ServerNote says what happened to the host's tmux server since the
 	// last result: it ended (and why, when tmuxmcp can tell) and tmuxmcp
 	// started it again, or it ended while this job ran; nil otherwise.
@@ -138,8 +142,9 @@ func (h *Host) jobResult(j *jobs.Job) *JobResult {
 	if j.PaneID != "" {
 		out.PaneID = ptr(j.PaneID)
 	}
-	if j.Status == jobs.NotStarted || j.Started.IsZero() {
-		// Nothing typed (yet: a fresh pane's shell may still be starting).
+	if j.Status == jobs.NotStarted {
+		// Nothing ran. (A running job in a fresh pane whose shell is still
+		// starting is STARTED: its command is typed once the shell reads.)
 		out.LaunchOutcome = "NOT_STARTED"
 	}
 	end := j.Ended
@@ -160,7 +165,6 @@ func (h *Host) jobResult(j *jobs.Job) *JobResult {
 		running.at, running.begun = h.run.RunningCursor(j.ID)
 		out.Output, out.OutputBytes, out.OmittedBytes = h.run.Output(j)
 	}
-	out.OutputCursor = outputCursor(j.ID, out.OutputBytes)
 	if j.Shell != "" {
 		out.Shell = ptr(j.Shell)
 	}
@@ -201,5 +205,6 @@ func (h *Host) jobResult(j *jobs.Job) *JobResult {
 			out.Cursor = cursorText(s, j.EndOffset)
 		}
 	}
+	out.OutputCursor = out.Cursor
 	return out
 }

@@ -108,6 +108,11 @@ func (h *Host) RunShellCommand(ctx context.Context, c Caller, in *RunShellComman
 	if err != nil {
 		return nil, err
 	}
+	if in.Background {
+		// Once the command has begun (a fresh pane's shell started it):
+		// the result's cursor is then its first byte.
+		h.run.Begun(ctx, job.ID)
+	}
 	return h.awaitJob(ctx, c, job.ID, wait)
 }
 

@@ -117,10 +117,33 @@ type Job struct {
 	// job directory); "" for the machine's jobs directory. Records from
 	// before it use ShellTag.
 	ScriptTag string `json:"scriptTag,omitempty"`
+	// OutputAt pairs positions in the job's recording (Stream) with
+	// positions in its output, in order: a cursor of the recording that a
+	// result gave is where the output after it starts.
+	OutputAt []Position `json:"outputAt,omitempty"`
+	// KeptDead is set while tmux is made to keep the job's pane, dead,
+	// if its shell ends during the job (so its exit status or signal can
+	// be read): what to put back at the job's end.
+	KeptDead *KeptDead `json:"keptDead,omitempty"`
 
 	// FoldedRedraws is how many times a line was drawn again (a progress
 	// bar's carriage return) and shown once, in its final state.
 	FoldedRedraws int64 `json:"foldedRedraws,omitempty"`
+}
+
+// KeptDead is how a pane was changed to be kept when its shell dies: its
+// own setting to put back ("": none, it inherits), and whether it closes
+// once its status is read (it would have closed by itself).
+type KeptDead struct {
+	Restore string `json:"restore,omitempty"`
+	Closes  bool   `json:"closes,omitempty"`
+}
+
+// Position is one place in a job's output: Stream is the offset in the
+// pane's recording, Output the output bytes before it.
+type Position struct {
+	Stream int64 `json:"s"`
+	Output int64 `json:"o"`
 }
 
 // Done reports whether the job has reached a final status.
@@ -318,6 +341,7 @@ func (s *Store) writeLocked(j *Job) error {
 
 func (j *Job) clone() *Job {
 	c := *j
+	c.OutputAt = slices.Clone(j.OutputAt)
 	return &c
 }
 

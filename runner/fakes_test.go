@@ -36,7 +36,8 @@ type fakeTmux struct {
 	keys    chan string       // every key sent, in order
 	// onPane runs in each Pane call (the stop's look at the pane, before
 	// its probe), before it answers.
-	onPane func()
+	onPane  func()
+	screens int // PaneScreen calls: looks at the pane's screen
 }
 
 func newFakeTmux() *fakeTmux {
@@ -66,6 +67,7 @@ func (f *fakeTmux) PaneScreen(_ context.Context, pane int) (tmux.PaneInfo, []str
 	p, err := f.pane(pane)
 	f.mu.Lock()
 	defer f.mu.Unlock()
+	f.screens++
 	return p, append([]string(nil), f.screen...), err
 }
 
@@ -102,6 +104,16 @@ func (f *fakeTmux) SetPaneOption(_ context.Context, pane int, name, value string
 
 func (f *fakeTmux) SetPaneTitle(_ context.Context, pane int, title string) error {
 	f.log("title %s %q", paneName(pane), title)
+	return nil
+}
+
+func (f *fakeTmux) KeepDeadPane(_ context.Context, pane int) (tmux.KeptDead, error) {
+	f.log("keep dead %s", paneName(pane))
+	return tmux.KeptDead{Closes: true}, nil
+}
+
+func (f *fakeTmux) RestoreDeadPane(_ context.Context, pane int, kd tmux.KeptDead) error {
+	f.log("restore dead %s %q", paneName(pane), kd.Restore)
 	return nil
 }
 

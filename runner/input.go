@@ -78,10 +78,7 @@ func (r *Runner) awaitInput(ctx context.Context, run *Run, j *jobs.Job, wait tim
 	defer deadline.Stop()
 	pane, err := parsePane(j.PaneID)
 	s, ok := r.hub.Live(pane)
-	if err != nil || !ok || j.FreshPane {
-		// A fresh pane's job is not looked at while it runs (the probe
-		// raced its pane's end under load, losing its output); its result
-		// still says waitingForInput when the wait is over.
+	if err != nil || !ok {
 		select {
 		case <-run.done:
 		case <-deadline.C:
@@ -91,11 +88,20 @@ func (r *Runner) awaitInput(ctx context.Context, run *Run, j *jobs.Job, wait tim
 	}
 	look := stoppedTimer()
 	defer look.Stop()
-	spell := InputSettle
+	// due is how quiet the pane must be for the next look: InputSettle
+	// after any output or input, then each spell longer than the last
+	// look (a pane that never printed — a fresh pane's shell starting —
+	// counts from now, never as quiet forever).
+	spell, due := InputSettle, InputSettle
+	quiet := func() time.Duration {
+		if at := s.LastActivity(); !at.IsZero() {
+			return time.Since(at)
+		}
+		return 0
+	}
 	for {
 		c := s.ReadRaw(s.End(), 0, nil)
-		quiet := time.Since(s.LastActivity())
-		look.Reset(max(0, spell-quiet))
+		look.Reset(max(0, due-quiet()))
 		select {
 		case <-run.done:
 			return
@@ -104,17 +110,16 @@ func (r *Runner) awaitInput(ctx context.Context, run *Run, j *jobs.Job, wait tim
 		case <-ctx.Done():
 			return
 		case <-c.Changed:
-			spell = InputSettle
+			spell, due = InputSettle, InputSettle
 			look.Stop()
 		case <-look.C:
-			if cur, ok := r.jobs.Get(j.ID); !ok || cur.Done() || cur.Started.IsZero() || run.stopping.Load() {
-				spell = min(2*spell, 8*time.Second)
-				continue
-			}
-			if _, waiting := r.WaitingForInput(ctx, pane); waiting {
-				return
+			if cur, ok := r.jobs.Get(j.ID); ok && !cur.Done() && !cur.Started.IsZero() && !run.stopping.Load() {
+				if _, waiting := r.WaitingForInput(ctx, pane); waiting {
+					return
+				}
 			}
 			spell = min(2*spell, 8*time.Second)
+			due = quiet() + spell
 		}
 	}
 }

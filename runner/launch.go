@@ -295,13 +295,15 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	if sh.Tag != "" {
 		tag = shell.MarkTag(sh.Tag)
 	}
+	kept := r.keepDead(ctx, sh.Pane) // a shell that ends during the job tells how (deadend.go)
 	j, err := r.jobs.Update(j.ID, func(x *jobs.Job) {
 		x.Mode, x.ShellTag, x.Shell, x.Stream, x.StartOffset, x.Started, x.PaneID = mode, tag, string(sh.Kind), s.ID().String(), in.At, time.Now().UTC(), id
-		x.Script, x.Secret, x.ShellGroup, x.ScriptTag = name, secret, sh.Group, scriptTag
+		x.Script, x.Secret, x.ShellGroup, x.ScriptTag, x.KeptDead = name, secret, sh.Group, scriptTag, kept
 		x.Note = note
 	})
 	if err != nil {
 		s.Untype(in)
+		r.letGo(&jobs.Job{PaneID: id, KeptDead: kept}, false)
 		return nil, err
 	}
 	if j.Description != "" && !j.FreshPane {
@@ -316,6 +318,7 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	// The line and its Enter in one pass of tmux's loop.
 	if err := r.fleet.TypeText(ctx, sh.Pane, typed, "tmuxmcp-"+j.ID, true); err != nil {
 		s.Untype(in)
+		r.letGo(j, false)
 		if j.Description != "" && !j.FreshPane {
 			_ = r.fleet.SetPaneTitle(context.WithoutCancel(ctx), sh.Pane, j.PaneTitle)
 		}

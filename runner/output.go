@@ -29,6 +29,7 @@ type jobOutput struct {
 	// tmuxmcp's own typed line.
 	begun    bool
 	streamAt int64
+	at       positions // stream offsets paired with output offsets
 	path     string
 	f        *os.File
 	w        *bufio.Writer // batches the file's writes: flushed after each piece fed
@@ -113,6 +114,7 @@ func (o *jobOutput) feed(dec *stream.Plain, raw []byte) {
 	dec.FeedTerminal(raw, o.emit, o.ctl)
 	o.flush()
 	o.begun, o.streamAt = true, max(o.streamAt, dec.Offset())
+	o.at.add(o.streamAt, o.total)
 }
 
 // begin records that the command's output begins at stream offset at.
@@ -120,6 +122,7 @@ func (o *jobOutput) begin(at int64) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
 	o.begun, o.streamAt = true, max(o.streamAt, at)
+	o.at.add(o.streamAt, o.total)
 }
 
 // position is the pane-stream offset the output is read up to, once the
@@ -127,6 +130,7 @@ func (o *jobOutput) begin(at int64) {
 func (o *jobOutput) position() (int64, bool) {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	o.at.hold() // a result hands it out: await_command_result may bring it back
 	return o.streamAt, o.begun
 }
 

@@ -83,6 +83,8 @@ type paneServer interface {
 	SetPaneTitle(ctx context.Context, pane int, title string) error
 	SetPaneOption(ctx context.Context, pane int, name, value string) error
 	UnsetPaneOption(ctx context.Context, pane int, name string) error
+	KeepDeadPane(ctx context.Context, pane int) (tmux.KeptDead, error)
+	RestoreDeadPane(ctx context.Context, pane int, kd tmux.KeptDead) error
 	SendKeys(ctx context.Context, pane int, keys ...string) error
 	MarkPane(ctx context.Context, pane int, mark func()) error
 	SignalChannel(ctx context.Context, channel string) error
@@ -296,10 +298,10 @@ func (r *Runner) Await(ctx context.Context, id string, wait time.Duration) (*job
 		}
 		if j, ok := r.jobs.Get(id); ok && !j.Done() && j.Decision != "pending" && (!j.Started.IsZero() || wait > 0 && j.FreshPane && j.PaneID != "") {
 			// Typed (or about to be, in a fresh pane whose shell starts,
-			// when the caller waited at all) but its start mark not seen
-			// yet: wait a moment for it, so the result's cursor is after
-			// tmuxmcp's own typed line. waitMs 0 in a fresh pane returns at
-			// once (not_started, no cursor yet).
+			// when the caller waited at all: a background call waits in
+			// Begun) but its start mark not seen yet: wait a moment for
+			// it, so the result's cursor is after tmuxmcp's own typed line.
+			// waitMs 0 in a fresh pane returns at once (no cursor yet).
 			limit := beginWait
 			if j.Started.IsZero() {
 				limit = freshBeginWait // a fresh pane's shell reads its startup files first
@@ -315,6 +317,26 @@ func (r *Runner) Await(ctx context.Context, id string, wait time.Duration) (*job
 		}
 	}
 	return r.jobs.Get(id)
+}
+
+// Begun waits (up to freshBeginWait, or ctx) until job id's command has
+// begun — its start mark read — or ended: a background command's result
+// then has its cursor at the command's first byte, a fresh pane's too.
+func (r *Runner) Begun(ctx context.Context, id string) {
+	r.mu.Lock()
+	run := r.runs[id]
+	r.mu.Unlock()
+	if j, ok := r.jobs.Get(id); run == nil || !ok || j.Done() || j.Decision == "pending" {
+		return
+	}
+	t := time.NewTimer(freshBeginWait)
+	defer t.Stop()
+	select {
+	case <-run.begun:
+	case <-run.done:
+	case <-t.C:
+	case <-ctx.Done():
+	}
 }
 
 // beginWait bounds how long a result waits for a command's start mark

@@ -74,6 +74,9 @@ type watcher struct {
 	// deferred is a stop asked once an end mark had come (see
 	// stopRequested).
 	deferred jobs.Status
+	// died says the pane's program (its shell) ended: tmux keeps the pane
+	// for its status (deadend.go) until the job is over.
+	died bool
 	// pid and tty are the pane's first process and terminal, once read.
 	pid       int
 	tty       string
@@ -479,8 +482,10 @@ func (w *watcher) streamEnded() {
 	if w.end != nil {
 		// The shell died after an end mark but before it read again: the
 		// mark alone does not say the command ended (its own processes
-		// may have printed it); a status its script recorded does.
-		w.finish(jobs.PaneDied, w.r.statusFile(w.j), "", w.end.end, false, 0)
+		// may have printed it); how the shell ended does.
+		w.died = true
+		code, sig := w.r.deadEnd(w.j, w.pane)
+		w.finish(jobs.PaneDied, code, sig, w.end.end, false, 0)
 		return
 	}
 	if !died {
@@ -496,9 +501,11 @@ func (w *watcher) streamEnded() {
 		w.finish(jobs.PaneDied, nil, "", w.pos, false, 0)
 		return
 	}
-	// The shell itself may have exited (exit 3 in a fresh pane):
-	// its job script's EXIT trap recorded the status.
-	w.finish(jobs.PaneDied, w.r.statusFile(w.j), "", w.pos, false, 0)
+	// The shell itself exited (exit 3) or was killed (kill -KILL $$):
+	// tmux kept its pane to say how.
+	w.died = true
+	code, sig := w.r.deadEnd(w.j, w.pane)
+	w.finish(jobs.PaneDied, code, sig, w.pos, false, 0)
 }
 
 // recheckPrompt looks again at a shell that drew its prompt after the
@@ -692,6 +699,11 @@ func (w *watcher) finish(status jobs.Status, code *int, signal string, endAt int
 		signal = w.lastSignal
 	}
 	out.close() // before the record says whether the file is whole
+	// The pane as it was, before the record lets the next command come.
+	r.letGo(w.j, w.died)
+	out.mu.Lock()
+	at := out.at.saved(endAt, out.total)
+	out.mu.Unlock()
 	final, _ := r.jobs.Update(w.run.ID, func(x *jobs.Job) {
 		x.Ended = time.Now().UTC()
 		x.Output, x.OmittedBytes = out.text()
@@ -705,6 +717,7 @@ func (w *watcher) finish(status jobs.Status, code *int, signal string, endAt int
 			x.OutputFile = out.path
 		}
 		x.Status, x.ExitCode, x.EndOffset = status, code, endAt
+		x.OutputAt = at
 		x.ShellReady, x.ReadyWaitMs, x.LaunchError = ready, readyWait.Milliseconds(), w.launchErr
 		if w.note != "" {
 			x.Note = w.note

@@ -189,3 +189,54 @@ func parseNewPane(reply string) (NewPaneInfo, bool) {
 	}
 	return NewPaneInfo{Pane: n, Session: f[1], SessionID: f[2], WindowID: f[3]}, true
 }
+
+// KeptDead is how KeepDeadPane changed a pane, for RestoreDeadPane.
+type KeptDead struct {
+	// Restore is the pane's own remain-on-exit before ("" when it had none
+	// and inherited its window's).
+	Restore string
+	// Closes says the pane would have closed when its program exited
+	// (remain-on-exit was off): once its status is read it should go.
+	Closes bool
+}
+
+// KeepDeadPane makes tmux keep pane when its program exits, dead, with its
+// exit status or signal (PaneInfo.DeadStatus, DeadSignal), until
+// RestoreDeadPane: remain-on-exit on for the pane alone. One round trip.
+func (f *Fleet) KeepDeadPane(ctx context.Context, pane int) (KeptDead, error) {
+	id := PaneName(pane)
+	out, err := f.ExecBatch(ctx,
+		[]string{"show-options", "-p", "-v", "-t", id, "remain-on-exit"},
+		[]string{"display-message", "-p", "-t", id, "#{pane_id} #{remain-on-exit}"},
+		[]string{"set-option", "-p", "-t", id, "remain-on-exit", "on"})
+	if err != nil {
+		return KeptDead{}, err
+	}
+	return parseKeptDead(id, out)
+}
+
+// parseKeptDead reads KeepDeadPane's replies for pane id: its own value
+// and the one in effect.
+func parseKeptDead(id string, out [][]string) (KeptDead, error) {
+	if len(out) != 3 || len(out[1]) != 1 {
+		return KeptDead{}, fmt.Errorf("%s: unexpected reply to remain-on-exit: %q", id, out)
+	}
+	pane, effective, _ := strings.Cut(out[1][0], " ")
+	if pane != id {
+		return KeptDead{}, fmt.Errorf("%s: %w", id, ErrNoPane)
+	}
+	var kd KeptDead
+	if len(out[0]) > 0 {
+		kd.Restore = strings.TrimSpace(out[0][0])
+	}
+	kd.Closes = effective == "off"
+	return kd, nil
+}
+
+// RestoreDeadPane puts back what KeepDeadPane changed on pane.
+func (f *Fleet) RestoreDeadPane(ctx context.Context, pane int, kd KeptDead) error {
+	if kd.Restore == "" {
+		return f.UnsetPaneOption(ctx, pane, "remain-on-exit")
+	}
+	return f.SetPaneOption(ctx, pane, "remain-on-exit", kd.Restore)
+}

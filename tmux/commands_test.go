@@ -210,3 +210,65 @@ func firstPane(t *testing.T, f *Fleet) int {
 	}
 	return ps[0].ID
 }
+
+func TestAKeptPaneSaysHowItsProgramEndedAndIsPutBackAfter(t *testing.T) {
+	tg := newTestServer(t)
+	ev := newFakeEvents()
+	f := startFleet(t, tg, ev)
+	ctx := testCtx(t)
+	for _, c := range []struct {
+		name, argv     string
+		status, signal int // -1: none
+		ownSetting     string
+		closes         bool
+	}{
+		{"exit 3", "sleep 1; exit 3", 3, -1, "", true},
+		{"killed", "sleep 1; kill -KILL $$", -1, 9, "", true},
+		{"the pane's own setting", "sleep 1; exit 0", 0, -1, "failed", false},
+	} {
+		p, err := f.NewPane(ctx, NewPaneSpec{Session: "main", Argv: []string{"sh", "-c", c.argv}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.ownSetting != "" {
+			if err := f.SetPaneOption(ctx, p.Pane, "remain-on-exit", c.ownSetting); err != nil {
+				t.Fatal(err)
+			}
+		}
+		kd, err := f.KeepDeadPane(ctx, p.Pane)
+		if err != nil || kd.Restore != c.ownSetting || kd.Closes != c.closes {
+			t.Fatalf("%s: KeepDeadPane %+v %v", c.name, kd, err)
+		}
+		ev.waitListing(t, c.name+": dead with its status", func(ps []PaneInfo) bool {
+			for _, x := range ps {
+				if x.ID == p.Pane && x.Dead && (x.DeadStatus != nil || x.DeadSignal != nil) {
+					return true
+				}
+			}
+			f.RefreshPanes()
+			return false
+		})
+		info, _ := f.Pane(ctx, p.Pane)
+		if got := deref(info.DeadStatus, -1); got != c.status || deref(info.DeadSignal, -1) != c.signal {
+			t.Fatalf("%s: status %v signal %v", c.name, info.DeadStatus, info.DeadSignal)
+		}
+		if err := f.RestoreDeadPane(ctx, p.Pane, kd); err != nil {
+			t.Fatal(err)
+		}
+		out, _ := f.Exec(ctx, "show-options", "-p", "-v", "-t", PaneName(p.Pane), "remain-on-exit")
+		if strings.Join(out, "") != c.ownSetting {
+			t.Fatalf("%s: the pane's own remain-on-exit after restore is %q, want %q", c.name, out, c.ownSetting)
+		}
+		_ = f.KillPane(ctx, p.Pane)
+	}
+	if _, err := f.KeepDeadPane(ctx, 99999); err == nil {
+		t.Fatal("a pane that does not exist was kept")
+	}
+}
+
+func deref(p *int, none int) int {
+	if p == nil {
+		return none
+	}
+	return *p
+}

@@ -10,14 +10,14 @@ func (s *Server) awaitCommandResultTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
 		"jobId":       {Type: "string", MinLength: ptr(1), Description: "The jobId run_shell_command returned."},
 		"waitMs":      withDefault(integer("How long to wait for the job to finish before returning its current state.", 0, engine.MaxWaitMs), engine.DefaultWaitMs),
-		"cursor":      cursorSchema("The outputCursor of an earlier result of this job: output then holds only what the command printed after it."),
-		"outputLimit": integer("Bytes of output returned (head and tail). Default: the job's own outputLimit.", engine.MinOutputLimit, engine.MaxOutputLimit),
+		"cursor":      cursorSchema("The cursor of an earlier result of this job (or of a wait_for_text or capture_since on its pane since): output then holds only what the command printed after it."),
+		"outputLimit": integer("Bytes of output returned (head and tail when longer); default: the job's own outputLimit.", engine.MinOutputLimit, engine.MaxOutputLimit),
 	}, "jobId")
 	tool := &mcp.Tool{
 		Name:  "await_command_result",
 		Title: "Wait for a command's result",
 		Description: "Keep waiting for a job from run_shell_command and get its status, exitCode and output; it never runs anything again, also after a tmuxmcp restart. " +
-			"Returns early when the job's program waits for input (waitingForInput). Pass the outputCursor of the last result as cursor to get only new output.",
+			"Returns early when the job's program waits for input (waitingForInput). Pass the cursor of the last result as cursor to get only new output.",
 		InputSchema:  in,
 		OutputSchema: jobOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Wait for a command's result", ReadOnlyHint: true, DestructiveHint: ptr(false), IdempotentHint: true, OpenWorldHint: ptr(false)},

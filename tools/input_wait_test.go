@@ -108,9 +108,9 @@ func TestABackgroundJobsCursorStartsAfterTheTypedLine(t *testing.T) {
 		{"typed as is", map[string]any{"paneId": pane, "command": "sleep 0.5; echo bg-typed-$((40+2))"}},
 		{"job script", map[string]any{"paneId": pane, "command": "sleep 0.5\necho bg-script-$((40+2))"}},
 		{"job script with cwd", map[string]any{"paneId": pane, "cwd": t.TempDir(), "command": "sleep 0.5; echo bg-cwd-$((40+2))"}},
-		// In a fresh pane waitMs 0 returns before its shell has started
-		// (not_started, no cursor yet); any wait gets the cursor.
-		{"fresh pane", map[string]any{"command": "sleep 1; echo bg-fresh-$((40+2))", "keep": true, "waitMs": 100}},
+		// In a fresh pane too: the call returns once its shell has started
+		// the command, with the cursor at the command's first byte.
+		{"fresh pane", map[string]any{"command": "sleep 1; echo bg-fresh-$((40+2))", "keep": true}},
 	} {
 		if _, ok := c.args["waitMs"]; !ok {
 			c.args["background"] = true

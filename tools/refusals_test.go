@@ -233,8 +233,8 @@ func TestCancelBeforeAFreshShellIsReady(t *testing.T) {
 	t.Parallel()
 	e := homeEnv(t, "/bin/bash", map[string]string{".bash_profile": "sleep 3\nPS1='$ '\n"})
 	r := e.runCmd(t, map[string]any{"command": "echo never-typed", "waitMs": 0})
-	if r.Str("status") != "running" || r.Str("launchOutcome") != "NOT_STARTED" {
-		t.Fatalf("a fresh pane job while its shell starts: %v", r)
+	if r.Str("status") != "running" || r.Str("launchOutcome") != "STARTED" || r.M["cursor"] != nil {
+		t.Fatalf("a fresh pane job while its shell starts (waitMs 0): running, to be typed once it is ready, no cursor yet: %v", r)
 	}
 	x := e.ok(t, "cancel_command", map[string]any{"jobId": r.Str("jobId")})
 	if x.Str("status") != "not_started" || !strings.Contains(x.Str("launchError"), "cancelled before its shell was ready") {

@@ -16,9 +16,9 @@ func (s *Server) runShellCommandTool() Tool {
 		"outputLimit": withDefault(integer("Bytes of output returned (head and tail); outputFile has it all when cut.", engine.MinOutputLimit, engine.MaxOutputLimit), engine.DefaultOutputLimit),
 		"requestId":   {Type: "string", Pattern: engine.RequestIDPattern.String(), Description: "Names the request: a retry with it returns the first call's job, never a second run."},
 		"reason":      {Type: "string", MaxLength: ptr(1000), Description: "One sentence on why this command is needed, shown to the person approving it."},
-		"description": {Type: "string", MaxLength: ptr(200), Description: "5-10 words for people watching (the fresh pane's window name), e.g. \"Run the unit tests\"."},
-		"background":  boolean("Return at once (as waitMs 0): status running, a jobId; in a given pane the command has started."),
-		"keep":        boolean("Keep the fresh pane open after the command ends."),
+		"description": {Type: "string", MaxLength: ptr(200), Description: "5-10 words shown to people watching (as the fresh pane's window name), e.g. \"Run the unit tests\"."},
+		"background":  boolean("Return once the command has started, with status running, a jobId and its cursor at the command's first byte (in a fresh pane, once its shell has started it): wait_for_text from it, or await_command_result."),
+		"keep":        boolean("Keep the fresh pane open after the command ends (only without paneId)."),
 		"escalate":    boolean("Run outside the sandbox in a fresh pane if a person approves (always asked); needs reason."),
 	}, "command")
 	tool := &mcp.Tool{
@@ -26,9 +26,9 @@ func (s *Server) runShellCommandTool() Tool {
 		Title: "Run a shell command",
 		Description: "Run shell text; get its exit status and its own output (no echo, no prompt), knowing exactly when it ended. " +
 			"With paneId it runs in that pane's shell (cd and export persist); without, in a fresh pane. " +
-			"Result: status (completed: the shell is back at its prompt, exitCode set; running: call await_command_result with jobId, never run it again; not_started, decision blocked/denied: it did not run, do not retry it in another form), " +
-			"waitingForInput (its program waits at a prompt or pager: answer with type_text/send_keys, or cancel_command), output (head and tail when cut; outputFile has all), shell (its language). " +
-			"A busy pane is refused with the way out. Not for REPLs and editors: use type_text.",
+			"Result: status (completed: ended, the shell is back at its prompt, exitCode set; running: call await_command_result with jobId, never run it again; not_started with decision blocked/denied: it did not run, do not retry it in another form), " +
+			"waitingForInput (its program waits at a prompt, a REPL or a pager: answer with type_text/send_keys, or cancel_command), output (head and tail when cut; outputFile has it all), cursor (continue from it with await_command_result, wait_for_text or capture_since), shell (the pane's shell language). " +
+			"A pane that is busy, in copy mode or has a half-typed line is refused with the exact way out; nothing is typed. Not for REPLs and editors: use type_text.",
 		InputSchema:  in,
 		OutputSchema: jobOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Run a shell command", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},

@@ -314,7 +314,7 @@ func TestTheOutputFileHoldsEveryLineOfAFloodUnderLoad(t *testing.T) {
 	}
 }
 
-// await_command_result with the last outputCursor returns only the new
+// await_command_result with the last result's cursor returns only the new
 // output, so polling a long job costs what it printed, not all of it.
 func TestIncrementalAwaitsReturnOnlyNewOutput(t *testing.T) {
 	// Not parallel: the command must print its first line within waitMs 500,
@@ -326,14 +326,14 @@ func TestIncrementalAwaitsReturnOnlyNewOutput(t *testing.T) {
 		t.Fatalf("first result: %v", r)
 	}
 	seen := r.Str("output")
-	c := r.Str("outputCursor")
+	c := r.Str("cursor")
 	for r.Str("status") == "running" {
 		r = e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "cursor": c, "waitMs": 800})
 		if strings.Contains(r.Str("output"), "first") {
 			t.Fatalf("output after the cursor repeats earlier output: %v", r)
 		}
 		seen += r.Str("output")
-		c = r.Str("outputCursor")
+		c = r.Str("cursor")
 	}
 	if seen != "first\nsecond\nthird\n" || r.Num("exitCode") != 0 {
 		t.Fatalf("pieces joined: %q (%v)", seen, r)
@@ -341,11 +341,11 @@ func TestIncrementalAwaitsReturnOnlyNewOutput(t *testing.T) {
 	if again := e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "cursor": c}); again.Str("output") != "" {
 		t.Fatalf("nothing after the last cursor: %v", again)
 	}
-	other := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo other"})
+	otherPane, _ := e.shell(t)
+	other := e.runCmd(t, map[string]any{"paneId": otherPane, "command": "echo other"})
 	for _, bad := range []map[string]any{
-		{"jobId": r.Str("jobId"), "cursor": r.Str("cursor")},
-		{"jobId": r.Str("jobId"), "cursor": strings.TrimSuffix(c, "19") + "999"},
-		{"jobId": r.Str("jobId"), "cursor": other.Str("outputCursor")},
+		{"jobId": r.Str("jobId"), "cursor": c[:strings.LastIndexByte(c, '.')] + ".99999999"},
+		{"jobId": r.Str("jobId"), "cursor": other.Str("cursor")},
 		{"jobId": r.Str("jobId"), "outputLimit": 5},
 	} {
 		x := e.call(t, "await_command_result", bad)

@@ -107,7 +107,7 @@ func taskLongBuild(t *testing.T, e *env, pane string) {
 	if r.Str("status") != "running" || r.M["waitingForInput"] != false {
 		t.Fatalf("first result: %v", r.M)
 	}
-	r = a.ok("await_command_result", map[string]any{"jobId": r.Str("jobId"), "cursor": r.Str("outputCursor"), "waitMs": 30000})
+	r = a.ok("await_command_result", map[string]any{"jobId": r.Str("jobId"), "cursor": r.Str("cursor"), "waitMs": 30000})
 	if r.Str("status") != "completed" || !strings.HasSuffix(r.Str("output"), "build ok\n") {
 		t.Fatalf("the build's end: %v", r.M)
 	}

@@ -16,7 +16,7 @@ func statusMeans() map[jobs.Status]string {
 		jobs.Running:     "still going: call await_command_result with jobId — never run the command again",
 		jobs.Interrupted: "cancel_command stopped it",
 		jobs.TimedOut:    "it ran past timeoutMs and was stopped",
-		jobs.PaneDied:    "its pane closed",
+		jobs.PaneDied:    "its pane closed, or its shell ended: exitCode or signal say how, when tmux could tell",
 		jobs.NotStarted:  "nothing ran: see launchError",
 	}
 }
