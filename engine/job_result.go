@@ -31,10 +31,8 @@ type JobResult struct {
 	MissedBytes        int64   `json:"missedBytes"`
 	// Cursor is the one cursor of a job's result: a position in its
 	// pane's recording that wait_for_text, capture_since and
-	// await_command_result all take. OutputCursor is the same value, kept
-	// for clients that read it.
+	// await_command_result all take.
 	Cursor          *string `json:"cursor"`
-	OutputCursor    *string `json:"outputCursor"`
 	PaneID          *string `json:"paneId"`
 	Host            string  `json:"host"`
 	DurationMs      int64   `json:"durationMs"`
@@ -205,6 +203,5 @@ func (h *Host) jobResult(j *jobs.Job) *JobResult {
 			out.Cursor = cursorText(s, j.EndOffset)
 		}
 	}
-	out.OutputCursor = out.Cursor
 	return out
 }

@@ -9,9 +9,9 @@ import (
 func (s *Server) awaitCommandResultTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
 		"jobId":       {Type: "string", MinLength: ptr(1), Description: "The jobId run_shell_command returned."},
-		"waitMs":      withDefault(integer("How long to wait for the job to finish before returning its current state.", 0, engine.MaxWaitMs), engine.DefaultWaitMs),
-		"cursor":      cursorSchema("The cursor of an earlier result of this job (or of a wait_for_text or capture_since on its pane since): output then holds only what the command printed after it."),
-		"outputLimit": integer("Bytes of output returned (head and tail when longer); default: the job's own outputLimit.", engine.MinOutputLimit, engine.MaxOutputLimit),
+		"waitMs":      withDefault(integer("How long to wait for the end before returning the current state.", 0, engine.MaxWaitMs), engine.DefaultWaitMs),
+		"cursor":      cursorSchema("A cursor from an earlier result of this job or a wait on its pane: output then holds only what the command printed after it."),
+		"outputLimit": integer("Bytes of output returned (head and tail); default: the job's outputLimit.", engine.MinOutputLimit, engine.MaxOutputLimit),
 	}, "jobId")
 	tool := &mcp.Tool{
 		Name:  "await_command_result",

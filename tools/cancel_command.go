@@ -12,7 +12,7 @@ func (s *Server) cancelCommandTool() Tool {
 	tool := &mcp.Tool{
 		Name:         "cancel_command",
 		Title:        "Cancel a running command",
-		Description:  "Stop a job from run_shell_command: C-c, then SIGTERM and SIGKILL to the pane's foreground program (after 1 s, 2 s); the shell stays. Returns once the shell is back at its prompt: status interrupted (exitCode, signal), or, for a job that ended by itself, as it ended.",
+		Description:  "Stop a job from run_shell_command: C-c, then SIGTERM, then SIGKILL to its foreground program; the shell stays. Returns once the shell is back at its prompt: status interrupted (exitCode, signal), or as it ended if it ended by itself.",
 		InputSchema:  in,
 		OutputSchema: jobOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Cancel a running command", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: true, OpenWorldHint: ptr(false)},

@@ -170,7 +170,7 @@ func TestAQuestionForTheUserGoesThroughTheClientAndItsAnswerComesBack(t *testing
 			return nil, errors.New("the answer came back with state " + state)
 		}
 		answers = append(answers, approved)
-		return &engine.JobResult{JobID: "01j", Status: "completed", Decision: "approved", Cursor: ptr("ltxc1.00000000000000000000000000000001.0"), OutputCursor: ptr("ltxc1.00000000000000000000000000000001.0"), Host: "local", LaunchOutcome: "STARTED", OutputFileComplete: true}, nil
+		return &engine.JobResult{JobID: "01j", Status: "completed", Decision: "approved", Cursor: ptr("ltxc1.00000000000000000000000000000001.0"), Host: "local", LaunchOutcome: "STARTED", OutputFileComplete: true}, nil
 	}}}
 	asked := ""
 	cs := fakeSession(t, hosts, &mcp.ClientOptions{ElicitationHandler: func(_ context.Context, req *mcp.ElicitRequest) (*mcp.ElicitResult, error) {

@@ -23,7 +23,6 @@ func jobOutSchema() *jsonschema.Schema {
 		"missedBytes":        count("Output lost before tmuxmcp could record it (evicted, or printed while tmuxmcp was restarting): non-zero means output is incomplete."),
 		"foldedRedraws":      count("Times a line was redrawn in place (a progress bar's \\r, erase-line, cursor back or up); output and outputFile show each line once, as it ended."),
 		"cursor":             nullable(cursorSchema("The job's one cursor: the position after the output this result covers (the command's end; while it runs, its output so far — never tmuxmcp's own typed line). Pass it as cursor to await_command_result (only what the command prints next), wait_for_text or capture_since (with paneId). null until the command has started, or once its pane's recording is gone.")),
-		"outputCursor":       nullable(cursorSchema("The same value as cursor (kept for older clients): use cursor.")),
 		"paneId":             nullable(paneID("The pane it runs in, or null while no pane was chosen yet (a fresh pane waiting for approval, or blocked).")),
 		"durationMs":         count("How long it has run."),
 		"launchOutcome":      enum("STARTED: the command runs or ran (in a fresh pane whose shell is still starting, it is typed the moment the shell is ready); NOT_STARTED: nothing ran (status not_started).", "STARTED", "NOT_STARTED"),

@@ -87,7 +87,7 @@ func patterns(t *testing.T, where string, s *jsonschema.Schema) {
 		return
 	}
 	for k, p := range s.Properties {
-		want := map[string]string{"cursor": cursor.Pattern, "outputCursor": cursor.Pattern, "paneId": PaneIDPattern, "targetPaneId": PaneIDPattern}[k]
+		want := map[string]string{"cursor": cursor.Pattern, "paneId": PaneIDPattern, "targetPaneId": PaneIDPattern}[k]
 		if want != "" && p.Pattern != want {
 			t.Errorf("%s.%s: pattern %q, want %q", where, k, p.Pattern, want)
 		}

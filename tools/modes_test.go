@@ -127,7 +127,7 @@ func TestOneCursorServesEveryToolInEveryMode(t *testing.T) {
 		}
 		r := e.runCmd(t, args)
 		c := r.Str("cursor")
-		if r.Str("status") != "running" || r.Str("launchOutcome") != "STARTED" || c == "" || r.Str("outputCursor") != c || r.Str("output") != "" {
+		if r.Str("status") != "running" || r.Str("launchOutcome") != "STARTED" || c == "" || r.Str("output") != "" {
 			t.Fatalf("%s: a background command answers running, STARTED, one cursor: %v", m.name, r.M)
 		}
 		p := r.Str("paneId")
@@ -140,7 +140,7 @@ func TestOneCursorServesEveryToolInEveryMode(t *testing.T) {
 			t.Fatalf("%s: capture_since from the job's cursor starts at the command's first byte: %q", m.name, since.Str("output"))
 		}
 		a := e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "cursor": c, "waitMs": 30000})
-		if a.Str("status") != "completed" || a.Str("output") != "one-2\ntwo-4\n" || a.Str("outputCursor") != a.Str("cursor") {
+		if a.Str("status") != "completed" || a.Str("output") != "one-2\ntwo-4\n" {
 			t.Fatalf("%s: await_command_result from the job's first cursor: %v", m.name, a.M)
 		}
 		// A wait's cursor is taken too: what follows it, perhaps a little

@@ -22,8 +22,6 @@ import (
 //   - A field at its usual value (usual: host local, decision
 //     auto-approved, launchOutcome STARTED, outputFileComplete true) is
 //     left out.
-//   - A job's outputCursor is left out once the job has ended: it is for
-//     await_command_result's cursor, and an ended job prints nothing more.
 
 // zeroAnswers are fields whose zero is itself the answer: a position, or
 // the list a tool was called for.
@@ -37,10 +35,6 @@ var usual = map[string]string{
 	"launchOutcome":      `"STARTED"`,
 	"outputFileComplete": `true`,
 }
-
-// whileRunning are fields that say something only while the object's
-// status is running.
-var whileRunning = map[string]bool{"outputCursor": true}
 
 // leanText is the text content of a result: b (its JSON) without the
 // fields the rule above leaves out, in the same order, compact and
@@ -110,19 +104,13 @@ func leanObject(dec *json.Decoder, schema *jsonschema.Schema, out *bytes.Buffer)
 	if _, err := dec.Token(); err != nil { // }
 		return false, err
 	}
-	running := true
-	for _, m := range members {
-		if m.key == "status" {
-			running = string(m.value) == `"running"`
-		}
-	}
 	out.WriteByte('{')
 	n := 0
 	for _, m := range members {
 		switch {
 		case m.zero && !zeroAnswers[m.key] && !(acceptsNull(property(schema, m.key)) && string(m.value) != "null"):
 			continue
-		case usual[m.key] == string(m.value), whileRunning[m.key] && !running:
+		case usual[m.key] == string(m.value):
 			continue
 		}
 		if n > 0 {

@@ -32,7 +32,7 @@ func TestAPlainCommandsTextIsLeanAndItsStructuredContentWhole(t *testing.T) {
 		for _, want := range []string{`"status":"completed"`, `"exitCode":0`, `"jobId":"` + r.Str("jobId") + `"`, `"cursor":"`} {
 			mustContain(t, "the text", r.Text, want)
 		}
-		for _, noise := range []string{"null", "false", `"output":""`, `"missedBytes"`, `"host":"local"`, `"outputCursor"`} {
+		for _, noise := range []string{"null", "false", `"output":""`, `"missedBytes"`, `"host":"local"`} {
 			if strings.Contains(r.Text, noise) {
 				t.Errorf("%v: the text has %s: %s", args, noise, r.Text)
 			}
@@ -45,15 +45,15 @@ func TestAPlainCommandsTextIsLeanAndItsStructuredContentWhole(t *testing.T) {
 }
 
 // While a job runs, its text says so with what an agent needs to go on:
-// the outputCursor for await_command_result, and no exitCode.
-func TestARunningJobsTextHasItsOutputCursor(t *testing.T) {
+// the cursor for await_command_result, and no exitCode.
+func TestARunningJobsTextHasItsCursor(t *testing.T) {
 	t.Parallel()
 	e := newEnv(t, envOptions{})
 	pane, _ := e.shell(t)
 	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 30", "background": true})
 	t.Cleanup(func() { e.call(t, "cancel_command", map[string]any{"jobId": r.Str("jobId")}) })
 	mustContain(t, "the text", r.Text, `"status":"running"`)
-	mustContain(t, "the text", r.Text, `"outputCursor":"`+r.Str("outputCursor")+`"`)
+	mustContain(t, "the text", r.Text, `"cursor":"`+r.Str("cursor")+`"`)
 	if strings.Contains(r.Text, "exitCode") {
 		t.Errorf("a running job's text has an exitCode: %s", r.Text)
 	}
@@ -101,8 +101,7 @@ func wholeAndValid(t *testing.T, r result, schema *jsonschema.Resolved) {
 }
 
 // The rule, field by field: nullable zeros stay (absence there means
-// null), places stay at 0, usual values go, outputCursor goes once the
-// job ended, nested objects are leaned too, order is kept and nothing
+// null), places stay at 0, usual values go, nested objects are leaned too, order is kept and nothing
 // is HTML-escaped.
 func TestLeanTextKeepsTheZerosThatAnswer(t *testing.T) {
 	schema := object(map[string]*jsonschema.Schema{
@@ -113,17 +112,16 @@ func TestLeanTextKeepsTheZerosThatAnswer(t *testing.T) {
 		"cursorX":      count(""),
 		"missedBytes":  count(""),
 		"output":       str(""),
-		"outputCursor": str(""),
 		"host":         str(""),
 		"done":         boolean(""),
 		"panes":        {Type: "array", Items: object(map[string]*jsonschema.Schema{"dead": boolean(""), "deadStatus": nullable(count("")), "paneId": str("")})},
 		"hostErrors":   {Type: "array", Items: str("")},
 	})
 	for _, c := range []struct{ in, want string }{
-		{`{"status":"completed","exitCode":0,"ready":false,"signal":null,"cursorX":0,"missedBytes":0,"output":"","outputCursor":"c","host":"local","done":false}`,
+		{`{"status":"completed","exitCode":0,"ready":false,"signal":null,"cursorX":0,"missedBytes":0,"output":"","host":"local","done":false}`,
 			`{"status":"completed","exitCode":0,"ready":false,"cursorX":0}`},
-		{`{"status":"running","exitCode":null,"outputCursor":"c","output":"<a>&b","host":"box","done":true}`,
-			`{"status":"running","outputCursor":"c","output":"<a>&b","host":"box","done":true}`},
+		{`{"status":"running","exitCode":null,"output":"<a>&b","host":"box","done":true}`,
+			`{"status":"running","output":"<a>&b","host":"box","done":true}`},
 		{`{"panes":[{"paneId":"%1","dead":false,"deadStatus":null},{"paneId":"%2","dead":true,"deadStatus":0}],"hostErrors":[]}`,
 			`{"panes":[{"paneId":"%1"},{"paneId":"%2","dead":true,"deadStatus":0}]}`},
 		{`{"missedBytes":12,"output":"x\ty\u001b"}`, `{"missedBytes":12,"output":"x\ty\u001b"}`},

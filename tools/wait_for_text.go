@@ -14,7 +14,7 @@ func (s *Server) waitForTextTool() Tool {
 		"paneId":    paneID("Pane to watch, e.g. %1."),
 		"patterns":  {Type: "array", Items: &jsonschema.Schema{Type: "string", MinLength: ptr(1), MaxLength: ptr(stream.MaxPatternLength)}, MinItems: ptr(1), MaxItems: ptr(stream.MaxPatterns), Description: "Any one ends the wait; each matches within one line (an unfinished prompt line counts). Omit to wait for any output."},
 		"regex":     boolean("Patterns are .NET regular expressions (^ and $ anchor the line; named groups come back in groups)."),
-		"cursor":    cursorSchema("Start after this cursor from an earlier result: nothing printed in between is missed. Omit: from now on."),
+		"cursor":    cursorSchema("A cursor from an earlier result: nothing printed since is missed. Omit: from now on."),
 		"maxLines":  integer("Keep at most this many lines of output, from the end.", 1, maxSafeInt),
 		"timeoutMs": integer(fmt.Sprintf("Default %d; clamped to %d (the result says what was used).", engine.DefaultWaitTimeout.Milliseconds(), s.cfg.WaitMax.Milliseconds()), 1, maxSafeInt),
 	}, "paneId")
