@@ -105,17 +105,17 @@ func wholeAndValid(t *testing.T, r result, schema *jsonschema.Resolved) {
 // is HTML-escaped.
 func TestLeanTextKeepsTheZerosThatAnswer(t *testing.T) {
 	schema := object(map[string]*jsonschema.Schema{
-		"status":       str(""),
-		"exitCode":     nullable(count("")),
-		"ready":        nullable(boolean("")),
-		"signal":       nullable(str("")),
-		"cursorX":      count(""),
-		"missedBytes":  count(""),
-		"output":       str(""),
-		"host":         str(""),
-		"done":         boolean(""),
-		"panes":        {Type: "array", Items: object(map[string]*jsonschema.Schema{"dead": boolean(""), "deadStatus": nullable(count("")), "paneId": str("")})},
-		"hostErrors":   {Type: "array", Items: str("")},
+		"status":      str(""),
+		"exitCode":    nullable(count("")),
+		"ready":       nullable(boolean("")),
+		"signal":      nullable(str("")),
+		"cursorX":     count(""),
+		"missedBytes": count(""),
+		"output":      str(""),
+		"host":        str(""),
+		"done":        boolean(""),
+		"panes":       {Type: "array", Items: object(map[string]*jsonschema.Schema{"dead": boolean(""), "deadStatus": nullable(count("")), "paneId": str("")})},
+		"hostErrors":  {Type: "array", Items: str("")},
 	})
 	for _, c := range []struct{ in, want string }{
 		{`{"status":"completed","exitCode":0,"ready":false,"signal":null,"cursorX":0,"missedBytes":0,"output":"","host":"local","done":false}`,
