@@ -34,7 +34,7 @@ func (s *Server) createPaneTool() Tool {
 		Name:  "create_pane",
 		Title: "Create a pane",
 		Description: "Start a shell, or a program (argv), in a new window or a split, without changing what anyone sees. " +
-			"A shell comes back ready (ready: true: no need to wait for its prompt); with argv, wait_for_text from its cursor (offset 0: nothing is missed). Prefer a new window to splitting a pane a person uses.",
+			"A shell comes back ready (no need to wait for its prompt); with argv, wait_for_text from its cursor (nothing is missed). Prefer a new window to splitting a pane a person uses.",
 		InputSchema:  in,
 		OutputSchema: out,
 		Annotations:  &mcp.ToolAnnotations{Title: "Create a pane", ReadOnlyHint: false, DestructiveHint: ptr(false), IdempotentHint: false, OpenWorldHint: ptr(true)},

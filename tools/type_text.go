@@ -16,7 +16,7 @@ func (s *Server) typeTextTool() Tool {
 		Name:  "type_text",
 		Title: "Type text into a pane",
 		Description: "Type literal text into a pane's program (a REPL, an editor, a question), optionally pressing Enter (submit). " +
-			"Returns the cursor from before the input: wait_for_text from it (its echo never matches). Refuses a pane in copy mode or whose program exited. Shell commands: run_shell_command; key names: send_keys.",
+			"Returns the cursor from before the input: wait_for_text from it (its echo never matches). Shell commands: run_shell_command; key names: send_keys.",
 		InputSchema:  in,
 		OutputSchema: inputOutSchema(),
 		Annotations:  &mcp.ToolAnnotations{Title: "Type text into a pane", ReadOnlyHint: false, DestructiveHint: ptr(true), IdempotentHint: false, OpenWorldHint: ptr(true)},
