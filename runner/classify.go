@@ -305,6 +305,16 @@ func hooksGone(f paneFacts) bool {
 	return line == strings.TrimRight(f.marks.prompt, " ") || f.rec.promptKnown && line == strings.TrimRight(f.rec.prompt, " ")
 }
 
+// readsAtStart reports whether the shell in front of a starting shell's
+// terminal reads it: as the kernel tells, or where it cannot tell, at
+// least the shell is the pane's own (not its startup files' subshell).
+func readsAtStart(probe shell.Probe) bool {
+	if probe.LeaderReadKnown {
+		return probe.LeaderReads
+	}
+	return probe.ShellGroup
+}
+
 // lostAfter is how long an integrated shell's line editor may wait for
 // input after its end or prompt mark, without the prompt's end mark,
 // before tmuxmcp takes its hooks to be gone (a prompt whose expansion
@@ -345,6 +355,17 @@ func (sh *shellState) notAtPrompt(f paneFacts) *Refusal {
 		}
 		ref.Program = probe.Busy()
 		ref.ending = sh.tagged && marks.last == 'C'
+		return ref
+	}
+	if sh.starting && !sh.tagged && p.ShellTag != "" && !readsAtStart(probe) {
+		// A shell tmuxmcp started, without marks, still starting: what its
+		// startup files run between their programs (a `( … )` under job
+		// control, in a group of its own led by a fork of the shell; the
+		// shell's own builtins) shows an idle shell and an empty line, and a
+		// line typed then is read ahead of its prompt, or by what
+		// runs. Its first prompt is where it reads the terminal.
+		ref := refuse(Starting)
+		ref.Program, ref.Screen = probe.Leader, lastRows(f.screen, 5)
 		return ref
 	}
 	if sh.kind.LineEditor() && probe.Canonical {

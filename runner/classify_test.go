@@ -53,6 +53,14 @@ func untagged(f *paneFacts, kind string) {
 	withStream(f, []byte("earlier output\r\n"))
 }
 
+// youngPOSIX makes the pane's shell a dash tmuxmcp started a second ago,
+// which has printed printed.
+func youngPOSIX(f *paneFacts, printed string) {
+	f.probe.First, f.probe.Leader, f.probe.FirstArgs, f.probe.Age = "dash", "dash", []string{"dash", "-l"}, time.Second
+	f.rec.lastAppend = f.now
+	withStream(f, []byte(printed))
+}
+
 // cursorAt shows screen with the cursor at column x of its row y.
 func cursorAt(f *paneFacts, x, y int, screen ...string) {
 	f.screen, f.info.CursorX, f.info.CursorY = screen, x, y
@@ -128,6 +136,21 @@ var classifyCases = []classifyCase{
 		f.probe.First, f.probe.Leader, f.probe.Age = "dash", "dash", time.Second
 		cursorAt(f, 0, 0, "")
 	}, refusal: &Refusal{Pane: testPane, State: Starting, Program: "dash"}},
+	{name: "starting: a shell it started without marks runs its startup files below an empty line", change: func(f *paneFacts) {
+		youngPOSIX(f, "logname: no login name\r\n")
+		f.probe.LeaderReadKnown = true
+		cursorAt(f, 0, 1, "logname: no login name", "")
+	}, refusal: &Refusal{Pane: testPane, State: Starting, Program: "dash", Screen: []string{"logname: no login name"}}},
+	{name: "starting: a subshell of its startup files is in front (yash's greeting)", change: func(f *paneFacts) {
+		youngPOSIX(f, "Welcome to yash!\r\n\r\n")
+		f.probe.First, f.probe.Leader, f.probe.ForegroundPgrp, f.probe.ShellGroup = "yash", "yash", programPID, false
+		cursorAt(f, 0, 2, "Welcome to yash!", "", "")
+	}, refusal: &Refusal{Pane: testPane, State: Starting, Program: "yash", Screen: []string{"Welcome to yash!"}}},
+	{name: "ready: a shell it started without marks reads at its first prompt", change: func(f *paneFacts) {
+		youngPOSIX(f, "logname: no login name\r\n@vm ~ $ ")
+		f.probe.LeaderReadKnown, f.probe.LeaderReads = true, true
+		cursorAt(f, 8, 1, "logname: no login name", "@vm ~ $ ")
+	}, ready: &Shell{Pane: testPane, PID: shellPID, TTY: "/dev/pts/9", Kind: shell.POSIX, Program: "dash", Prompt: "@vm ~ $"}, remember: "@vm ~ $"},
 	{name: "busy: a command's program owns the terminal", change: func(f *paneFacts) {
 		withStream(f, through(bashExit7(), 'C', 1))
 		runs(f, "sleep")

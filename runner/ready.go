@@ -159,6 +159,9 @@ func (r *Runner) Ready(ctx context.Context, pane int, wait time.Duration) (*Shel
 		t := time.NewTimer(min(left, recheck))
 		select {
 		case <-changed:
+			// What it printed may be its prompt, and the shell reads a
+			// moment after: looked at again soon.
+			recheck = 10 * time.Millisecond
 		case <-t.C:
 			recheck = min(2*recheck, 250*time.Millisecond)
 		case <-ctx.Done():

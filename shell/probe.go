@@ -47,6 +47,12 @@ type Probe struct {
 	// reading the terminal — a prompt ([y/N], Password:), a pager, a REPL,
 	// an editor — or is "" when none is (or the kernel does not say).
 	Reader string
+	// LeaderReads says the foreground group's leader sleeps reading the
+	// terminal now (a shell at its prompt, in its line editor or reading a
+	// line), when LeaderReadKnown: the kernel told (its system call, or a
+	// terminal read as its wchan). A shell still running its startup files
+	// between their commands, waiting for one, or exiting does not read.
+	LeaderReads, LeaderReadKnown bool
 
 	// proc is where the probe was read; Running, RunsProgram and
 	// CatchesInterrupt read there again. nil is this machine's /proc.
@@ -168,11 +174,12 @@ func ProbeWith(proc Proc, pid int, tty string) (Probe, error) {
 	}
 	term := terminal{tty: tty, console: len(sandbox) > 0}
 	for _, pid := range append([]int{p.ForegroundPgrp}, p.OtherPIDs...) {
-		if readsTerminal(proc, pid, term, p.Canonical) {
+		if reads, _ := readsTerminal(proc, pid, term, p.Canonical); reads {
 			p.Reader = comm(proc, pid)
 			break
 		}
 	}
+	p.LeaderReads, p.LeaderReadKnown = readsTerminal(proc, leader, term, p.Canonical)
 	return p, nil
 }
 
@@ -224,34 +231,36 @@ func children(proc Proc, pid int) []int {
 // it — poll/select with the terminal as its standard input. Where
 // /proc/PID/syscall cannot be read, the kernel function it sleeps in
 // (wchan) must be the terminal's read and its standard input the terminal.
-func readsTerminal(proc Proc, pid int, tty terminal, canonical bool) bool {
+// known says the kernel told: false when neither file says what a
+// sleeping process waits for.
+func readsTerminal(proc Proc, pid int, tty terminal, canonical bool) (reads, known bool) {
 	st, err := proc.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
 	if i := bytes.LastIndexByte(st, ')'); err != nil || i < 0 || i+2 >= len(st) || st[i+2] != 'S' {
-		return false // not asleep (running, stopped, gone)
+		return false, true // not asleep (running, stopped, gone)
 	}
 	if b, err := proc.ReadFile(fmt.Sprintf("/proc/%d/syscall", pid)); err == nil {
 		if f := strings.Fields(string(b)); len(f) >= 2 {
 			nr, err := strconv.Atoi(f[0]) // "running" while it runs
 			if err != nil {
-				return false
+				return false, true
 			}
 			switch syscallKind(proc.Arch(), nr) {
 			case readCall:
 				fd, err := strconv.ParseInt(strings.TrimPrefix(f[1], "0x"), 16, 32)
-				return err == nil && isTerminal(proc, pid, int(fd), tty)
+				return err == nil && isTerminal(proc, pid, int(fd), tty), true
 			case pollCall:
-				return !canonical && isTerminal(proc, pid, 0, tty)
+				return !canonical && isTerminal(proc, pid, 0, tty), true
 			case otherCall:
-				return false
+				return false, true
 			}
 		}
 	}
 	w, _ := proc.ReadFile(fmt.Sprintf("/proc/%d/wchan", pid))
 	switch strings.TrimSpace(string(w)) {
 	case "n_tty_read", "wait_woken":
-		return isTerminal(proc, pid, 0, tty)
+		return isTerminal(proc, pid, 0, tty), true
 	}
-	return false
+	return false, false
 }
 
 type callKind int

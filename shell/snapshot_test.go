@@ -143,6 +143,21 @@ func TestASnapshotProbeAgreesWithTheLocalProbe(t *testing.T) {
 			t.Errorf("first args %q, want %q", p.FirstArgs, want)
 		}
 	})
+	t.Run("the shell in front reading its terminal", func(t *testing.T) {
+		pane := startPane(t, "read -r line; :")
+		waitFor(t, pane, "reading with the shell", func(p Probe) bool { return p.LeaderReads })
+		if _, p := probeBoth(t, pane); !p.LeaderReads || !p.LeaderReadKnown || p.Reader != "sh" {
+			t.Errorf("snapshot: %+v", p)
+		}
+	})
+	t.Run("the shell in front running builtins", func(t *testing.T) {
+		// As a shell's startup files run: in front, alone, not reading.
+		pane := startPane(t, "while :; do :; done")
+		waitFor(t, pane, "running builtins", func(p Probe) bool { return p.LeaderReadKnown && p.Leader == "sh" })
+		if _, p := probeBoth(t, pane); p.LeaderReads || !p.LeaderReadKnown || p.Reader != "" || !p.AtShellPrompt() {
+			t.Errorf("snapshot: %+v", p)
+		}
+	})
 	t.Run("a terminal in raw mode", func(t *testing.T) {
 		pane := startPane(t, "stty raw; cat; :")
 		waitFor(t, pane, "raw with cat reading", func(p Probe) bool { return !p.Canonical && p.Reader == "cat" })
