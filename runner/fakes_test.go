@@ -38,6 +38,8 @@ type fakeTmux struct {
 	// its probe), before it answers.
 	onPane  func()
 	screens int // PaneScreen calls: looks at the pane's screen
+	// onMark runs once, in the next MarkPane, before its mark.
+	onMark func()
 }
 
 func newFakeTmux() *fakeTmux {
@@ -377,8 +379,17 @@ func (b *bench) signal() string {
 	}
 }
 
-// MarkPane runs mark at once: every byte a test fed is in the hub already.
+// MarkPane runs mark at once: every byte a test fed is in the hub already,
+// and what onMark (run once, before the mark) feeds: output the pane wrote
+// before the round trip that the recording had not had yet.
 func (f *fakeTmux) MarkPane(_ context.Context, _ int, mark func()) error {
+	f.mu.Lock()
+	hook := f.onMark
+	f.onMark = nil
+	f.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
 	mark()
 	return nil
 }

@@ -522,3 +522,26 @@ func TestTextTypedDuringACommandIsNotLearntAsThePrompt(t *testing.T) {
 		t.Fatalf("learnt the prompt %q (%v)", p, ok)
 	}
 }
+
+// tmux drew the shell's next prompt on the pane's screen while the bytes
+// with its end mark and the command's last output were still on their way
+// to the recording (a loaded machine): a look at the quiet pane sees the
+// prompt. The command's status and output come from those bytes, not a
+// guess that its hooks were removed.
+func TestAPromptOnScreenBeforeItsEndMarkWasReadWaitsForTheEndMark(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	b.tmux.info.ShellTag, b.tmux.info.Prompt = recordedTag, "$ "
+	b.tmux.screen = []string{"$ read x; echo got-$x", "zed", "got-zed", "$ "}
+	b.tmux.info.CursorX, b.tmux.info.CursorY = 2, 3
+	j := integrated()
+	j.Command = "read x; echo got-$x"
+	_, run := b.watch(j, 0)
+	b.tmux.mu.Lock()
+	b.tmux.onMark = func() { b.feed("got-zed\r\n" + prompt("0")) }
+	b.tmux.mu.Unlock()
+	b.feed("read x; echo got-$x\r\n" + mark("C") + "zed\r\n")
+	got := b.ended(run)
+	if got.Status != jobs.Completed || got.ExitCode == nil || *got.ExitCode != 0 || got.Note != "" || got.Output != "zed\ngot-zed\n" {
+		t.Fatalf("got %+v", got)
+	}
+}

@@ -558,6 +558,14 @@ func (w *watcher) idled() bool {
 		return false
 	}
 	if back, code := w.r.backAtPrompt(j, w.s); back {
+		if w.unread() {
+			// The screen is ahead of the recording: the shell drew its
+			// prompt, and what it printed before (its end mark with the
+			// command's status, the last output) is still on its way.
+			// It is read first; the pane is looked at again when quiet.
+			w.idle.Reset(idleAfter)
+			return false
+		}
 		status := jobs.Completed
 		if w.reached(w.pos, code) {
 			status = w.stopping
@@ -574,6 +582,17 @@ func (w *watcher) idled() bool {
 	w.idleGap = min(2*w.idleGap, idleMax)
 	w.idle.Reset(w.idleGap)
 	return false
+}
+
+// unread reports whether the pane wrote output before now that the watch
+// has not read yet (tmux answers a round trip after the output it read
+// before it, MarkPane). A pane that cannot be asked has none to wait for.
+func (w *watcher) unread() bool {
+	at := int64(-1)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	err := w.r.fleet.MarkPane(ctx, w.pane, func() { at = w.s.End() })
+	cancel()
+	return err == nil && at > w.pos
 }
 
 // hooksLost records that the job's command removed its shell's
