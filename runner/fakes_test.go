@@ -40,6 +40,8 @@ type fakeTmux struct {
 	screens int // PaneScreen calls: looks at the pane's screen
 	// onMark runs once, in the next MarkPane, before its mark.
 	onMark func()
+	// onType runs as TypeText types a line.
+	onType func(text string)
 }
 
 func newFakeTmux() *fakeTmux {
@@ -92,6 +94,17 @@ func (f *fakeTmux) SendKeys(_ context.Context, pane int, keys ...string) error {
 		case f.keys <- k:
 		default:
 		}
+	}
+	return nil
+}
+
+func (f *fakeTmux) TypeText(_ context.Context, pane int, text, _ string, submit bool) error {
+	f.log("type %s %q %v", paneName(pane), text, submit)
+	f.mu.Lock()
+	hook := f.onType
+	f.mu.Unlock()
+	if hook != nil {
+		hook(text)
 	}
 	return nil
 }

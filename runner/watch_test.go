@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"os"
 	"reflect"
 	"slices"
@@ -542,6 +543,36 @@ func TestAPromptOnScreenBeforeItsEndMarkWasReadWaitsForTheEndMark(t *testing.T) 
 	b.feed("read x; echo got-$x\r\n" + mark("C") + "zed\r\n")
 	got := b.ended(run)
 	if got.Status != jobs.Completed || got.ExitCode == nil || *got.ExitCode != 0 || got.Note != "" || got.Output != "zed\ngot-zed\n" {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// A job's files are all there before its line is typed, its spool of the
+// pane's raw output (.raw) too: a command that lists them sees each one,
+// and every byte from the line on is kept, however late the watch starts.
+func TestAJobsSpoolIsThereBeforeItsLineIsTyped(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	j, err := b.r.jobs.Create(&jobs.Job{Status: jobs.Running, Command: "ls", OutputLimit: 8192})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := b.r.jobs.Path(j.ID, ".raw")
+	typed := errors.New("nothing was typed")
+	b.tmux.onType = func(string) { _, typed = os.Stat(raw) }
+	sh := &Shell{Pane: testPane, PID: shellPID, TTY: "/dev/pts/9", Kind: shell.Bash, Program: "bash", Stream: b.s}
+	st, err := b.r.Start(t.Context(), j, sh, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typed != nil {
+		t.Fatalf("the job's spool when its line was typed: %v", typed)
+	}
+	b.r.Spawn(st)
+	b.r.mu.Lock()
+	run := b.r.runs[j.ID]
+	b.r.mu.Unlock()
+	b.feed(". /tmp/job.run\r\n" + osc("C", st.Job.Secret) + "a-file\r\n" + osc("D;0", st.Job.Secret) + prompt("0"))
+	if got := b.ended(run); got.Status != jobs.Completed || got.Output != "a-file\n" {
 		t.Fatalf("got %+v", got)
 	}
 }

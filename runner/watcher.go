@@ -114,10 +114,13 @@ func (r *Runner) newWatcher(run *Run, st *Started) (*watcher, bool) {
 	r.mu.Unlock()
 	// Every byte from here on is also spooled as it is ingested, so the
 	// output file never depends on how far behind this loop falls.
-	sp, err := newSpool(r.jobs.Path(run.ID, ".raw"))
+	// Start made it before it typed the line; a job watched again
+	// (resumed) gets one now.
+	sp, untap, err := st.spool, st.untap, error(nil)
+	if sp == nil {
+		sp, untap, err = r.jobSpool(run.ID, s)
+	}
 	if err == nil {
-		from, untap := s.Tap(sp.write)
-		sp.start(from)
 		w.sp, w.untap = sp, untap
 	} else {
 		r.log.Warn("job spool", "job", run.ID, "err", err)
