@@ -122,11 +122,12 @@ func (r *Runner) gather(ctx context.Context, pane int, s *stream.PaneStream) (pa
 		f.job = j
 		return f, nil
 	}
-	if f.probe, f.probeErr = r.machine.Probe(p.PID, p.TTY); f.probeErr != nil {
+	tail := r.probeWithTail(&f, s)
+	if f.probeErr != nil {
 		return f, nil
 	}
 	f.launching = r.cfg.Shell != nil && r.cfg.Shell.Launching(f.probe.FirstArgs)
-	f.rec = recording{tail: recordingTail(s), born: s.Born(), lastAppend: s.LastAppend(), unsubmitted: s.Unsubmitted(),
+	f.rec = recording{tail: tail, born: s.Born(), lastAppend: s.LastAppend(), unsubmitted: s.Unsubmitted(),
 		released: r.releasedIn(pane, s)}
 	f.rec.keysAt, f.rec.keysOff = s.LastKeysEntered()
 	f.rec.prompt, f.rec.promptKnown = r.knownPrompt(pane, s, p, f.probe)
@@ -135,6 +136,24 @@ func (r *Runner) gather(ctx context.Context, pane int, s *stream.PaneStream) (pa
 	f.rec.broken, f.rec.lost, f.rec.rearmed = broken, b.lost, b.rearmed
 	f.now = time.Now()
 	return f, nil
+}
+
+// probeWithTail probes the pane's terminal into f and returns the
+// recording's tail as it was when the probe began: the marks classify
+// reads must not be newer than what the probe saw (a probe, slow on a
+// remote host, can see a login shell's startup program while the shell
+// draws its first prompt meanwhile: that prompt's mark with the program
+// in front would read as a busy pane). When the pane printed during the
+// probe, it probes again (twice at most).
+func (r *Runner) probeWithTail(f *paneFacts, s *stream.PaneStream) stream.RawChunk {
+	for try := 0; ; try++ {
+		before := s.End()
+		f.probe, f.probeErr = r.machine.Probe(f.info.PID, f.info.TTY)
+		tail := recordingTail(s)
+		if f.probeErr != nil || tailEnd(tail) <= before || try == 2 {
+			return tail
+		}
+	}
 }
 
 // classify decides from the facts of one look whether the pane's shell

@@ -255,6 +255,9 @@ type fakeMachine struct {
 	// onSignal, when set, runs as each signal is sent (before the runner
 	// looks again).
 	onSignal func()
+	// onProbe, when set, runs once as the next probe returns: what the
+	// pane did while a slow probe looked.
+	onProbe func()
 }
 
 func (m *fakeMachine) set(pp paneProcs) {
@@ -266,8 +269,14 @@ func (m *fakeMachine) set(pp paneProcs) {
 func (m *fakeMachine) Probe(pid int, tty string) (shell.Probe, error) {
 	m.mu.Lock()
 	pp := m.procs
+	hook := m.onProbe
+	m.onProbe = nil
 	m.mu.Unlock()
-	return shell.ProbeWith(pp.proc(), pid, tty)
+	p, err := shell.ProbeWith(pp.proc(), pid, tty)
+	if hook != nil {
+		hook()
+	}
+	return p, err
 }
 
 func (m *fakeMachine) Signal(pid int, sig syscall.Signal) error {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmuxmcp/tmuxmcp/cursor"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
@@ -574,5 +575,30 @@ func TestAJobsSpoolIsThereBeforeItsLineIsTyped(t *testing.T) {
 	b.feed(". /tmp/job.run\r\n" + osc("C", st.Job.Secret) + "a-file\r\n" + osc("D;0", st.Job.Secret) + prompt("0"))
 	if got := b.ended(run); got.Status != jobs.Completed || got.Output != "a-file\n" {
 		t.Fatalf("got %+v", got)
+	}
+}
+
+// A login shell's startup files run a program (Debian's /etc/profile runs
+// id -u) and the shell draws its first prompt while a slow probe (a remote
+// host's) looks: the program the probe saw in front is its start, not a
+// busy pane with a prompt drawn, and the shell is ready once it reads.
+func TestAProgramTheStartupFilesRanDuringTheProbeIsTheShellsStart(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	b.tmux.info.ShellTag = recordedTag
+	b.tmux.screen = []string{"$ "}
+	b.tmux.info.CursorX, b.tmux.info.CursorY = 2, 0
+	b.r.mu.Lock()
+	b.r.released = map[int]cursor.StreamID{testPane: b.s.ID()}
+	b.r.mu.Unlock()
+	b.machine.set(running("bash", "id", false))
+	b.machine.mu.Lock()
+	b.machine.onProbe = func() {
+		b.machine.set(atPrompt("bash"))
+		b.feed(mark("A") + "$ " + mark("B"))
+	}
+	b.machine.mu.Unlock()
+	sh, err := b.r.Ready(t.Context(), testPane, 5*time.Second)
+	if err != nil || sh.Prompt != "$ " {
+		t.Fatalf("the shell that finished its start during the probe: %+v %v", sh, err)
 	}
 }
