@@ -602,3 +602,23 @@ func TestAProgramTheStartupFilesRanDuringTheProbeIsTheShellsStart(t *testing.T) 
 		t.Fatalf("the shell that finished its start during the probe: %+v %v", sh, err)
 	}
 }
+
+// C-c typed before the start mark was read came once the command had
+// ended by itself (its shell alone in front, between the command's end and
+// its prompt): the shell reports what it interrupts with 130, so the
+// command's own status 0 says C-c missed it: completed, not interrupted.
+func TestCtrlCTypedAfterTheCommandsOwnEndLeavesItCompleted(t *testing.T) {
+	b := newBench(t, 0, "zsh", false)
+	j := integrated()
+	j.Command, j.Shell = "sleep 0.02; echo last", "zsh"
+	_, run := b.watch(j, 0)
+	b.feed("sleep 0.02; echo last\r\n")
+	b.r.Cancel(run.ID)
+	if k := b.key(); k != "C-c" {
+		t.Fatalf("pressed %s", k)
+	}
+	b.feed(mark("C") + "last\r\n" + prompt("0"))
+	if got := b.ended(run); got.Status != jobs.Completed || got.ExitCode == nil || *got.ExitCode != 0 || got.Signal != nil {
+		t.Fatalf("got %+v", got)
+	}
+}
