@@ -622,3 +622,31 @@ func TestCtrlCTypedAfterTheCommandsOwnEndLeavesItCompleted(t *testing.T) {
 		t.Fatalf("got %+v", got)
 	}
 }
+
+// C-c discarded fish's line, and fish, slow on a loaded machine, has not
+// repainted its prompt yet: the screen still shows the old line's first
+// row after the prompt. That is not a half-typed line: readiness waits for
+// the prompt fish draws (with its marks), and the shell is ready then.
+func TestFishRepaintingAfterCtrlCIsWaitedForNotRefusedAsHalfTyped(t *testing.T) {
+	b := newBench(t, 0, "fish", false)
+	b.tmux.info.ShellTag, b.tmux.info.Prompt = recordedTag, "f> "
+	b.feed(mark("A") + "f> " + mark("B") + "echo \"abc\r\n")
+	b.tmux.screen = []string{"f> echo \"abc", ""}
+	b.tmux.info.CursorX, b.tmux.info.CursorY = 6, 0
+	b.s.KeysSubmitted(time.Now())
+	b.s.KeysEntered(time.Now(), b.s.End(), false) // C-c
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		b.feed("^C")
+		time.Sleep(1500 * time.Millisecond) // past the moment keys are given to react
+		b.tmux.mu.Lock()
+		b.tmux.screen = []string{"f> echo \"abc^C", "f> "}
+		b.tmux.info.CursorX, b.tmux.info.CursorY = 3, 1
+		b.tmux.mu.Unlock()
+		b.feed("\r\n" + mark("A") + "f> " + mark("B"))
+	}()
+	sh, err := b.r.Ready(t.Context(), testPane, 4*time.Second)
+	if err != nil || sh.Prompt != "f> " {
+		t.Fatalf("fish repainting after C-c: %+v %v", sh, err)
+	}
+}
