@@ -64,8 +64,7 @@ func (in *ListPanesRequest) Check() error {
 // closed, tmux found no session left to answer for, or the fleet has no
 // connection left.
 func (h *Host) lostDuring(err error) bool {
-	var ce *tmux.CommandError
-	return err != nil && (errors.Is(err, tmux.ErrClosed) || errors.As(err, &ce) && strings.Contains(ce.Message, "no current target") || h.fleet.Err() != nil)
+	return err != nil && (errors.Is(err, tmux.ErrClosed) || strings.Contains(err.Error(), "no current target") || h.fleet.Err() != nil)
 }
 
 // ListPanes lists the host's panes with what runs in them and whether a
