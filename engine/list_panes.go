@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
@@ -58,15 +59,33 @@ func (in *ListPanesRequest) Check() error {
 	return nil
 }
 
+// lostDuring reports whether err says the server (or every session of
+// its, so the server with them) went during the call: the connection
+// closed, tmux found no session left to answer for, or the fleet has no
+// connection left.
+func (h *Host) lostDuring(err error) bool {
+	return err != nil && (errors.Is(err, tmux.ErrClosed) || strings.Contains(err.Error(), "no current target") || h.fleet.Err() != nil)
+}
+
 // ListPanes lists the host's panes with what runs in them and whether a
 // person watches.
 func (h *Host) ListPanes(ctx context.Context, c Caller, in *ListPanesRequest) (*ListPanesResult, error) {
 	if err := h.connected(); err != nil {
 		return nil, err
 	}
+	seen := h.endsNow()
 	panes, err := h.fleet.ListPanes(ctx)
-	if errors.Is(err, tmux.ErrClosed) {
-		return nil, lostError()
+	for try := 0; h.lostDuring(err); try++ {
+		// The server went during the call: once its end is counted it is
+		// started again (and listed), or the error says why not.
+		if try == maxQuick {
+			return nil, lostError()
+		}
+		if err := h.afterLoss(ctx, seen); err != nil {
+			return nil, err
+		}
+		seen = h.endsNow()
+		panes, err = h.fleet.ListPanes(ctx)
 	}
 	if err != nil {
 		return nil, err

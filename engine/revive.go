@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/shell"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 // A tmux server tmuxmcp started itself (the embedded default, a remote
@@ -21,8 +23,12 @@ import (
 // quick death; after maxQuick of them in a row, calls get an error naming
 // the cause until quickPause has passed since the last one, then one more
 // start is tried.
+//
+// quickLife is longer than the 10 s a session's first shell may be held
+// by its launcher until tmuxmcp records the pane (shell/scripts/launch.sh):
+// a shell that exits as it starts after that wait is still a quick death.
 const (
-	quickLife  = 10 * time.Second
+	quickLife  = 15 * time.Second
 	maxQuick   = 3
 	quickPause = 30 * time.Second
 )
@@ -39,6 +45,76 @@ type revival struct {
 	quick    int               // quick deaths in a row
 	note     string            // what the next result says (once)
 	lostJobs map[string]string // jobs that ran when their server ended: why
+	// ends counts the servers seen to end (serverEnded, endedAtStart);
+	// startEnds is what it was when the current server was started (or
+	// the host opened): the current one has ended when ends is past it.
+	// endCh is closed, and replaced, at each end.
+	ends, startEnds int
+	endCh           chan struct{}
+}
+
+// endsNow is how many server ends the host has seen: a call keeps it to
+// wait for the end of the server it meets going (afterLoss).
+func (h *Host) endsNow() int {
+	h.revive.mu.Lock()
+	defer h.revive.mu.Unlock()
+	return h.revive.ends
+}
+
+// ended counts one end of the server and wakes whoever waits for it.
+// r.mu is held.
+func (r *revival) ended() {
+	r.ends++
+	if r.endCh != nil {
+		close(r.endCh)
+		r.endCh = nil
+	}
+}
+
+// endWait bounds how long a call waits for the host to see the end of a
+// server whose connection closed under it (the fleet first asks tmux
+// whether the whole server went).
+const endWait = 10 * time.Second
+
+// awaitEnd waits until the host has seen more than seen server ends, at
+// most endWait, and reports whether it has.
+func (h *Host) awaitEnd(ctx context.Context, seen int) bool {
+	r := &h.revive
+	t := time.NewTimer(endWait)
+	defer t.Stop()
+	for {
+		r.mu.Lock()
+		if r.ends > seen {
+			r.mu.Unlock()
+			return true
+		}
+		if r.endCh == nil {
+			r.endCh = make(chan struct{})
+		}
+		ch := r.endCh
+		r.mu.Unlock()
+		select {
+		case <-ch:
+		case <-t.C:
+			return false
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
+
+// afterLoss is what a call does that met its connection to tmux closing
+// (tmux.ErrClosed) when the host had seen seen server ends: for a server
+// tmuxmcp starts itself, it waits until the end is seen (and counted: a
+// server that dies during a call after a restart is a quick death too),
+// then starts it again, or returns the error that says why not (the cap
+// on quick deaths). nil: the server is back and the call may be tried
+// again.
+func (h *Host) afterLoss(ctx context.Context, seen int) error {
+	if h.opts.RestartServer == nil || h.opts.Machine != nil || !h.awaitEnd(ctx, seen) {
+		return lostError()
+	}
+	return h.connected()
 }
 
 // serverEnded notes that the host lost its tmux server: why, as far as the
@@ -48,15 +124,23 @@ type revival struct {
 func (h *Host) serverEnded(err error) {
 	cause := h.endCause(err)
 	now := time.Now()
+	if le := (*tmux.LostError)(nil); errors.As(err, &le) && le.At.Before(now) {
+		now = le.At // its life ended then, however long the fleet took to tell
+	}
 	r := &h.revive
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.endedAt, r.cause = now, cause
-	if r.restarts > 0 && now.Sub(r.since) < quickLife {
+	switch {
+	case r.ends > r.startEnds:
+		// Its end was counted already: it ended as it started
+		// (endedAtStart), and the fleet had reached it all the same.
+	case r.restarts > 0 && now.Sub(r.since) < quickLife:
 		r.quick++
-	} else {
+	default:
 		r.quick = 0
 	}
+	r.ended()
 	if h.opts.Machine != nil {
 		return // a remote host: its jobs may run on while the link is down
 	}
@@ -135,7 +219,9 @@ func (h *Host) idleLogout() string {
 
 // restartServer starts the host's own tmux server again (lost is why the
 // fleet has none) and reconnects, or returns an error naming the cause and
-// what will work.
+// what will work. A server that ends as it starts, before tmuxmcp reaches
+// it, is a quick death like one that ends a moment later: it is started
+// again until the cap.
 func (h *Host) restartServer(lost error) error {
 	r := &h.revive
 	r.startMu.Lock()
@@ -143,30 +229,93 @@ func (h *Host) restartServer(lost error) error {
 	if h.fleet.Err() == nil {
 		return nil // another call started it meanwhile
 	}
+	// The fleet may still be finding out whether the whole server went:
+	// its end is counted first (a start now would hide it).
 	r.mu.Lock()
-	quick, endedAt, cause := r.quick, r.endedAt, r.cause
+	current := r.startEnds
 	r.mu.Unlock()
-	if cause == "" {
-		cause = lost.Error()
+	h.awaitEnd(context.Background(), current)
+	if h.fleet.Err() == nil {
+		return nil // only its sessions went, and the fleet is back
 	}
-	if quick >= maxQuick && time.Since(endedAt) < quickPause {
-		return errorf("tmux is not reachable: the tmux server tmuxmcp starts (%s) ended %d times in a row within %v of being started (last: %s). Every shell in it exits as it starts: your shell's startup files most likely end the shell (exit, a TMOUT of a second or two, exec of a program that ends). Run tmuxmcp doctor to see the line, fix it, and call again after %s; nothing was done", h.opts.Target, quick, quickLife, cause, endedAt.Add(quickPause).Format(time.TimeOnly))
+	for try := 0; ; try++ {
+		r.mu.Lock()
+		quick, endedAt, cause := r.quick, r.endedAt, r.cause
+		r.mu.Unlock()
+		if cause == "" {
+			cause = lost.Error()
+		}
+		if quick >= maxQuick && time.Since(endedAt) < quickPause {
+			return errorf("tmux is not reachable: the tmux server tmuxmcp starts (%s) ended %d times in a row within %v of being started (last: %s). Every shell in it exits as it starts: your shell's startup files most likely end the shell (exit, a TMOUT of a second or two, exec of a program that ends). Run tmuxmcp doctor to see the line, fix it, and call again after %s; nothing was done", h.opts.Target, quick, quickLife, cause, endedAt.Add(quickPause).Format(time.TimeOnly))
+		}
+		started, err := h.startAgain()
+		switch {
+		case started < 0:
+			return errorf("tmux is not reachable (%s: %s), and starting it again failed: %v. Nothing was done. Check that tmux starts (tmuxmcp doctor), then call again", h.opts.Target, cause, err)
+		case err == nil:
+			r.mu.Lock()
+			r.note = fmt.Sprintf("The tmux server (%s) ended at %s: %s. tmuxmcp started it again with session %s: its panes, pane ids and cursors are new (list_panes shows them); job records are kept, and commands that ran in it ended as pane_died.", h.opts.Target, endedAt.Format(time.TimeOnly), cause, h.opts.Session)
+			r.mu.Unlock()
+			return nil
+		}
+		if try == maxQuick || !h.awaitEnd(context.Background(), started) {
+			return errorf("tmux is not reachable (%s: %s): it was started again, and reaching it failed: %v. Nothing was done. Check that tmux starts (tmuxmcp doctor), then call again", h.opts.Target, cause, err)
+		}
 	}
+}
+
+// startAgain starts the server and reconnects. It is counted as started
+// before it starts: a server that dies at once, even before the reconnect
+// is done, is a quick death (serverEnded; endedAtStart when the fleet
+// never reached it). started is the count of ends before this start (its
+// own end is past it), or -1 when tmux did not start a server.
+func (h *Host) startAgain() (started int, err error) {
+	r := &h.revive
+	r.mu.Lock()
+	since, restarts := r.since, r.restarts
+	r.since, r.startEnds = time.Now(), r.ends
+	r.restarts++
+	started = r.ends
+	r.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	err := h.opts.RestartServer(ctx)
+	err = h.opts.RestartServer(ctx)
 	if err == nil {
 		err = h.fleet.Reconnect(ctx)
+		if err != nil && h.fleet.Err() == nil {
+			err = nil // reached: only its first listing failed
+		}
 	}
-	if err != nil {
-		return errorf("tmux is not reachable (%s: %s), and starting it again failed: %v. Nothing was done. Check that tmux starts (tmuxmcp doctor), then call again", h.opts.Target, cause, err)
+	switch {
+	case err == nil:
+	case errors.Is(err, tmux.ErrNoServer) || strings.Contains(err.Error(), "no server running") || strings.Contains(err.Error(), "server exited unexpectedly"):
+		// It started, and was gone before tmuxmcp reached it (its first
+		// shell exited, and the server with it, even before new-session
+		// answered).
+		h.endedAtStart(started)
+	case errors.Is(err, context.DeadlineExceeded):
+	default:
+		r.mu.Lock()
+		r.since, r.restarts = since, restarts // it never ran
+		r.mu.Unlock()
+		return -1, err
 	}
+	return started, err
+}
+
+// endedAtStart counts a server that ended before the fleet reached it (its
+// first shell exited at once, and the server with it) as a quick death,
+// unless serverEnded did (the host has seen more than seen ends).
+func (h *Host) endedAtStart(seen int) {
+	r := &h.revive
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	r.since = time.Now()
-	r.restarts++
-	r.note = fmt.Sprintf("The tmux server (%s) ended at %s: %s. tmuxmcp started it again with session %s: its panes, pane ids and cursors are new (list_panes shows them); job records are kept, and commands that ran in it ended as pane_died.", h.opts.Target, endedAt.Format(time.TimeOnly), cause, h.opts.Session)
-	return nil
+	if r.ends > seen {
+		return
+	}
+	r.endedAt, r.cause = time.Now(), "the server ended as it started, before tmuxmcp could reach it: the first shell in it exited at once"
+	r.quick++
+	r.ended()
 }
 
 // gone is the error for a call that finds a server tmuxmcp does not start

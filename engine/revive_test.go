@@ -239,3 +239,33 @@ func TestAServerTheUserChoseIsNeverStartedAgain(t *testing.T) {
 		t.Fatal("tmuxmcp started the user's server again")
 	}
 }
+
+// A server that ends as it is started, before tmuxmcp reaches it (its
+// first shell exits at once, and the server with it), is a quick death
+// like one that ends a moment later: the call says so after the cap, not
+// that starting it failed.
+func TestAServerThatEndsBeforeItIsReachedCountsAsAQuickDeath(t *testing.T) {
+	t.Parallel()
+	h, target := ownServer(t, t.TempDir(), nil, true)
+	pane := newShell(t, h)
+	start := h.opts.RestartServer
+	starts := 0
+	h.opts.RestartServer = func(ctx context.Context) error {
+		starts++
+		if err := start(ctx); err != nil {
+			return err
+		}
+		tmuxtest.Kill(target) // gone before the reconnect
+		return nil
+	}
+	s := live(h, pane)
+	tmuxtest.Kill(target)
+	waitServerGone(t, h, s)
+	_, err := h.ListPanes(t.Context(), nil, &ListPanesRequest{})
+	if err == nil || !strings.Contains(err.Error(), "ended 3 times in a row") || !strings.Contains(err.Error(), "startup files") {
+		t.Fatalf("after %d starts that ended at once: %v", starts, err)
+	}
+	if starts != maxQuick {
+		t.Fatalf("started %d times, want %d", starts, maxQuick)
+	}
+}

@@ -47,6 +47,11 @@ type recording struct {
 	// line with Enter, and the stream's end before them (LastKeysEntered).
 	keysAt  time.Time
 	keysOff int64
+	// discardAt and discardOff: when keys sent by hand last discarded the
+	// shell's line (C-c), and the stream's end before them
+	// (LastKeysDiscarded).
+	discardAt  time.Time
+	discardOff int64
 	// unsubmitted: tmuxmcp typed text into the pane and did not submit it.
 	unsubmitted bool
 	// released: the pane's shell was let start during this recording.
@@ -122,19 +127,39 @@ func (r *Runner) gather(ctx context.Context, pane int, s *stream.PaneStream) (pa
 		f.job = j
 		return f, nil
 	}
-	if f.probe, f.probeErr = r.machine.Probe(p.PID, p.TTY); f.probeErr != nil {
+	tail := r.probeWithTail(&f, s)
+	if f.probeErr != nil {
 		return f, nil
 	}
 	f.launching = r.cfg.Shell != nil && r.cfg.Shell.Launching(f.probe.FirstArgs)
-	f.rec = recording{tail: recordingTail(s), born: s.Born(), lastAppend: s.LastAppend(), unsubmitted: s.Unsubmitted(),
+	f.rec = recording{tail: tail, born: s.Born(), lastAppend: s.LastAppend(), unsubmitted: s.Unsubmitted(),
 		released: r.releasedIn(pane, s)}
 	f.rec.keysAt, f.rec.keysOff = s.LastKeysEntered()
+	f.rec.discardAt, f.rec.discardOff = s.LastKeysDiscarded()
 	f.rec.prompt, f.rec.promptKnown = r.knownPrompt(pane, s, p, f.probe)
 	f.marks = marksIn(f.rec.tail, p.ShellTag)
 	b, broken := r.brokenState(pane, s, p.PID, f.marks.promptAt)
 	f.rec.broken, f.rec.lost, f.rec.rearmed = broken, b.lost, b.rearmed
 	f.now = time.Now()
 	return f, nil
+}
+
+// probeWithTail probes the pane's terminal into f and returns the
+// recording's tail as it was when the probe began: the marks classify
+// reads must not be newer than what the probe saw (a probe, slow on a
+// remote host, can see a login shell's startup program while the shell
+// draws its first prompt meanwhile: that prompt's mark with the program
+// in front would read as a busy pane). When the pane printed during the
+// probe, it probes again (twice at most).
+func (r *Runner) probeWithTail(f *paneFacts, s *stream.PaneStream) stream.RawChunk {
+	for try := 0; ; try++ {
+		before := s.End()
+		f.probe, f.probeErr = r.machine.Probe(f.info.PID, f.info.TTY)
+		tail := recordingTail(s)
+		if f.probeErr != nil || tailEnd(tail) <= before || try == 2 {
+			return tail
+		}
+	}
 }
 
 // classify decides from the facts of one look whether the pane's shell
@@ -402,8 +427,19 @@ func (sh *shellState) notAtPrompt(f paneFacts) *Refusal {
 		ref.Screen = lastRows(f.screen, 5)
 		return ref
 	}
+	if sh.own && sh.kind == shell.Fish && f.rec.keysAt.IsZero() && !f.rec.discardAt.IsZero() && f.now.Sub(f.rec.discardAt) < fishRepaint && marks.promptAt <= f.rec.discardOff {
+		// Keys discarded fish's line (C-c; no Enter handed it a line
+		// since) and fish has not drawn its prompt again: it repaints
+		// with marks, slowly on a loaded machine, and what the screen
+		// shows meanwhile (the old line's first row) is not its line.
+		return &Refusal{Pane: f.pane, State: Drawing, Screen: lastRows(f.screen, 5)}
+	}
 	return sh.unanswered(f)
 }
+
+// fishRepaint bounds how long fish is given to draw its prompt again after
+// keys discarded its line.
+const fishRepaint = 5 * time.Second
 
 // unanswered refuses an integrated shell that keys handed a line with
 // Enter after its prompt was drawn, and that neither started it (no start

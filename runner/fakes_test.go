@@ -38,6 +38,10 @@ type fakeTmux struct {
 	// its probe), before it answers.
 	onPane  func()
 	screens int // PaneScreen calls: looks at the pane's screen
+	// onMark runs once, in the next MarkPane, before its mark.
+	onMark func()
+	// onType runs as TypeText types a line.
+	onType func(text string)
 }
 
 func newFakeTmux() *fakeTmux {
@@ -90,6 +94,17 @@ func (f *fakeTmux) SendKeys(_ context.Context, pane int, keys ...string) error {
 		case f.keys <- k:
 		default:
 		}
+	}
+	return nil
+}
+
+func (f *fakeTmux) TypeText(_ context.Context, pane int, text, _ string, submit bool) error {
+	f.log("type %s %q %v", paneName(pane), text, submit)
+	f.mu.Lock()
+	hook := f.onType
+	f.mu.Unlock()
+	if hook != nil {
+		hook(text)
 	}
 	return nil
 }
@@ -240,6 +255,9 @@ type fakeMachine struct {
 	// onSignal, when set, runs as each signal is sent (before the runner
 	// looks again).
 	onSignal func()
+	// onProbe, when set, runs once as the next probe returns: what the
+	// pane did while a slow probe looked.
+	onProbe func()
 }
 
 func (m *fakeMachine) set(pp paneProcs) {
@@ -251,8 +269,14 @@ func (m *fakeMachine) set(pp paneProcs) {
 func (m *fakeMachine) Probe(pid int, tty string) (shell.Probe, error) {
 	m.mu.Lock()
 	pp := m.procs
+	hook := m.onProbe
+	m.onProbe = nil
 	m.mu.Unlock()
-	return shell.ProbeWith(pp.proc(), pid, tty)
+	p, err := shell.ProbeWith(pp.proc(), pid, tty)
+	if hook != nil {
+		hook()
+	}
+	return p, err
 }
 
 func (m *fakeMachine) Signal(pid int, sig syscall.Signal) error {
@@ -377,8 +401,17 @@ func (b *bench) signal() string {
 	}
 }
 
-// MarkPane runs mark at once: every byte a test fed is in the hub already.
+// MarkPane runs mark at once: every byte a test fed is in the hub already,
+// and what onMark (run once, before the mark) feeds: output the pane wrote
+// before the round trip that the recording had not had yet.
 func (f *fakeTmux) MarkPane(_ context.Context, _ int, mark func()) error {
+	f.mu.Lock()
+	hook := f.onMark
+	f.onMark = nil
+	f.mu.Unlock()
+	if hook != nil {
+		hook()
+	}
 	mark()
 	return nil
 }

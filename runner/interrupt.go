@@ -70,8 +70,9 @@ const interruptRetry = 20 * time.Millisecond
 type interruptSent struct {
 	res interruptResult
 	at  int64 // the stream's end just before the interrupt went out
-	// caught: SIGINT went to a group with a process that catches it
-	// (interruptSignalled), or C-c was typed (the shell catches it).
+	// caught: SIGINT went to a group with a process of the command that
+	// catches it, or C-c was typed to a program that reads it as a key
+	// (raw mode) or whose probe failed (commandCatches).
 	caught bool
 }
 
@@ -99,7 +100,7 @@ func (r *Runner) interruptFirst(paneID string, s *stream.PaneStream, tag string,
 			// out of it.
 			return r.signalOthers(probe, s)
 		}
-		return r.typeInterrupt(ctx, pane, s)
+		return r.typeInterrupt(ctx, pane, s, err != nil || commandCatches(probe))
 	}
 	switch {
 	case !probe.ShellGroup && probe.ForegroundPgrp > 1:
@@ -114,7 +115,7 @@ func (r *Runner) interruptFirst(paneID string, s *stream.PaneStream, tag string,
 			return interruptSent{res: interruptLater}
 		}
 		if !probe.Signals && !p.InMode {
-			return r.typeInterrupt(ctx, pane, s) // raw mode: C-c is a key it reads
+			return r.typeInterrupt(ctx, pane, s, true) // raw mode: C-c is a key it reads
 		}
 		at, caught := s.End(), probe.CatchesInterrupt()
 		if err := r.machine.Signal(-probe.ForegroundPgrp, syscall.SIGINT); err != nil {
@@ -136,11 +137,25 @@ func (r *Runner) interruptFirst(paneID string, s *stream.PaneStream, tag string,
 	case len(probe.OtherPIDs) > 0:
 		// The shell's own group runs a program (a command substitution, a
 		// shell without job control): C-c, as a person would press it.
-		return r.typeInterrupt(ctx, pane, s)
+		return r.typeInterrupt(ctx, pane, s, commandCatches(probe))
 	case asked < shellGrace:
 		return interruptSent{res: interruptLater}
 	}
-	return r.typeInterrupt(ctx, pane, s)
+	// The shell alone: it reports what it interrupts with a signal's
+	// status (130).
+	return r.typeInterrupt(ctx, pane, s, false)
+}
+
+// commandCatches reports whether a process of the command in front catches
+// SIGINT, and so may end with a status of its own when C-c reaches it. The
+// pane's shell itself is not counted: an interactive shell catches SIGINT,
+// and what it interrupts (a builtin, a list) ends with a signal's status,
+// so a plain status after C-c says C-c came after the command's end.
+func commandCatches(probe shell.Probe) bool {
+	if probe.ShellGroup {
+		return probe.OthersCatchInterrupt()
+	}
+	return probe.CatchesInterrupt()
 }
 
 // leftCommand reports whether the kind of an integrated shell's last mark
@@ -155,13 +170,13 @@ const catchUpMax = 100 * time.Millisecond
 
 // typeInterrupt types C-c into pane. The pane's next reader waits for
 // the terminal's reaction to it, as for keys sent by hand.
-func (r *Runner) typeInterrupt(ctx context.Context, pane int, s *stream.PaneStream) interruptSent {
+func (r *Runner) typeInterrupt(ctx context.Context, pane int, s *stream.PaneStream, caught bool) interruptSent {
 	at := s.End()
 	if err := r.fleet.SendKeys(ctx, pane, "C-c"); err != nil {
 		return interruptSent{res: interruptFailed}
 	}
 	s.KeysSubmitted(time.Now())
-	return interruptSent{res: interruptTyped, at: at, caught: true}
+	return interruptSent{res: interruptTyped, at: at, caught: caught}
 }
 
 // signalOthers sends SIGINT to the processes of the foreground group other

@@ -250,6 +250,10 @@ type Started struct {
 	// the command was typed (0 and "": read again when needed).
 	PID int
 	TTY string
+	// spool and untap: the job's spool, tapped before the line was typed
+	// (nil: the watcher makes one).
+	spool *spool
+	untap func()
 }
 
 // Start types job j's command into the ready shell sh: as is when the
@@ -285,10 +289,23 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 			r.rearming(sh.Pane, s, sh.PID)
 		}
 	}
+	// The job's files are all there before its line is typed: its spool
+	// keeps every byte from before the line on.
+	sp, untap, err := r.jobSpool(j.ID, s)
+	if err != nil {
+		r.log.Warn("job spool", "job", j.ID, "err", err)
+	}
+	drop := func() {
+		if sp != nil {
+			untap()
+			sp.remove()
+		}
+	}
 	var in stream.Input
 	mark := func() { in = s.Typed(typed, time.Now()) }
 	if err := r.fleet.MarkPane(ctx, sh.Pane, mark); err != nil {
 		s.Untype(in)
+		drop()
 		return nil, err
 	}
 	tag := ""
@@ -296,13 +313,14 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 		tag = shell.MarkTag(sh.Tag)
 	}
 	kept := r.keepDead(ctx, sh.Pane) // a shell that ends during the job tells how (deadend.go)
-	j, err := r.jobs.Update(j.ID, func(x *jobs.Job) {
+	j, err = r.jobs.Update(j.ID, func(x *jobs.Job) {
 		x.Mode, x.ShellTag, x.Shell, x.Stream, x.StartOffset, x.Started, x.PaneID = mode, tag, string(sh.Kind), s.ID().String(), in.At, time.Now().UTC(), id
 		x.Script, x.Secret, x.ShellGroup, x.ScriptTag, x.KeptDead = name, secret, sh.Group, scriptTag, kept
 		x.Note = note
 	})
 	if err != nil {
 		s.Untype(in)
+		drop()
 		r.letGo(&jobs.Job{PaneID: id, KeptDead: kept}, false)
 		return nil, err
 	}
@@ -318,6 +336,7 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	// The line and its Enter in one pass of tmux's loop.
 	if err := r.fleet.TypeText(ctx, sh.Pane, typed, "tmuxmcp-"+j.ID, true); err != nil {
 		s.Untype(in)
+		drop()
 		r.letGo(j, false)
 		if j.Description != "" && !j.FreshPane {
 			_ = r.fleet.SetPaneTitle(context.WithoutCancel(ctx), sh.Pane, j.PaneTitle)
@@ -325,7 +344,7 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 		return nil, err
 	}
 	s.Submitted(time.Now())
-	return &Started{Job: j, Stream: s, From: in.At, PID: sh.PID, TTY: sh.TTY}, nil
+	return &Started{Job: j, Stream: s, From: in.At, PID: sh.PID, TTY: sh.TTY, spool: sp, untap: untap}, nil
 }
 
 // The notes a job carries about its shell's integration (jobs.Job.Note).

@@ -65,14 +65,31 @@ func newSpool(path string) (*spool, error) {
 	if err != nil {
 		return nil, fmt.Errorf("spool: %w", err)
 	}
-	return &spool{f: f, w: bufio.NewWriterSize(f, 256<<10), path: path}, nil
+	return &spool{f: f, w: bufio.NewWriterSize(f, 256<<10), path: path, end: -1}, nil
 }
 
-// start sets the stream offset of the first byte to come.
+// start sets the stream offset of the first byte to come, unless the tap
+// already wrote it (its first write starts the spool: a tap may run
+// before Tap's caller gets here).
 func (sp *spool) start(at int64) {
 	sp.mu.Lock()
 	defer sp.mu.Unlock()
-	sp.base, sp.end = at, at
+	if sp.end < 0 {
+		sp.base, sp.end = at, at
+	}
+}
+
+// jobSpool creates job id's spool and taps s with it: every byte s
+// ingests from now on is on disk. It is made before the job's line is
+// typed (Start), so the job's files are all there while it runs.
+func (r *Runner) jobSpool(id string, s *stream.PaneStream) (*spool, func(), error) {
+	sp, err := newSpool(r.jobs.Path(id, ".raw"))
+	if err != nil {
+		return nil, nil, err
+	}
+	from, untap := s.Tap(sp.write)
+	sp.start(from)
+	return sp, untap, nil
 }
 
 // write is the stream tap: data starts at stream offset at; gap says it
@@ -85,6 +102,9 @@ func (sp *spool) write(at int64, data []byte, gap bool) {
 	}
 	if sp.err != nil || sp.f == nil {
 		return
+	}
+	if sp.end < 0 {
+		sp.base, sp.end = at, at
 	}
 	if at != sp.end {
 		sp.err = fmt.Errorf("spool: bytes at %d, expected %d", at, sp.end)

@@ -1,6 +1,7 @@
 package runner
 
 import (
+	"errors"
 	"os"
 	"reflect"
 	"slices"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/tmuxmcp/tmuxmcp/cursor"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
@@ -520,5 +522,131 @@ func TestTextTypedDuringACommandIsNotLearntAsThePrompt(t *testing.T) {
 	b.ended(run)
 	if p, ok := b.r.knownPrompt(testPane, b.s, tmux.PaneInfo{}, shell.Probe{ForegroundPgrp: -1}); !ok || p != "$" {
 		t.Fatalf("learnt the prompt %q (%v)", p, ok)
+	}
+}
+
+// tmux drew the shell's next prompt on the pane's screen while the bytes
+// with its end mark and the command's last output were still on their way
+// to the recording (a loaded machine): a look at the quiet pane sees the
+// prompt. The command's status and output come from those bytes, not a
+// guess that its hooks were removed.
+func TestAPromptOnScreenBeforeItsEndMarkWasReadWaitsForTheEndMark(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	b.tmux.info.ShellTag, b.tmux.info.Prompt = recordedTag, "$ "
+	b.tmux.screen = []string{"$ read x; echo got-$x", "zed", "got-zed", "$ "}
+	b.tmux.info.CursorX, b.tmux.info.CursorY = 2, 3
+	j := integrated()
+	j.Command = "read x; echo got-$x"
+	_, run := b.watch(j, 0)
+	b.tmux.mu.Lock()
+	b.tmux.onMark = func() { b.feed("got-zed\r\n" + prompt("0")) }
+	b.tmux.mu.Unlock()
+	b.feed("read x; echo got-$x\r\n" + mark("C") + "zed\r\n")
+	got := b.ended(run)
+	if got.Status != jobs.Completed || got.ExitCode == nil || *got.ExitCode != 0 || got.Note != "" || got.Output != "zed\ngot-zed\n" {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// A job's files are all there before its line is typed, its spool of the
+// pane's raw output (.raw) too: a command that lists them sees each one,
+// and every byte from the line on is kept, however late the watch starts.
+func TestAJobsSpoolIsThereBeforeItsLineIsTyped(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	j, err := b.r.jobs.Create(&jobs.Job{Status: jobs.Running, Command: "ls", OutputLimit: 8192})
+	if err != nil {
+		t.Fatal(err)
+	}
+	raw := b.r.jobs.Path(j.ID, ".raw")
+	typed := errors.New("nothing was typed")
+	b.tmux.onType = func(string) { _, typed = os.Stat(raw) }
+	sh := &Shell{Pane: testPane, PID: shellPID, TTY: "/dev/pts/9", Kind: shell.Bash, Program: "bash", Stream: b.s}
+	st, err := b.r.Start(t.Context(), j, sh, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typed != nil {
+		t.Fatalf("the job's spool when its line was typed: %v", typed)
+	}
+	b.r.Spawn(st)
+	b.r.mu.Lock()
+	run := b.r.runs[j.ID]
+	b.r.mu.Unlock()
+	b.feed(". /tmp/job.run\r\n" + osc("C", st.Job.Secret) + "a-file\r\n" + osc("D;0", st.Job.Secret) + prompt("0"))
+	if got := b.ended(run); got.Status != jobs.Completed || got.Output != "a-file\n" {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// A login shell's startup files run a program (Debian's /etc/profile runs
+// id -u) and the shell draws its first prompt while a slow probe (a remote
+// host's) looks: the program the probe saw in front is its start, not a
+// busy pane with a prompt drawn, and the shell is ready once it reads.
+func TestAProgramTheStartupFilesRanDuringTheProbeIsTheShellsStart(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	b.tmux.info.ShellTag = recordedTag
+	b.tmux.screen = []string{"$ "}
+	b.tmux.info.CursorX, b.tmux.info.CursorY = 2, 0
+	b.r.mu.Lock()
+	b.r.released = map[int]cursor.StreamID{testPane: b.s.ID()}
+	b.r.mu.Unlock()
+	b.machine.set(running("bash", "id", false))
+	b.machine.mu.Lock()
+	b.machine.onProbe = func() {
+		b.machine.set(atPrompt("bash"))
+		b.feed(mark("A") + "$ " + mark("B"))
+	}
+	b.machine.mu.Unlock()
+	sh, err := b.r.Ready(t.Context(), testPane, 5*time.Second)
+	if err != nil || sh.Prompt != "$ " {
+		t.Fatalf("the shell that finished its start during the probe: %+v %v", sh, err)
+	}
+}
+
+// C-c typed before the start mark was read came once the command had
+// ended by itself (its shell alone in front, between the command's end and
+// its prompt): the shell reports what it interrupts with 130, so the
+// command's own status 0 says C-c missed it: completed, not interrupted.
+func TestCtrlCTypedAfterTheCommandsOwnEndLeavesItCompleted(t *testing.T) {
+	b := newBench(t, 0, "zsh", false)
+	j := integrated()
+	j.Command, j.Shell = "sleep 0.02; echo last", "zsh"
+	_, run := b.watch(j, 0)
+	b.feed("sleep 0.02; echo last\r\n")
+	b.r.Cancel(run.ID)
+	if k := b.key(); k != "C-c" {
+		t.Fatalf("pressed %s", k)
+	}
+	b.feed(mark("C") + "last\r\n" + prompt("0"))
+	if got := b.ended(run); got.Status != jobs.Completed || got.ExitCode == nil || *got.ExitCode != 0 || got.Signal != nil {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// C-c discarded fish's line, and fish, slow on a loaded machine, has not
+// repainted its prompt yet: the screen still shows the old line's first
+// row after the prompt. That is not a half-typed line: readiness waits for
+// the prompt fish draws (with its marks), and the shell is ready then.
+func TestFishRepaintingAfterCtrlCIsWaitedForNotRefusedAsHalfTyped(t *testing.T) {
+	b := newBench(t, 0, "fish", false)
+	b.tmux.info.ShellTag, b.tmux.info.Prompt = recordedTag, "f> "
+	b.feed(mark("A") + "f> " + mark("B") + "echo \"abc\r\n")
+	b.tmux.screen = []string{"f> echo \"abc", ""}
+	b.tmux.info.CursorX, b.tmux.info.CursorY = 6, 0
+	b.s.KeysSubmitted(time.Now())
+	b.s.KeysEntered(time.Now(), b.s.End(), false) // C-c
+	go func() {
+		time.Sleep(100 * time.Millisecond)
+		b.feed("^C")
+		time.Sleep(1500 * time.Millisecond) // past the moment keys are given to react
+		b.tmux.mu.Lock()
+		b.tmux.screen = []string{"f> echo \"abc^C", "f> "}
+		b.tmux.info.CursorX, b.tmux.info.CursorY = 3, 1
+		b.tmux.mu.Unlock()
+		b.feed("\r\n" + mark("A") + "f> " + mark("B"))
+	}()
+	sh, err := b.r.Ready(t.Context(), testPane, 4*time.Second)
+	if err != nil || sh.Prompt != "f> " {
+		t.Fatalf("fish repainting after C-c: %+v %v", sh, err)
 	}
 }

@@ -114,10 +114,13 @@ func (r *Runner) newWatcher(run *Run, st *Started) (*watcher, bool) {
 	r.mu.Unlock()
 	// Every byte from here on is also spooled as it is ingested, so the
 	// output file never depends on how far behind this loop falls.
-	sp, err := newSpool(r.jobs.Path(run.ID, ".raw"))
+	// Start made it before it typed the line; a job watched again
+	// (resumed) gets one now.
+	sp, untap, err := st.spool, st.untap, error(nil)
+	if sp == nil {
+		sp, untap, err = r.jobSpool(run.ID, s)
+	}
 	if err == nil {
-		from, untap := s.Tap(sp.write)
-		sp.start(from)
 		w.sp, w.untap = sp, untap
 	} else {
 		r.log.Warn("job spool", "job", run.ID, "err", err)
@@ -558,6 +561,14 @@ func (w *watcher) idled() bool {
 		return false
 	}
 	if back, code := w.r.backAtPrompt(j, w.s); back {
+		if w.unread() {
+			// The screen is ahead of the recording: the shell drew its
+			// prompt, and what it printed before (its end mark with the
+			// command's status, the last output) is still on its way.
+			// It is read first; the pane is looked at again when quiet.
+			w.idle.Reset(idleAfter)
+			return false
+		}
 		status := jobs.Completed
 		if w.reached(w.pos, code) {
 			status = w.stopping
@@ -574,6 +585,17 @@ func (w *watcher) idled() bool {
 	w.idleGap = min(2*w.idleGap, idleMax)
 	w.idle.Reset(w.idleGap)
 	return false
+}
+
+// unread reports whether the pane wrote output before now that the watch
+// has not read yet (tmux answers a round trip after the output it read
+// before it, MarkPane). A pane that cannot be asked has none to wait for.
+func (w *watcher) unread() bool {
+	at := int64(-1)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	err := w.r.fleet.MarkPane(ctx, w.pane, func() { at = w.s.End() })
+	cancel()
+	return err == nil && at > w.pos
 }
 
 // hooksLost records that the job's command removed its shell's

@@ -436,6 +436,18 @@ func (p Probe) CatchesInterrupt() bool {
 	return false
 }
 
+// OthersCatchInterrupt reports whether a process of the foreground group
+// other than its leader (a shell's own group: the programs it runs there)
+// has a handler for SIGINT.
+func (p Probe) OthersCatchInterrupt() bool {
+	for _, pid := range p.OtherPIDs {
+		if pid > 1 && catches(p.source(), pid, syscall.SIGINT) {
+			return true
+		}
+	}
+	return false
+}
+
 // catches reports whether process pid has a handler for sig (SigCgt in
 // /proc/PID/status).
 func catches(proc Proc, pid int, sig syscall.Signal) bool {

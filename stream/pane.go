@@ -62,8 +62,12 @@ type PaneStream struct {
 	// before they were sent.
 	enteredAt     time.Time
 	enteredOffset int64
-	taps          map[int]func(at int64, data []byte, gap bool)
-	tapSeq        int
+	// discardedAt and discardedOffset: when keys sent by hand last
+	// discarded the shell's line (C-c), and the stream's end before them.
+	discardedAt     time.Time
+	discardedOffset int64
+	taps            map[int]func(at int64, data []byte, gap bool)
+	tapSeq          int
 
 	// waits counts the waits open on the stream; group is the shared pass
 	// literal waits join (share.go), shared how many joins it has had.
@@ -388,7 +392,17 @@ func (s *PaneStream) KeysEntered(now time.Time, at int64, entered bool) {
 		s.enteredAt, s.enteredOffset = now, at
 	} else {
 		s.enteredAt, s.enteredOffset = time.Time{}, 0
+		s.discardedAt, s.discardedOffset = now, at
 	}
+}
+
+// LastKeysDiscarded is when keys sent by hand last ended a line without
+// handing it to the shell with Enter (C-c), and the stream's end before
+// them (zero time if never).
+func (s *PaneStream) LastKeysDiscarded() (time.Time, int64) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.discardedAt, s.discardedOffset
 }
 
 // LastKeysEntered is when keys sent by hand last handed the shell a line

@@ -566,6 +566,7 @@ func (f *Fleet) dropConn(c *Conn) {
 	}
 	left := len(f.conns)
 	f.mu.Unlock()
+	droppedAt := time.Now()
 	f.log.Info("control client ended", "session", c.Session(), "reason", c.ExitReason())
 	if left > 0 {
 		f.RefreshPanes()
@@ -593,7 +594,7 @@ func (f *Fleet) dropConn(c *Conn) {
 	if reason == "" {
 		reason = "the server or every session was killed"
 	}
-	err := fmt.Errorf("lost the tmux server %s: %s", f.target, reason)
+	err := &LostError{Target: f.target.String(), Reason: reason, At: droppedAt}
 	// Recording ends before anyone can see the loss and reconnect, so a
 	// reconnect never runs between the two.
 	f.reconnectMu.Lock()
@@ -604,6 +605,18 @@ func (f *Fleet) dropConn(c *Conn) {
 	f.reconnectMu.Unlock()
 	f.log.Warn("tmux connection lost", "err", err)
 	f.scheduleRetry()
+}
+
+// LostError is why the fleet lost its server: At is when its last
+// connection ended, before the fleet asked tmux whether the whole server
+// went (which can take seconds on a loaded machine).
+type LostError struct {
+	Target, Reason string
+	At             time.Time
+}
+
+func (e *LostError) Error() string {
+	return fmt.Sprintf("lost the tmux server %s: %s", e.Target, e.Reason)
 }
 
 // fleetSink adapts a Fleet to the connSink a Conn feeds.
