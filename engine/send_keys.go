@@ -76,7 +76,7 @@ func (h *Host) SendKeys(ctx context.Context, c Caller, in *SendKeysRequest) (*In
 		h.run.LineCleared(pane)
 	}
 	h.setLine(pane, h.stillOpen(ctx, pane, next, step))
-	return &InputResult{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: step.Submitted}, nil
+	return &InputResult{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: step.Sent}, nil
 }
 
 // parseKeys normalises send_keys' keys through the key table: a spelling

@@ -1,0 +1,128 @@
+package runner
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"time"
+
+	"github.com/tmuxmcp/tmuxmcp/shell"
+	"github.com/tmuxmcp/tmuxmcp/stream"
+)
+
+// ErrNoFreshPrompt says the shell drew no new prompt after C-c was typed
+// to reset its line editor (ResetLine): the line is in a state tmuxmcp
+// cannot vouch for, so nothing may be typed into it.
+var ErrNoFreshPrompt = errors.New("the shell drew no new prompt after C-c")
+
+// Waits for the prompt C-c brings. A quoted insert pending (bash's C-v)
+// takes the first C-c as the character to insert, and draws no prompt:
+// after resetFirstWait a second C-c ends that line. The first wait is
+// short only for that rare case; the second is generous, for a loaded
+// machine and slow prompt hooks.
+const (
+	resetFirstWait = 1500 * time.Millisecond
+	resetWait      = 15 * time.Second
+)
+
+// escapeSettle is how long after the last key sent to it, or its last
+// output, fish is given to resolve an Escape (fish_escape_delay_ms is 30
+// ms by default; users raise it to a few hundred).
+const escapeSettle = 300 * time.Millisecond
+
+// settled returns once nothing was sent to or printed by the pane of s for
+// d, or when ctx ends.
+func settled(ctx context.Context, s *stream.PaneStream, d time.Duration) {
+	for {
+		left := d - time.Since(s.LastActivity())
+		if left <= 0 {
+			return
+		}
+		t := time.NewTimer(left)
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
+	}
+}
+
+// ResetLine brings the line editor of sh, a shell at its prompt (from
+// Ready), to a known state before a command is typed into it: keys
+// tmuxmcp sent since its last prompt (Escape, a Meta or control key) may
+// have left a Meta prefix or a quoted insert pending, or vi command mode
+// on, none of which the screen shows. C-c discards the line in every
+// supported shell and editing mode (bash and zsh, emacs and vi, fish and
+// fish_vi_key_bindings) and the shell draws a fresh prompt in insert
+// mode. For an integrated shell whose marks work, ResetLine waits for
+// that prompt's mark (sending a second C-c when a pending quoted insert
+// took the first as text); otherwise the next Ready waits for the
+// terminal's reaction and learns the prompt afresh. The caller must hold
+// the pane's lock and call Ready again afterwards.
+func (r *Runner) ResetLine(ctx context.Context, sh *Shell) error {
+	s := sh.Stream
+	if s == nil {
+		s = r.stream(sh.Pane)
+	}
+	tag := ""
+	if sh.Live {
+		tag = sh.Tag
+	}
+	if sh.Kind == shell.Fish {
+		// fish reads a key sequence within fish_escape_delay_ms of its
+		// ESC as one key: an Escape just sent and this C-c would be one
+		// unbound Alt-C-c, and the Escape's vi binding would run after
+		// C-c's, leaving command mode on.
+		settled(ctx, s, escapeSettle)
+	}
+	for i, wait := range []time.Duration{resetFirstWait, resetWait} {
+		sent := r.typeInterrupt(ctx, sh.Pane, s)
+		if sent.res != interruptTyped {
+			return ErrNoFreshPrompt
+		}
+		if tag == "" || sh.Kind == shell.Fish {
+			// fish reads C-c as a key, in order with what is typed
+			// after it, and on an empty line draws no new prompt: the
+			// next Ready waits for its reaction. A shell without marks
+			// learns its prompt afresh.
+			if i == 0 && tag == "" {
+				r.LineCleared(sh.Pane)
+			}
+			return nil
+		}
+		if promptAfter(ctx, s, tag, sent.at, wait) {
+			return nil
+		}
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+	}
+	return ErrNoFreshPrompt
+}
+
+// promptAfter waits up to wait for the integrated shell tagged tag to
+// draw a fresh prompt after offset at of s: its B mark on a new line
+// (after a line feed that follows at). A prompt redrawn in place, as
+// readline and zle do when the editing mode changes, is not one.
+func promptAfter(ctx context.Context, s *stream.PaneStream, tag string, at int64, wait time.Duration) bool {
+	ctx, cancel := context.WithTimeout(ctx, wait)
+	defer cancel()
+	nl := int64(-1)
+	for {
+		c := s.ReadRaw(at, 64<<10, nil)
+		if nl < 0 {
+			if i := bytes.IndexByte(c.Data, '\n'); i >= 0 {
+				nl = c.From + int64(i)
+			}
+		}
+		if nl >= 0 && lastMarks(s, tag).promptAt > nl {
+			return true
+		}
+		select {
+		case <-c.Changed:
+		case <-ctx.Done():
+			return false
+		}
+	}
+}
