@@ -102,7 +102,7 @@ var adviceKeys = regexp.MustCompile(`send_keys (\[[^\]]*\])`)
 func TestTheHalfTypedRefusalsWayOutWorksInEveryMode(t *testing.T) {
 	forEachLineEditor(t, func(t *testing.T, m *matrix, pane string) {
 		for _, c := range []struct {
-			name string
+			name  string
 			type_ func(t *testing.T)
 		}{
 			{"typed by tmuxmcp then Escape", func(t *testing.T) {
