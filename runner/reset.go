@@ -23,6 +23,10 @@ var ErrNoFreshPrompt = errors.New("the shell drew no new prompt after C-c")
 const (
 	resetFirstWait = 1500 * time.Millisecond
 	resetWait      = 15 * time.Second
+	// resetQuiet is how long a shell that printed something after C-c,
+	// but no line feed, must stay quiet to count as having taken the C-c
+	// as something else: bash prints ^C and the line feed in one go.
+	resetQuiet = 250 * time.Millisecond
 )
 
 // escapeSettle is how long after the last key sent to it, or its last
@@ -55,11 +59,12 @@ func settled(ctx context.Context, s *stream.PaneStream, d time.Duration) {
 // on, none of which the screen shows. C-c discards the line in every
 // supported shell and editing mode (bash and zsh, emacs and vi, fish and
 // fish_vi_key_bindings) and the shell draws a fresh prompt in insert
-// mode. For an integrated shell whose marks work, ResetLine waits for
-// that prompt's mark (sending a second C-c when a pending quoted insert
-// took the first as text); otherwise the next Ready waits for the
-// terminal's reaction and learns the prompt afresh. The caller must hold
-// the pane's lock and call Ready again afterwards.
+// mode. For integrated bash and zsh, ResetLine waits for that prompt's
+// mark (sending a second C-c when a pending quoted insert, or bash in vi
+// command mode, took the first as something else); for fish and a shell
+// without marks, the next Ready waits for the terminal's reaction (and
+// learns the prompt of the latter afresh). The caller must hold the
+// pane's lock and call Ready again afterwards.
 func (r *Runner) ResetLine(ctx context.Context, sh *Shell) error {
 	s := sh.Stream
 	if s == nil {
@@ -76,22 +81,27 @@ func (r *Runner) ResetLine(ctx context.Context, sh *Shell) error {
 		// C-c's, leaving command mode on.
 		settled(ctx, s, escapeSettle)
 	}
-	for i, wait := range []time.Duration{resetFirstWait, resetWait} {
-		sent := r.typeInterrupt(ctx, sh.Pane, s)
-		if sent.res != interruptTyped {
+	if tag == "" || sh.Kind == shell.Fish {
+		// No marks to wait for (fish on an empty line draws no new
+		// prompt, and what is typed while it repaints its mode can be
+		// lost): the next Ready waits for the terminal's reaction, and a
+		// shell without marks has its prompt learnt afresh.
+		if sent := r.typeInterrupt(ctx, sh.Pane, s); sent.res != interruptTyped {
 			return ErrNoFreshPrompt
 		}
-		if tag == "" || sh.Kind == shell.Fish {
-			// fish reads C-c as a key, in order with what is typed
-			// after it, and on an empty line draws no new prompt: the
-			// next Ready waits for its reaction. A shell without marks
-			// learns its prompt afresh.
-			if i == 0 && tag == "" {
-				r.LineCleared(sh.Pane)
-			}
-			return nil
+		if tag == "" {
+			r.LineCleared(sh.Pane)
 		}
-		if promptAfter(ctx, s, tag, sent.at, wait) {
+		return nil
+	}
+	for _, wait := range []time.Duration{resetFirstWait, resetWait} {
+		at := s.End()
+		if err := r.fleet.SendKeys(ctx, sh.Pane, "C-c"); err != nil {
+			return err
+		}
+		// bash and zsh take C-c as SIGINT, which flushes input not read
+		// yet: nothing may be typed before the fresh prompt.
+		if promptAfter(ctx, s, tag, at, wait) {
 			return nil
 		}
 		if ctx.Err() != nil {
@@ -102,27 +112,39 @@ func (r *Runner) ResetLine(ctx context.Context, sh *Shell) error {
 }
 
 // promptAfter waits up to wait for the integrated shell tagged tag to
-// draw a fresh prompt after offset at of s: its B mark on a new line
-// (after a line feed that follows at). A prompt redrawn in place, as
-// readline and zle do when the editing mode changes, is not one.
+// draw a fresh prompt after offset at of s, where C-c was typed: its B
+// mark on a new line (after a line feed that follows at). A prompt
+// redrawn in place, as readline and zle do when the editing mode
+// changes, is not one. A shell that reacted without a line feed and then
+// went quiet for resetQuiet took the C-c as something else (a pending
+// quoted insert inserted it; bash in vi command mode only leaves that
+// mode): false, at once, so a second C-c follows without the whole wait.
 func promptAfter(ctx context.Context, s *stream.PaneStream, tag string, at int64, wait time.Duration) bool {
 	ctx, cancel := context.WithTimeout(ctx, wait)
 	defer cancel()
 	nl := int64(-1)
 	for {
 		c := s.ReadRaw(at, 64<<10, nil)
-		if nl < 0 {
-			if i := bytes.IndexByte(c.Data, '\n'); i >= 0 {
-				nl = c.From + int64(i)
-			}
+		if i := bytes.IndexByte(c.Data, '\n'); nl < 0 && i >= 0 {
+			nl = c.From + int64(i)
 		}
 		if nl >= 0 && lastMarks(s, tag).promptAt > nl {
 			return true
 		}
+		left := wait
+		if nl < 0 && c.End > at {
+			if left = resetQuiet - time.Since(s.LastAppend()); left <= 0 {
+				return false
+			}
+		}
+		t := time.NewTimer(left)
 		select {
 		case <-c.Changed:
+		case <-t.C:
 		case <-ctx.Done():
+			t.Stop()
 			return false
 		}
+		t.Stop()
 	}
 }
