@@ -50,6 +50,9 @@ func (h *Host) SendKeys(ctx context.Context, c Caller, in *SendKeysRequest) (*In
 	// Enter (in any spelling), Escape, a Meta key or an unknown key could
 	// run is judged before anything is sent.
 	line := h.anchored(ctx, n, h.line(n))
+	if line.EscapeLast {
+		h.run.EscapeGap(ctx, n) // the Escape is read alone, not as Alt with these keys
+	}
 	next, step, err := line.Keys(keys, h.gate.policy != nil, h.shellReads(ctx, n))
 	var edited *input.EditedError
 	if errors.As(err, &edited) {

@@ -34,6 +34,11 @@ type Line struct {
 	// began. Only a line's end (Enter, C-c) clears it: before a command is
 	// typed into such a line, the line editor is reset with C-c.
 	Unsure string
+	// EscapeLast says the last key sent was a lone Escape: a program
+	// reads a key that follows it within its escape delay (fish's
+	// fish_escape_delay_ms, vim's ttimeoutlen) as Alt with that key, so
+	// the next input waits that delay out (EscapeGap).
+	EscapeLast bool
 	// Open says Enter handed the shell a line it keeps editing (fish,
 	// with an unclosed quote or block): Text is that unfinished command,
 	// which only C-c discards.
@@ -142,6 +147,7 @@ func (l Line) Keys(keys []Key, strict, shell bool) (Line, Step, error) {
 			l.Text += k.Text
 		}
 		st.Cleared = i == len(keys)-1 && (kind == KillLine || kind == Abort)
+		l.EscapeLast = k.Kind == Meta && k.Name == "Escape"
 	}
 	return l, st, nil
 }
@@ -159,6 +165,7 @@ func (l Line) Type(text string, submit, strict bool) (Line, Step, error) {
 		return l, Step{}, &EditedError{Key: k, After: l.EditedBy, Escaped: l.Escaped}
 	}
 	st := Step{Echo: text, Sent: submit}
+	l.EscapeLast = l.EscapeLast && text == "" && !submit
 	if runs {
 		st.Judge = []string{l.Text + text}
 	}

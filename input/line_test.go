@@ -202,3 +202,22 @@ func TestOnlyEnterKeysCountAsSent(t *testing.T) {
 		t.Error("type_text with submit: not sent")
 	}
 }
+
+// A batch that ends with a lone Escape is marked, so the next input waits
+// out the program's escape delay; any other last key clears the mark.
+func TestALoneEscapeLastIsMarked(t *testing.T) {
+	for _, c := range []struct {
+		keys []string
+		last bool
+	}{
+		{[]string{"Escape"}, true}, {[]string{"ls", "Escape"}, true}, {[]string{"0x1b"}, true},
+		{[]string{"Escape", "x"}, false}, {[]string{"M-x"}, false}, {[]string{"Escape", "C-c"}, false}, {[]string{"Up"}, false},
+	} {
+		if l, _, _ := (Line{}).Keys(keys(t, c.keys...), false, true); l.EscapeLast != c.last {
+			t.Errorf("%v: escape last %v, want %v", c.keys, l.EscapeLast, c.last)
+		}
+	}
+	if l, _, _ := (Line{EscapeLast: true}).Type("x", false, false); l.EscapeLast {
+		t.Error("text after Escape: still marked")
+	}
+}

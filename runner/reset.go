@@ -29,9 +29,9 @@ const (
 	resetQuiet = 250 * time.Millisecond
 )
 
-// escapeSettle is how long after the last key sent to it, or its last
-// output, fish is given to resolve an Escape (fish_escape_delay_ms is 30
-// ms by default; users raise it to a few hundred).
+// escapeSettle is how long a program is given to read a lone Escape as
+// Escape before the next key is sent (fish_escape_delay_ms is 30 ms by
+// default, vim's ttimeoutlen 100; users raise them to a few hundred).
 const escapeSettle = 300 * time.Millisecond
 
 // settled returns once nothing was sent to or printed by the pane of s for
@@ -146,5 +146,27 @@ func promptAfter(ctx context.Context, s *stream.PaneStream, tag string, at int64
 			return false
 		}
 		t.Stop()
+	}
+}
+
+// EscapeGap waits, when tmuxmcp sent pane input less than escapeSettle
+// ago, for the rest of that time: called before input that follows a lone
+// Escape, which a program reads together with a key that comes within its
+// escape delay as one Alt key (fish: the Escape's vi binding then runs
+// after the key's, and C-c leaves vi command mode on).
+func (r *Runner) EscapeGap(ctx context.Context, pane int) {
+	s, ok := r.hub.Live(pane)
+	if !ok {
+		return
+	}
+	left := escapeSettle - time.Since(s.LastInput())
+	if left <= 0 {
+		return
+	}
+	t := time.NewTimer(left)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-ctx.Done():
 	}
 }
