@@ -47,13 +47,18 @@ func (h *Host) runnerError(field string, pane int, err error) error {
 	case runner.Correction:
 		next = "send_keys [\"a\"] aborts that command line (zsh's [nyae]: a = abort); then run again in the same pane"
 	case runner.HalfTyped:
-		if ref.TypedByUs {
-			next = "send_keys [\"C-u\"] clears it (or [\"Enter\"] runs it, if you meant to); then run again in the same pane"
-		} else {
-			next = "Wait for them, or omit paneId to run in a fresh pane; if nobody is typing there, send_keys [\"C-u\"] clears the line and you can run again in the same pane"
+		switch {
+		case ref.TypedByUs && h.line(pane).Unsure == "":
+			next = clearLine + " (or [\"Enter\"] runs it, if you meant to); then run again in the same pane"
+		case ref.TypedByUs:
+			next = clearLine + "; then run again in the same pane"
+		case h.line(pane).Unsure != "":
+			next = fmt.Sprintf("The keys sent with send_keys (%q) may have put it there: %s; then run again in the same pane", h.line(pane).Unsure, clearLine)
+		default:
+			next = "Wait for them, or omit paneId to run in a fresh pane; if nobody is typing there, " + clearLine + " and you can run again in the same pane"
 		}
 	case runner.Unconfirmed:
-		next = fmt.Sprintf("If nobody is typing in %s, send_keys [\"C-u\"] clears the line (tmuxmcp learns the prompt from it); then run again in the same pane. Or omit paneId to run in a fresh pane", id)
+		next = fmt.Sprintf("If nobody is typing in %s, %s (tmuxmcp learns the prompt from it); then run again in the same pane. Or omit paneId to run in a fresh pane", id, clearLine)
 	case runner.NotAShell:
 		next = h.notAShellNext(ref.Program)
 	case runner.Exited:
@@ -63,6 +68,11 @@ func (h *Host) runnerError(field string, pane int, err error) error {
 	}
 	return errorf("%s: %s, so nothing was typed. %s", field, ref.Reason(), next)
 }
+
+// clearLine is the way out of a half-typed line that works in every line
+// editor and mode: C-u in vi command mode kills only up to the cursor,
+// and a pending Escape or quoted insert would take it as something else.
+const clearLine = "send_keys [\"C-c\"] discards the line in every editing mode (the shell draws a fresh prompt)"
 
 // createError turns tmux's refusal to create a pane into a tool error.
 func (h *Host) createError(err error, session string, target *string) error {

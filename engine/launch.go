@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -120,6 +121,14 @@ func (l *launch) ready(ctx context.Context, wait time.Duration) error {
 	}
 	var err error
 	l.sh, err = l.h.run.Ready(ctx, l.pane, wait)
+	var ref *runner.Refusal
+	if errors.As(err, &ref) && ref.State == runner.HalfTyped && ref.Shell != nil && runner.OwnKeysOnly(ref.Typed) {
+		if st := l.h.line(l.pane); st.Unsure != "" && st.Text == "" {
+			// What the line shows is what tmuxmcp's own control keys drew
+			// (a quoted insert waiting, an unbound key): resetLine clears it.
+			l.sh, err = ref.Shell, nil
+		}
+	}
 	l.fresh = err == nil
 	return l.h.runnerError("paneId", l.pane, err)
 }
@@ -258,6 +267,9 @@ func (l *launch) inFreshPane(ctx context.Context, save func(*jobs.Job) (*jobs.Jo
 // inPane records the job and types it into the pane's shell.
 func (l *launch) inPane(ctx context.Context, save func(*jobs.Job) (*jobs.Job, error), run *runner.Run) (*jobs.Job, error) {
 	h, j := l.h, l.j
+	if err := l.resetLine(ctx); err != nil {
+		return nil, err
+	}
 	if !l.fresh {
 		if err := l.ready(ctx, l.wait); err != nil {
 			return nil, err
@@ -279,6 +291,32 @@ func (l *launch) inPane(ctx context.Context, save func(*jobs.Job) (*jobs.Job, er
 		h.run.Spawn(st)
 	}
 	return saved, nil
+}
+
+// resetLine resets the line editor of the pane's shell with C-c when keys
+// tmuxmcp sent since its last prompt (send_keys, type_text) may have left
+// it in a state the screen does not show (a pending Escape or Meta
+// prefix, vi command mode, a quoted insert): a command typed into it
+// would run changed, as a different command. Ready found the line showing
+// nothing but the prompt, so nothing of a person's is discarded. The
+// shell is read again after it.
+func (l *launch) resetLine(ctx context.Context) error {
+	st := l.h.line(l.pane)
+	if st.Unsure == "" || l.sh == nil {
+		return nil
+	}
+	if !l.fresh {
+		if err := l.ready(ctx, l.wait); err != nil {
+			return err
+		}
+	}
+	err := l.h.run.ResetLine(ctx, l.sh)
+	l.h.lineSubmitted(l.pane)
+	l.fresh = false
+	if err != nil {
+		return errorf("paneId %s: after the keys sent to it (%q), its shell's line editor may be in a mode that would change the command (a pending Escape, vi command mode, a quoted insert), and %v: nothing was typed. Look at it with capture_pane, or omit paneId to run in a fresh pane", paneName(l.pane), st.Unsure, err)
+	}
+	return nil
 }
 
 // newJob is the record of the command in, before it is decided on.

@@ -50,6 +50,9 @@ func (h *Host) SendKeys(ctx context.Context, c Caller, in *SendKeysRequest) (*In
 	// Enter (in any spelling), Escape, a Meta key or an unknown key could
 	// run is judged before anything is sent.
 	line := h.anchored(ctx, n, h.line(n))
+	if line.EscapeLast {
+		h.run.EscapeGap(ctx, n) // the Escape is read alone, not as Alt with these keys
+	}
 	next, step, err := line.Keys(keys, h.gate.policy != nil, h.shellReads(ctx, n))
 	var edited *input.EditedError
 	if errors.As(err, &edited) {
@@ -76,7 +79,7 @@ func (h *Host) SendKeys(ctx context.Context, c Caller, in *SendKeysRequest) (*In
 		h.run.LineCleared(pane)
 	}
 	h.setLine(pane, h.stillOpen(ctx, pane, next, step))
-	return &InputResult{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: step.Submitted}, nil
+	return &InputResult{PaneID: id, Cursor: s.Cursor(typed.At).String(), Submitted: step.Sent}, nil
 }
 
 // parseKeys normalises send_keys' keys through the key table: a spelling

@@ -43,6 +43,9 @@ func (h *Host) TypeText(ctx context.Context, c Caller, in *TypeTextRequest) (*In
 	defer h.run.LockPane(n)()
 	h.run.Prompted(ctx, n, 2*time.Second)
 	line := h.anchored(ctx, n, h.line(n))
+	if line.EscapeLast {
+		h.run.EscapeGap(ctx, n) // the Escape is read alone, not as Alt with these keys
+	}
 	next, step, err := line.Type(in.Text, in.Submit, h.gate.policy != nil)
 	var edited *input.EditedError
 	if errors.As(err, &edited) {

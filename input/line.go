@@ -25,6 +25,20 @@ type Line struct {
 	// Escaped says Escape or a Meta key was sent: every key after it is a
 	// line-editor command (vi command mode), until C-c ends the line.
 	Escaped bool
+	// Unsure is the key after which tmuxmcp cannot vouch for the line
+	// editor's state although the screen may show nothing: Escape or a
+	// Meta key (a pending Meta prefix, vi command mode), a control key (a
+	// pending C-x prefix, a quoted insert waiting for its character), a
+	// key sent as an escape sequence to a shell; "" when only text,
+	// Enter, C-c, C-u and plain editing keys were sent since the line
+	// began. Only a line's end (Enter, C-c) clears it: before a command is
+	// typed into such a line, the line editor is reset with C-c.
+	Unsure string
+	// EscapeLast says the last key sent was a lone Escape: a program
+	// reads a key that follows it within its escape delay (fish's
+	// fish_escape_delay_ms, vim's ttimeoutlen) as Alt with that key, so
+	// the next input waits that delay out (EscapeGap).
+	EscapeLast bool
 	// Open says Enter handed the shell a line it keeps editing (fish,
 	// with an unclosed quote or block): Text is that unfinished command,
 	// which only C-c discards.
@@ -41,6 +55,10 @@ type Step struct {
 	// Submitted says a key ended or discarded the typed text (Enter, C-c,
 	// C-d, C-u, Escape): the echo ledger stops waiting for its echo.
 	Submitted bool
+	// Sent says a key that submits a line (Enter, C-m, C-j, KPEnter) was
+	// sent, whatever state the line editor was in: what a result's
+	// "submitted" reports.
+	Sent bool
 	// Ended says a line ended (Enter, C-c): the next one starts wherever
 	// the output leaves the cursor.
 	Ended bool
@@ -82,6 +100,7 @@ func (l Line) Keys(keys []Key, strict, shell bool) (Line, Step, error) {
 	var st Step
 	for i, k := range keys {
 		kind := k.Kind
+		st.Sent = st.Sent || kind == Submit
 		if l.Escaped && kind != Abort {
 			kind = Control // a vi command, or the second half of M-x
 		}
@@ -109,18 +128,26 @@ func (l Line) Keys(keys []Key, strict, shell bool) (Line, Step, error) {
 			if k.Sequence && shell {
 				l.Escaped = true // vi insert mode may read its ESC as Escape
 			}
+			if k.Sequence || k.Name == "C-r" {
+				// A vi-mode editor may read the sequence's ESC as Escape;
+				// an incremental search takes the text typed next.
+				l = l.unsure(k)
+			}
 		case Meta:
 			st.Judge = append(st.Judge, l.Text)
 			l.EditedBy, l.Escaped, st.Submitted = spelling(k), true, true
+			l = l.unsure(k)
 		case Control:
 			st.Judge = append(st.Judge, l.Text+k.Text)
 			l.EditedBy = spelling(k)
+			l = l.unsure(k)
 			l.Escaped = l.Escaped || k.Sequence && shell
 			st.Submitted = st.Submitted || k.Name == "C-d"
 		default:
 			l.Text += k.Text
 		}
 		st.Cleared = i == len(keys)-1 && (kind == KillLine || kind == Abort)
+		l.EscapeLast = k.Kind == Meta && k.Name == "Escape"
 	}
 	return l, st, nil
 }
@@ -137,7 +164,8 @@ func (l Line) Type(text string, submit, strict bool) (Line, Step, error) {
 		}
 		return l, Step{}, &EditedError{Key: k, After: l.EditedBy, Escaped: l.Escaped}
 	}
-	st := Step{Echo: text}
+	st := Step{Echo: text, Sent: submit}
+	l.EscapeLast = l.EscapeLast && text == "" && !submit
 	if runs {
 		st.Judge = []string{l.Text + text}
 	}
@@ -147,6 +175,15 @@ func (l Line) Type(text string, submit, strict bool) (Line, Step, error) {
 		st.Submitted, st.Ended, st.Entered = true, true, true
 	}
 	return l, st, nil
+}
+
+// unsure returns l with Unsure set to k, unless an earlier key already
+// left the line editor's state unknown.
+func (l Line) unsure(k Key) Line {
+	if l.Unsure == "" {
+		l.Unsure = spelling(k)
+	}
+	return l
 }
 
 // spelling names a key in an error: its tmux name, or its text.

@@ -156,3 +156,68 @@ func TestEscapeSequenceKeysCountAsEscapeInAShell(t *testing.T) {
 		t.Error("one-byte editing keys count as Escape")
 	}
 }
+
+// Keys whose effect on a line editor the screen may not show (Escape, a
+// Meta or control key, an escape sequence, an incremental search) leave
+// the line unsure until it ends; text, Enter, C-c, C-u and plain editing
+// keys do not. The first such key is the one named.
+func TestKeysThatMayLeaveAHiddenStateMakeTheLineUnsure(t *testing.T) {
+	for _, c := range []struct {
+		keys   []string
+		unsure string
+	}{
+		{[]string{"Escape"}, "Escape"}, {[]string{"M-x"}, "M-x"}, {[]string{"C-x"}, "C-x"}, {[]string{"C-v"}, "C-v"},
+		{[]string{"Up"}, "Up"}, {[]string{"C-r"}, "C-r"}, {[]string{"Tab"}, "Tab"},
+		{[]string{"Escape", "e", "C-v"}, "Escape"}, {[]string{"Escape", "Enter"}, "Escape"},
+		{[]string{"ls"}, ""}, {[]string{"ls", "BSpace", "C-a"}, ""}, {[]string{"ls", "C-u"}, ""},
+		{[]string{"Escape", "C-c"}, ""}, {[]string{"C-x", "Enter"}, ""}, {[]string{"x", "Enter"}, ""},
+	} {
+		l, _, err := Line{}.Keys(keys(t, c.keys...), false, false)
+		if err != nil || l.Unsure != c.unsure {
+			t.Errorf("%v: unsure %q, want %q (err %v)", c.keys, l.Unsure, c.unsure, err)
+		}
+	}
+	if l, _, _ := (Line{}).Type("ls", false, false); l.Unsure != "" {
+		t.Errorf("typed text: unsure %q", l.Unsure)
+	}
+}
+
+// A result's "submitted" is whether a key that submits a line was sent:
+// Enter in any spelling, even after Escape (vi command mode runs it), and
+// never C-c, C-u, C-d or Escape alone.
+func TestOnlyEnterKeysCountAsSent(t *testing.T) {
+	for _, c := range []struct {
+		keys []string
+		sent bool
+	}{
+		{[]string{"Enter"}, true}, {[]string{"C-m"}, true}, {[]string{"C-j"}, true}, {[]string{"KPEnter"}, true},
+		{[]string{"Escape", "Enter"}, true},
+		{[]string{"Escape"}, false}, {[]string{"C-c"}, false}, {[]string{"x", "C-u"}, false}, {[]string{"C-d"}, false}, {[]string{"M-x"}, false},
+	} {
+		if _, st, _ := (Line{}).Keys(keys(t, c.keys...), false, true); st.Sent != c.sent {
+			t.Errorf("%v: sent %v, want %v", c.keys, st.Sent, c.sent)
+		}
+	}
+	if _, st, _ := (Line{}).Type("ls", true, false); !st.Sent {
+		t.Error("type_text with submit: not sent")
+	}
+}
+
+// A batch that ends with a lone Escape is marked, so the next input waits
+// out the program's escape delay; any other last key clears the mark.
+func TestALoneEscapeLastIsMarked(t *testing.T) {
+	for _, c := range []struct {
+		keys []string
+		last bool
+	}{
+		{[]string{"Escape"}, true}, {[]string{"ls", "Escape"}, true}, {[]string{"0x1b"}, true},
+		{[]string{"Escape", "x"}, false}, {[]string{"M-x"}, false}, {[]string{"Escape", "C-c"}, false}, {[]string{"Up"}, false},
+	} {
+		if l, _, _ := (Line{}).Keys(keys(t, c.keys...), false, true); l.EscapeLast != c.last {
+			t.Errorf("%v: escape last %v, want %v", c.keys, l.EscapeLast, c.last)
+		}
+	}
+	if l, _, _ := (Line{EscapeLast: true}).Type("x", false, false); l.EscapeLast {
+		t.Error("text after Escape: still marked")
+	}
+}

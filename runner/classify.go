@@ -481,17 +481,22 @@ func (sh *shellState) commandLine(f paneFacts) (*Shell, *Refusal) {
 	cx := min(p.CursorX, len(runes))
 	before, after := strings.TrimRight(string(runes[:cx]), " "), string(runes[cx:])
 	line := strings.TrimSpace(row)
+	prompt, known := marks.prompt, ready.Live
+	if !known {
+		prompt, known = f.rec.prompt, f.rec.promptKnown
+	}
 	typed := func(st State) *Refusal {
-		return &Refusal{Pane: f.pane, State: st, Program: probe.Leader, Line: line, TypedByUs: f.rec.unsubmitted}
+		ref := &Refusal{Pane: f.pane, State: st, Program: probe.Leader, Line: line, TypedByUs: f.rec.unsubmitted}
+		if p := strings.TrimRight(prompt, " "); known && st == HalfTyped && strings.HasPrefix(strings.TrimRight(row, " "), p) {
+			ref.Typed, ref.Shell = strings.TrimSpace(strings.TrimRight(row, " ")[len(p):]), ready
+			ready.Prompt = prompt
+		}
+		return ref
 	}
 	if after != "" && !strings.HasPrefix(after, " ") {
 		// Text right at the cursor was typed (the cursor moved back into
 		// it); text after a gap is a right-hand prompt.
 		return nil, typed(HalfTyped)
-	}
-	prompt, known := marks.prompt, ready.Live
-	if !known {
-		prompt, known = f.rec.prompt, f.rec.promptKnown
 	}
 	switch {
 	case known && before == strings.TrimRight(prompt, " "):

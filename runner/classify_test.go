@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -192,13 +193,13 @@ var classifyCases = []classifyCase{
 		cursorAt(f, 35, 0, "zsh: correct 'sl' to 'ls' [nyae]? ")
 	}, refusal: &Refusal{Pane: testPane, State: Correction, Program: "zsh", Line: "zsh: correct 'sl' to 'ls' [nyae]?"}},
 	{name: "half typed: text after the prompt", change: func(f *paneFacts) { cursorAt(f, 7, 0, "$ ls -l") },
-		refusal: &Refusal{Pane: testPane, State: HalfTyped, Program: "bash", Line: "$ ls -l"}, remember: "$ "},
+		refusal: &Refusal{Pane: testPane, State: HalfTyped, Program: "bash", Line: "$ ls -l", Typed: "ls -l"}, remember: "$ "},
 	{name: "half typed: text at the cursor", change: func(f *paneFacts) { cursorAt(f, 2, 0, "$ ls") },
-		refusal: &Refusal{Pane: testPane, State: HalfTyped, Program: "bash", Line: "$ ls"}, remember: "$ "},
+		refusal: &Refusal{Pane: testPane, State: HalfTyped, Program: "bash", Line: "$ ls", Typed: "ls"}, remember: "$ "},
 	{name: "half typed by tmuxmcp", change: func(f *paneFacts) {
 		cursorAt(f, 4, 0, "$ ls")
 		f.rec.unsubmitted = true
-	}, refusal: &Refusal{Pane: testPane, State: HalfTyped, Program: "bash", Line: "$ ls", TypedByUs: true}, remember: "$ "},
+	}, refusal: &Refusal{Pane: testPane, State: HalfTyped, Program: "bash", Line: "$ ls", TypedByUs: true, Typed: "ls"}, remember: "$ "},
 	{name: "unconfirmed: a line that may be a prompt or typing", change: func(f *paneFacts) {
 		untagged(f, "bash")
 		cursorAt(f, 9, 0, "some text")
@@ -256,6 +257,16 @@ func TestClassify(t *testing.T) {
 				w.PaneTag = f.info.ShellTag
 				tc.ready = &w
 			}
+			if v.refusal != nil && v.refusal.Shell != nil {
+				// The shell reading a half-typed line, for a reset of
+				// what only tmuxmcp's keys drew: its pane and prompt.
+				if sh := v.refusal.Shell; sh.Pane != testPane || !strings.HasPrefix(v.refusal.Line, strings.TrimSpace(sh.Prompt)) {
+					t.Fatalf("refusal's shell %+v does not read line %q", sh, v.refusal.Line)
+				}
+				r := *v.refusal
+				r.Shell = nil
+				v.refusal = &r
+			}
 			if !reflect.DeepEqual(v.refusal, tc.refusal) || !reflect.DeepEqual(v.shell, tc.ready) {
 				t.Fatalf("got refusal %+v, shell %+v\nwant refusal %+v, shell %+v", v.refusal, v.shell, tc.refusal, tc.ready)
 			}
@@ -275,5 +286,19 @@ func TestClassifyIsAFunctionOfItsFacts(t *testing.T) {
 	a, b := classify(f), classify(f)
 	if !reflect.DeepEqual(a, b) {
 		t.Fatalf("%+v then %+v", a, b)
+	}
+}
+
+// Only caret notation, what a control key tmuxmcp sent draws on a
+// shell's line, counts as its own keys' doing: any other text may be a
+// person's, and is never discarded.
+func TestOnlyCaretNotationCountsAsWhatOwnKeysDrew(t *testing.T) {
+	for typed, want := range map[string]bool{
+		"^": true, "^X": true, "^C": true, "^X^V": true, "^?": true,
+		"": false, "x": false, "ls": false, "^x86": false, "echo ^X": false, "x86_64": false,
+	} {
+		if got := OwnKeysOnly(typed); got != want {
+			t.Errorf("OwnKeysOnly(%q) = %v, want %v", typed, got, want)
+		}
 	}
 }

@@ -60,6 +60,11 @@ type Refusal struct {
 	// TypedByUs says tmuxmcp itself typed the unsubmitted text (type_text
 	// without submit).
 	TypedByUs bool
+	// Typed is what the line shows after the known prompt (HalfTyped),
+	// and Shell the shell reading it: "^X" or zsh's "^" may be only what
+	// a control key tmuxmcp sent drew there (OwnKeysOnly).
+	Typed string
+	Shell *Shell
 	// Job is the job running in the pane (RunningJob).
 	Job *jobs.Job
 	// Waited is how long Ready waited for a transient state to pass.
@@ -647,6 +652,25 @@ func (e *Refusal) Reason() string {
 		return fmt.Sprintf("pane %s's program exited and the pane closed; its last output: %q", id, strings.Join(e.Screen, " / "))
 	}
 	return fmt.Sprintf("pane %s cannot be inspected (%s)", id, e.Program)
+}
+
+// OwnKeysOnly reports whether typed, the text a line shows after its
+// prompt, is only what control keys draw on a shell's line (caret
+// notation: bash's "^X" for an unbound key or a quoted one, zsh's "^"
+// while a quoted insert waits): nothing a person would type.
+func OwnKeysOnly(typed string) bool {
+	if typed == "" {
+		return false
+	}
+	for i := 0; i < len(typed); i++ {
+		if typed[i] != '^' {
+			return false
+		}
+		if i+1 < len(typed) && (typed[i+1] >= '@' && typed[i+1] <= '_' || typed[i+1] == '?') {
+			i++
+		}
+	}
+	return true
 }
 
 func truncate(s string, n int) string {

@@ -304,6 +304,13 @@ func (s *PaneStream) LastActivity() time.Time {
 	return s.last
 }
 
+// LastInput is when tmuxmcp last sent the pane input (zero before any).
+func (s *PaneStream) LastInput() time.Time {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.inputAt
+}
+
 // LastAppend is when bytes were last appended (zero before any).
 func (s *PaneStream) LastAppend() time.Time {
 	s.mu.Lock()

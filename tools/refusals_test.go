@@ -45,8 +45,8 @@ func TestRefusalsNameTheStateAndTheWayOut(t *testing.T) {
 	})
 	t.Run("text tmuxmcp typed without Enter", func(t *testing.T) {
 		e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo half"})
-		refused(t, e, pane, "echo next", "half-typed", "tmuxmcp typed it", `send_keys ["C-u"]`)
-		e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-u"}})
+		refused(t, e, pane, "echo next", "half-typed", "tmuxmcp typed it", `send_keys ["C-c"]`, `["Enter"] runs it`)
+		e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
 		runs(t, e, pane, "echo after-clear", "after-clear\n")
 	})
 	t.Run("a program in the foreground", func(t *testing.T) {
@@ -162,8 +162,8 @@ func TestUnknownPromptIsLearntAfterClearingTheLine(t *testing.T) {
 	for _, p := range e.ok(t, "list_panes", map[string]any{}).M["panes"].([]any) {
 		pane = p.(map[string]any)["paneId"].(string)
 	}
-	refused(t, e, pane, "echo next", "has not seen this shell draw its prompt", `send_keys ["C-u"]`)
-	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-u"}})
+	refused(t, e, pane, "echo next", "has not seen this shell draw its prompt", `send_keys ["C-c"]`)
+	e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
 	runs(t, e, pane, "echo learnt", "learnt\n")
 	runs(t, e, pane, "echo again", "again\n")
 }
