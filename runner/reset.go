@@ -86,7 +86,7 @@ func (r *Runner) ResetLine(ctx context.Context, sh *Shell) error {
 		// prompt, and what is typed while it repaints its mode can be
 		// lost): the next Ready waits for the terminal's reaction, and a
 		// shell without marks has its prompt learnt afresh.
-		if sent := r.typeInterrupt(ctx, sh.Pane, s); sent.res != interruptTyped {
+		if sent := r.typeInterrupt(ctx, sh.Pane, s, false); sent.res != interruptTyped {
 			return ErrNoFreshPrompt
 		}
 		if tag == "" {
