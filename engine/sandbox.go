@@ -232,6 +232,12 @@ func (h *Host) paneSandboxMode(pid int) string {
 		// started, and will start only in there.
 		args = p.sb.Unfiltered(inner)
 		exe = args[0]
+	} else if un := p.sb.Unfiltered(args); len(un) < len(args) && sandbox.SameFile(exe, "/bin/sh") {
+		// The launcher has exec'd into the seccomp filter's prefix (a
+		// /bin/sh that opens the filter and execs bwrap): the pane is a
+		// moment from its sandbox, and its shell will start only in there.
+		args = un
+		exe = args[0]
 	}
 	return string(p.sb.Verify(exe, args, p.exposed))
 }
