@@ -66,7 +66,7 @@ func (h *Host) runnerError(field string, pane int, err error) error {
 	default:
 		next = "Look at it with capture_pane, or omit paneId to run in a fresh pane"
 	}
-	return errorf("%s: %s, so nothing was typed. %s", field, ref.Reason(), next)
+	return errorf("%s: %s; this call typed nothing. %s", field, ref.Reason(), next)
 }
 
 // clearLine is the way out of a half-typed line that works in every line

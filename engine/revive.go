@@ -329,7 +329,7 @@ func (h *Host) gone(lost error) error {
 		cause = lost.Error()
 	}
 	t := h.fleet.Target()
-	return errorf("tmux is not reachable: %s is gone (%s). Nothing was done. tmuxmcp does not start a server you chose (-L/-S): start it again, e.g. %s, and call again (tmuxmcp reconnects by itself within seconds; list_panes shows the new panes)", t, cause, t.StartLine(h.opts.Session))
+	return errorf("tmux is not reachable: %s is gone (%s). Nothing was done. tmuxmcp starts a server you chose (-L/-S) only at its own launch, never again: start it, e.g. %s; tmuxmcp reconnects by itself within seconds of it running (then list_panes shows the new panes: pane ids and cursors from before are gone)", t, cause, t.StartLine(h.opts.Session))
 }
 
 // restartedSince is a clause for errors about panes: when tmuxmcp started

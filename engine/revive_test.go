@@ -229,7 +229,7 @@ func TestAServerTheUserChoseIsNeverStartedAgain(t *testing.T) {
 		if err == nil {
 			t.Fatal("a call on the killed server the user chose worked")
 		}
-		for _, want := range []string{"tmux is not reachable", "does not start a server you chose", target.StartLine("agent")} {
+		for _, want := range []string{"tmux is not reachable", "only at its own launch, never again", target.StartLine("agent")} {
 			if !strings.Contains(err.Error(), want) {
 				t.Errorf("the error does not say %q: %v", want, err)
 			}

@@ -47,7 +47,25 @@ func (r *Runner) WaitingForInput(ctx context.Context, pane int) (InputWait, bool
 		runes := []rune(screen[p.CursorY])
 		w.Prompt = strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " ")
 	}
+	if probe.ReadingCommand() && r.atOwnPrompt(pane, p.ShellTag, w.Prompt) {
+		// The shell reads at its own prompt, drawn without its marks: the
+		// command removed its hooks, and the job's watcher ends it so.
+		return InputWait{}, false
+	}
 	return w, true
+}
+
+// atOwnPrompt reports whether line, what an integrated shell inside a
+// command shows before the cursor, is its own prompt (as its marks last
+// drew it, or drawn with a prompt mark after the command's start): not a
+// question of the command's but the shell back without its hooks.
+func (r *Runner) atOwnPrompt(pane int, tag, line string) bool {
+	s, ok := r.hub.Live(pane)
+	if !ok || tag == "" {
+		return false
+	}
+	m := lastMarks(s, tag)
+	return m.promptAfterStart || line != "" && line == strings.TrimRight(m.prompt, " ")
 }
 
 // inCommand reports whether the pane's integrated shell, in front, is

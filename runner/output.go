@@ -335,6 +335,15 @@ func readJoined(f *os.File, from, size int64, extra []byte, at, n int64) []byte 
 	return b
 }
 
+// dropPending drops the line being drawn from the output: it is the
+// shell's prompt, drawn without the marks that tell it from output.
+func (o *jobOutput) dropPending() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.fold.Discard()
+	o.flush()
+}
+
 func (o *jobOutput) close() {
 	o.mu.Lock()
 	defer o.mu.Unlock()

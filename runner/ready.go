@@ -635,7 +635,7 @@ func (e *Refusal) Reason() string {
 	case HalfTyped:
 		who := "someone may be typing there"
 		if e.TypedByUs {
-			who = "tmuxmcp typed it (type_text without submit)"
+			who = "it is text an earlier type_text left there without submit"
 		}
 		return fmt.Sprintf("pane %s has a half-typed command line (%q): %s", id, e.Line, who)
 	case Unconfirmed:

@@ -612,6 +612,7 @@ func (w *watcher) hooksLost() {
 		w.pid = p.PID
 	}
 	w.note = HooksLostNote
+	w.out.dropPending() // the prompt the shell drew, not the command's output
 	w.r.markLost(w.pane, w.s, w.pid, w.pos)
 }
 

@@ -335,11 +335,20 @@ func (f *Fold) Pending() []byte {
 
 // Flush settles every row, the last without a line feed (nothing when it
 // is empty), and starts again on a new row.
-func (f *Fold) Flush() {
+func (f *Fold) Flush() { f.restart(true) }
+
+// Discard settles every row but the last, which it drops, and starts
+// again on a new row: the line being drawn is not output (a shell's
+// prompt, drawn without the marks that would have told it apart).
+func (f *Fold) Discard() { f.restart(false) }
+
+// restart settles every row but the last, gives the last (without a line
+// feed, nothing when empty) when give is set, and starts on a new row.
+func (f *Fold) restart(give bool) {
 	f.row = f.n - 1
 	f.settle()
 	r := f.at(f.row)
-	if last := f.shown(r.text); len(last) > 0 {
+	if last := f.shown(r.text); give && len(last) > 0 {
 		f.sink.Line(last)
 	}
 	r.text, r.size = r.text[:0], 0

@@ -129,7 +129,7 @@ func TestACommandThatRemovesTheHooksIsToldAndTheNextPutsThemBack(t *testing.T) {
 			e := homeEnv(t, "/bin/bash", map[string]string{".bashrc": vanishingBashrc, ".profile": bashProfile})
 			pane := readyPane(t, e)
 			r := e.ok(t, "run_shell_command", map[string]any{"paneId": pane, "command": c.command, "waitMs": 60000})
-			if r.Str("status") != "completed" || r.M["exitCode"] != nil || !strings.Contains(r.Str("note"), "removed the shell integration's hooks") {
+			if r.Str("status") != "completed" || r.M["exitCode"] != nil || !strings.Contains(r.Str("note"), "removed the shell integration's hooks") || strings.Contains(r.Str("output"), "gone") {
 				t.Fatalf("%q: %v\n%s", c.command, r, screenOf(t, e, pane))
 			}
 			r = e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo rearmed", "waitMs": 30000})

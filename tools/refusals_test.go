@@ -45,7 +45,7 @@ func TestRefusalsNameTheStateAndTheWayOut(t *testing.T) {
 	})
 	t.Run("text tmuxmcp typed without Enter", func(t *testing.T) {
 		e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "echo half"})
-		refused(t, e, pane, "echo next", "half-typed", "tmuxmcp typed it", `send_keys ["C-c"]`, `["Enter"] runs it`)
+		refused(t, e, pane, "echo next", "half-typed", "an earlier type_text left there", `send_keys ["C-c"]`, `["Enter"] runs it`)
 		e.ok(t, "send_keys", map[string]any{"paneId": pane, "keys": []string{"C-c"}})
 		runs(t, e, pane, "echo after-clear", "after-clear\n")
 	})
