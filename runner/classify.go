@@ -418,6 +418,12 @@ func (sh *shellState) notAtPrompt(f paneFacts) *Refusal {
 		ref.Program, ref.ending, ref.LineEditor = probe.Leader, true, true
 		return ref
 	}
+	if sh.own && sh.drawing && sh.kind == shell.Fish && probe.LeaderReadKnown && probe.LeaderReads && f.now.Sub(f.rec.lastAppend) > lostAfter {
+		// fish took a C-c while it drew its prompt (a cancel racing the
+		// command's own end): it reads its line, quiet, and never draws
+		// that prompt again. It is ready, not drawing forever.
+		sh.drawing = false
+	}
 	if sh.own && (sh.drawing || !marks.prompted) {
 		// The line editor runs, but its prompt is not drawn yet.
 		ref := refuse(Drawing)

@@ -171,6 +171,17 @@ var classifyCases = []classifyCase{
 		withStream(f, through(bashExit7(), 'D', 2))
 		f.rec.lastAppend = f.now.Add(-2 * time.Second)
 	}, ready: &Shell{Pane: testPane, PID: shellPID, TTY: "/dev/pts/9", Kind: shell.Bash, Program: "bash", Prompt: "$", Rearm: true}, broken: true},
+	{name: "ready: fish took C-c while it drew its prompt, and reads its line quietly", change: func(f *paneFacts) {
+		withStream(f, through(bashExit7(), 'D', 2))
+		f.probe.Leader, f.probe.First, f.probe.FirstArgs = "fish", "fish", []string{"fish", "-l", "-i"}
+		f.probe.LeaderReadKnown, f.probe.LeaderReads = true, true
+		f.rec.lastAppend = f.now.Add(-2 * time.Second)
+	}, ready: &Shell{Pane: testPane, PID: shellPID, TTY: "/dev/pts/9", Kind: shell.Fish, Program: "fish", Tag: recordedTag, Prompt: "$"}},
+	{name: "drawing: fish after its end mark, quiet, not known to read", change: func(f *paneFacts) {
+		withStream(f, through(bashExit7(), 'D', 2))
+		f.probe.Leader, f.probe.First, f.probe.FirstArgs = "fish", "fish", []string{"fish", "-l", "-i"}
+		f.rec.lastAppend = f.now.Add(-2 * time.Second)
+	}, refusal: &Refusal{Pane: testPane, State: Drawing, Screen: []string{"$"}}},
 	{name: "drawing: its prompt hooks run after the end mark", change: func(f *paneFacts) {
 		withStream(f, through(bashExit7(), 'D', 2))
 		f.probe.Canonical = true
