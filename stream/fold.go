@@ -60,6 +60,7 @@ type Fold struct {
 	back    bool
 	redraws int64
 	screen  bool   // a full-screen program draws: trailing blanks are padding
+	alt     bool   // the alternate screen is up: what is drawn there is not output
 	line    []byte // a row being given without its padding
 }
 
@@ -79,6 +80,9 @@ func (f *Fold) Redraws() int64 { return f.redraws }
 
 // Text takes one unit of plain text (an Emit).
 func (f *Fold) Text(text []byte, _, _ int64) {
+	if f.alt {
+		return
+	}
 	if text[0] == '\n' {
 		f.newline()
 		return
@@ -144,6 +148,13 @@ func (f *Fold) overwrite(r *foldRow, text []byte) {
 
 // Control takes one terminal control.
 func (f *Fold) Control(c Control) {
+	if c.Op == AltScreen {
+		f.altScreen(c.N == 1)
+		return
+	}
+	if f.alt {
+		return
+	}
 	switch c.Op {
 	case CarriageReturn:
 		f.moveTo(0)
@@ -172,9 +183,30 @@ func (f *Fold) Control(c Control) {
 		}
 	case CursorPosition:
 		f.screen = true
-	case AltScreen:
-		f.screen = c.N == 1
 	}
+}
+
+// AltScreenLine stands in the output for what a full-screen program drew
+// on the alternate screen, which a terminal no longer shows once the
+// program leaves it.
+const AltScreenLine = "[… a full-screen program drew on the alternate screen here: not kept as output; capture_pane shows its screen while it runs …]"
+
+// altScreen enters (on) or leaves the alternate screen: on entering, the
+// rows so far are given and AltScreenLine after them; what is drawn until
+// it is left is dropped.
+func (f *Fold) altScreen(on bool) {
+	if on == f.alt {
+		return
+	}
+	if on {
+		line := AltScreenLine + "\n"
+		if len(f.at(f.n-1).text) > 0 {
+			line = "\n" + line // after the last row, given without its line feed
+		}
+		f.restart(true)
+		f.sink.Line([]byte(line))
+	}
+	f.alt, f.screen = on, on
 }
 
 // column is the cursor's column.
