@@ -42,11 +42,7 @@ func (r *Runner) WaitingForInput(ctx context.Context, pane int) (InputWait, bool
 	if err != nil || probe.Reader == "" || probe.ReadingCommand() && !r.inCommand(ctx, pane, p.ShellTag, probe) {
 		return InputWait{}, false
 	}
-	w := InputWait{Program: probe.Reader}
-	if p.CursorY >= 0 && p.CursorY < len(screen) {
-		runes := []rune(screen[p.CursorY])
-		w.Prompt = strings.TrimRight(string(runes[:min(p.CursorX, len(runes))]), " ")
-	}
+	w := InputWait{Program: probe.Reader, Prompt: cursorText(screen, p)}
 	if probe.ReadingCommand() && r.atOwnPrompt(pane, p.ShellTag, w.Prompt) {
 		// The shell reads at its own prompt, drawn without its marks: the
 		// command removed its hooks, and the job's watcher ends it so.
