@@ -320,14 +320,8 @@ func hooksGone(f paneFacts) bool {
 	default:
 		return false
 	}
-	if f.marks.promptAfterStart {
-		return true
-	}
 	line := cursorText(f.screen, f.info)
-	if line == "" {
-		return false
-	}
-	return line == strings.TrimRight(f.marks.prompt, " ") || f.rec.promptKnown && line == strings.TrimRight(f.rec.prompt, " ")
+	return f.marks.showsOwnPrompt(line) || line != "" && f.rec.promptKnown && line == strings.TrimRight(f.rec.prompt, " ")
 }
 
 // readsAtStart reports whether the shell in front of a starting shell's

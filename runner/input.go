@@ -2,7 +2,6 @@ package runner
 
 import (
 	"context"
-	"strings"
 	"time"
 
 	"github.com/tmuxmcp/tmuxmcp/jobs"
@@ -60,8 +59,7 @@ func (r *Runner) atOwnPrompt(pane int, tag, line string) bool {
 	if !ok || tag == "" {
 		return false
 	}
-	m := lastMarks(s, tag)
-	return m.promptAfterStart || line != "" && line == strings.TrimRight(m.prompt, " ")
+	return lastMarks(s, tag).showsOwnPrompt(line)
 }
 
 // inCommand reports whether the pane's integrated shell, in front, is

@@ -490,6 +490,14 @@ type markInfo struct {
 	promptAfterStart bool
 }
 
+// showsOwnPrompt reports whether the shell, inside a command by its marks,
+// is back at its own prompt all the same: a prompt mark came after the
+// command's start, or line (what it shows before the cursor) is the
+// prompt its marks last drew. Its hooks are gone.
+func (m markInfo) showsOwnPrompt(line string) bool {
+	return m.promptAfterStart || line != "" && line == strings.TrimRight(m.prompt, " ")
+}
+
 // lastMarks scans the last 64 KiB of s for the marks of the shell tagged
 // tag.
 func lastMarks(s *stream.PaneStream, tag string) markInfo {
