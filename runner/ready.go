@@ -274,6 +274,12 @@ type brokenSeen struct {
 	lost, rearmed bool
 }
 
+// of reports whether b was found in recording s for the shell whose first
+// process is pid (not an earlier recording's, nor an earlier shell's).
+func (b brokenSeen) of(s *stream.PaneStream, pid int) bool {
+	return b.stream == s.ID() && b.pid == pid
+}
+
 // brokenState is what the runner knows of the integration of the shell in
 // pane (first process pid), whose last prompt mark in recording s ended
 // at promptAt: not working (broken), and whether a command removed its
@@ -282,7 +288,7 @@ func (r *Runner) brokenState(pane int, s *stream.PaneStream, pid int, promptAt i
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	b, ok := r.broken[pane]
-	if !ok || b.stream != s.ID() || b.pid != pid {
+	if !ok || !b.of(s, pid) {
 		return brokenSeen{}, false
 	}
 	if b.lost && promptAt > b.at {
@@ -294,7 +300,7 @@ func (r *Runner) brokenState(pane int, s *stream.PaneStream, pid int, promptAt i
 
 func (r *Runner) markBroken(pane int, s *stream.PaneStream, pid int) {
 	r.mu.Lock()
-	if b, ok := r.broken[pane]; !ok || b.stream != s.ID() || b.pid != pid {
+	if b, ok := r.broken[pane]; !ok || !b.of(s, pid) {
 		r.broken[pane] = brokenSeen{stream: s.ID(), pid: pid, at: s.End()}
 	}
 	r.mu.Unlock()
@@ -312,7 +318,7 @@ func (r *Runner) markLost(pane int, s *stream.PaneStream, pid int, at int64) {
 // it is tried once.
 func (r *Runner) rearming(pane int, s *stream.PaneStream, pid int) {
 	r.mu.Lock()
-	if b, ok := r.broken[pane]; ok && b.stream == s.ID() && b.pid == pid {
+	if b, ok := r.broken[pane]; ok && b.of(s, pid) {
 		b.rearmed = true
 		r.broken[pane] = b
 	}
