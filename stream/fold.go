@@ -94,10 +94,7 @@ func (f *Fold) Text(text []byte, _, _ int64) {
 	}
 	for len(text) > 0 {
 		r := f.at(f.row)
-		if f.back {
-			f.redraws++
-			f.back = false
-		}
+		f.redrawn()
 		if f.pad > 0 {
 			r.text = append(r.text, bytes.Repeat([]byte{' '}, f.pad)...)
 			f.pos, f.pad = len(r.text), 0
@@ -127,12 +124,7 @@ func (f *Fold) long() {
 		f.newline()
 		return
 	}
-	f.settle()
-	r := f.at(f.row)
-	f.sink.Line(f.shown(r.text))
-	r.text, r.size = r.text[:0], 0
-	f.head, f.n = (f.head+f.row)&(foldRows-1), 1
-	f.out, f.given, f.row, f.pos, f.pad = 0, 0, 0, 0, 0
+	f.restart(true)
 }
 
 // overwrite writes text over the characters at the cursor.
@@ -209,6 +201,15 @@ func (f *Fold) altScreen(on bool) {
 	f.alt, f.screen = on, on
 }
 
+// redrawn counts a redraw when the cursor went back before this write or
+// erase.
+func (f *Fold) redrawn() {
+	if f.back {
+		f.redraws++
+		f.back = false
+	}
+}
+
 // column is the cursor's column.
 func (f *Fold) column() int {
 	return utf8.RuneCount(f.at(f.row).text[:f.pos]) + f.pad
@@ -259,10 +260,7 @@ func (f *Fold) up(n int) {
 // (1), or all of it (2); the cursor stays in its column.
 func (f *Fold) eraseLine(mode int) {
 	r := f.at(f.row)
-	if f.back {
-		f.redraws++
-		f.back = false
-	}
+	f.redrawn()
 	col := f.column()
 	switch mode {
 	case 0:
