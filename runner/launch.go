@@ -269,10 +269,7 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	// still known (typed as is, only the stream would say).
 	direct := sh.Live && sh.Tag != "" && !j.FreshPane && cwd == "" && !sh.ErrExit && !sh.Wrap && !r.cfg.Remote && sh.Kind.TypedDirectly(ctx, j.Command)
 	typed, mode, name, secret := j.Command, jobs.Integrated, "", ""
-	scriptTag := "" // where the script goes: the pane's own job directory in a sandbox
-	if sh.PaneTag != "" {
-		scriptTag = shell.MarkTag(sh.PaneTag)
-	}
+	dirTag := markTagOf(sh.PaneTag) // where the script goes: the pane's own job directory in a sandbox
 	note := ""
 	if !direct {
 		mode = jobs.Wrapper
@@ -282,7 +279,7 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 			note = RearmNote
 		}
 		var err error
-		if typed, name, secret, err = r.writeScript(ctx, j, sh.Kind, scriptTag, cwd, rearm); err != nil {
+		if typed, name, secret, err = r.writeScript(ctx, j, sh.Kind, dirTag, cwd, rearm); err != nil {
 			return nil, err
 		}
 		if rearm != nil {
@@ -308,14 +305,11 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 		drop()
 		return nil, err
 	}
-	tag := ""
-	if sh.Tag != "" {
-		tag = shell.MarkTag(sh.Tag)
-	}
+	tag := markTagOf(sh.Tag)
 	kept := r.keepDead(ctx, sh.Pane) // a shell that ends during the job tells how (deadend.go)
 	j, err = r.jobs.Update(j.ID, func(x *jobs.Job) {
 		x.Mode, x.ShellTag, x.Shell, x.Stream, x.StartOffset, x.Started, x.PaneID = mode, tag, string(sh.Kind), s.ID().String(), in.At, time.Now().UTC(), id
-		x.Script, x.Secret, x.ShellGroup, x.ScriptTag, x.KeptDead = name, secret, sh.Group, scriptTag, kept
+		x.Script, x.Secret, x.ShellGroup, x.ScriptTag, x.KeptDead = name, secret, sh.Group, dirTag, kept
 		x.Note = note
 	})
 	if err != nil {
@@ -347,6 +341,15 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 	return &Started{Job: j, Stream: s, From: in.At, PID: sh.PID, TTY: sh.TTY, spool: sp, untap: untap}, nil
 }
 
+// markTagOf is the tag the marks of the shell tagged tag carry
+// (shell.MarkTag), "" for a shell without one.
+func markTagOf(tag string) string {
+	if tag == "" {
+		return ""
+	}
+	return shell.MarkTag(tag)
+}
+
 // The notes a job carries about its shell's integration (jobs.Job.Note).
 const (
 	HooksLostNote = "no end mark came: the command removed the shell integration's hooks (it replaced PROMPT_COMMAND, precmd_functions or fish_prompt, or exec'd a new shell), so its exit status is unknown; the next command in this pane puts them back"
@@ -357,18 +360,19 @@ const (
 // line that sources it, the scripts' random name and the secret its marks
 // carry. Neither the name nor anything typed or written in the script
 // says which job it is or what its secret is: the secret waits in a key
-// file the script reads and removes before the command runs.
+// file the script reads and removes before the command runs. The files
+// go where scriptPath puts those of the pane whose marks carry dirTag.
 //
 // rearm, when set, holds the shell's secret tag in TagFile: it is written
 // to the script's own tag file, which the script reads and removes before
 // it puts the integration's hooks back.
-func (r *Runner) writeScript(ctx context.Context, j *jobs.Job, k shell.Kind, shellTag, cwd string, rearm *shell.Rearm) (line, name, secret string, err error) {
+func (r *Runner) writeScript(ctx context.Context, j *jobs.Job, k shell.Kind, dirTag, cwd string, rearm *shell.Rearm) (line, name, secret string, err error) {
 	kind := shell.POSIX
 	if k == shell.Fish {
 		kind = shell.Fish
 	}
 	name, secret = shell.NewTag(), shell.NewSecret()
-	path := func(suffix string) string { return r.scriptPath(name, shellTag, suffix) }
+	path := func(suffix string) string { return r.scriptPath(name, dirTag, suffix) }
 	script := shell.Script{Kind: kind, KeyFile: path(".key"), Name: name, CommandFile: path(".sh"), StatusFile: path(".rc"),
 		Dir: cwd, TrapExit: j.FreshPane}
 	files := []struct{ path, body string }{{path(".rc"), ""}, {path(".key"), secret + "\n"}, {path(".sh"), j.Command + "\n"}}
