@@ -184,14 +184,21 @@ func classify(f paneFacts) verdict {
 		v.remember, v.rememberIt = sh.marks.prompt, true
 	}
 	v.shell, v.refusal = sh.commandLine(f)
-	if v.shell != nil && (sh.lost || f.rec.lost && !f.rec.rearmed) && (sh.kind == shell.Bash || sh.kind == shell.Zsh) && p.ShellTag != "" {
-		// A command removed its hooks: this job's script puts them back.
-		v.shell.Rearm = true
+	if v.shell != nil {
+		v.shell.Rearm = sh.rearms(f)
 	}
 	if sh.firstPrompt {
 		v.remember, v.rememberIt = v.shell.Prompt, true
 	}
 	return v
+}
+
+// rearms reports whether the next job's script puts the hooks of the
+// integrated shell back: a command removed them (this look found it, or an
+// earlier one whose job script has not tried yet), in a bash or zsh
+// tmuxmcp started (fish's hooks are not replaced so).
+func (sh *shellState) rearms(f paneFacts) bool {
+	return (sh.lost || f.rec.lost && !f.rec.rearmed) && (sh.kind == shell.Bash || sh.kind == shell.Zsh) && f.info.ShellTag != ""
 }
 
 // paneRefusal refuses a pane that its description, a job of tmuxmcp's or
