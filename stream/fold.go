@@ -192,7 +192,7 @@ func (f *Fold) altScreen(on bool) {
 	}
 	if on {
 		line := AltScreenLine + "\n"
-		if len(f.at(f.n-1).text) > 0 {
+		if len(f.shown(f.at(f.n-1).text)) > 0 {
 			line = "\n" + line // after the last row, given without its line feed
 		}
 		f.restart(true)

@@ -59,6 +59,7 @@ func TestOutputIsFoldedAsATerminalShowsIt(t *testing.T) {
 		{"output before and after a full-screen program stays, its screen between them is one line", "before\r\nhalf\x1b[?1049h\x1b[H~        \x1b[5;1H~   \x1b[?1049lafter\r\n", "before\nhalf\n" + AltScreenLine + "\nafter\n", 0},
 		{"a screen cleared and drawn with cursor placement loses its padding", "\x1b[2J\x1b[Htop   \r\nrow 2      \r\n", "top\nrow 2\n", 0},
 		{"cursor placing is full-screen", "\x1b[1;1Hhead   \r\n", "head\n", 0},
+		{"a blank row a full-screen program leaves before the alternate screen adds no empty line", "\x1b[1;1Hab\r\n   \x1b[?1049hvi\x1b[?1049l", "ab\n" + AltScreenLine + "\n", 0},
 		{"ordinary trailing spaces are kept", "keep   \n", "keep   \n", 0},
 		{"wide characters overwrite by character", "日本語\rab\n", "ab語\n", 1},
 		{"tabs are one column", "a\tb\rX\n", "X\tb\n", 1},
