@@ -109,7 +109,7 @@ type CreatePaneResult struct {
 	Sandbox string `json:"sandbox"`
 	// ServerNote says what happened to the host's tmux server since the
 	// last result: it ended (and why, when tmuxmcp can tell) and tmuxmcp
-	// started it again,; nil otherwise.
+	// started it again; nil otherwise.
 	ServerNote *string `json:"serverNote"`
 }
 

@@ -47,18 +47,19 @@ func (h *Host) runnerError(field string, pane int, err error) error {
 	case runner.Correction:
 		next = "send_keys [\"a\"] aborts that command line (zsh's [nyae]: a = abort); then run again in the same pane"
 	case runner.HalfTyped:
+		unsure := h.line(pane).Unsure
 		switch {
-		case ref.TypedByUs && h.line(pane).Unsure == "":
-			next = clearLine + " (or [\"Enter\"] runs it, if you meant to); then run again in the same pane"
+		case ref.TypedByUs && unsure == "":
+			next = clearLine + "; then run again in the same pane. Or send_keys [\"Enter\"] runs it as it stands, if you meant to"
 		case ref.TypedByUs:
 			next = clearLine + "; then run again in the same pane"
-		case h.line(pane).Unsure != "":
-			next = fmt.Sprintf("The keys sent with send_keys (%q) may have put it there: %s; then run again in the same pane", h.line(pane).Unsure, clearLine)
+		case unsure != "":
+			next = fmt.Sprintf("The keys sent with send_keys (%q) may have put it there: %s; then run again in the same pane", unsure, clearLine)
 		default:
 			next = "Wait for them, or omit paneId to run in a fresh pane; if nobody is typing there, " + clearLine + " and you can run again in the same pane"
 		}
 	case runner.Unconfirmed:
-		next = fmt.Sprintf("If nobody is typing in %s, %s (tmuxmcp learns the prompt from it); then run again in the same pane. Or omit paneId to run in a fresh pane", id, clearLine)
+		next = fmt.Sprintf("If nobody is typing in %s, %s, and tmuxmcp learns the prompt from it; then run again in the same pane. Or omit paneId to run in a fresh pane", id, clearLine)
 	case runner.NotAShell:
 		next = h.notAShellNext(ref.Program)
 	case runner.Exited:

@@ -158,7 +158,7 @@ func (h *Host) serverEnded(err error) {
 // endCause says why the server ended, from what tmux said and what the
 // panes printed last: a shell's logout, bash's TMOUT message.
 func (h *Host) endCause(err error) string {
-	if err != nil && strings.Contains(err.Error(), "unexpectedly") {
+	if tmux.Crashed(err) {
 		return "the tmux server crashed or was killed with a signal"
 	}
 	var logout, exited bool
@@ -288,7 +288,7 @@ func (h *Host) startAgain() (started int, err error) {
 	}
 	switch {
 	case err == nil:
-	case errors.Is(err, tmux.ErrNoServer) || strings.Contains(err.Error(), "no server running") || strings.Contains(err.Error(), "server exited unexpectedly"):
+	case tmux.NoServer(err):
 		// It started, and was gone before tmuxmcp reached it (its first
 		// shell exited, and the server with it, even before new-session
 		// answered).

@@ -14,14 +14,14 @@ import (
 // is set: --shell, or tmux's default-shell ("" when tmux runs a
 // default-command instead, or cannot say).
 func (h *Host) paneShell(ctx context.Context) (program, from string) {
-	if h.opts.ShellProgram != "" {
-		return h.opts.ShellProgram, "--shell"
-	}
-	sh, command, err := h.fleet.DefaultShell(ctx)
-	if err != nil || command != "" {
+	program = h.run.PaneShell(ctx)
+	switch {
+	case program == "":
 		return "", ""
+	case h.opts.ShellProgram != "":
+		return program, "--shell"
 	}
-	return sh, "tmux's default-shell"
+	return program, "tmux's default-shell"
 }
 
 // checkShell refuses, before a pane is created, to start a shell tmuxmcp

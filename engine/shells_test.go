@@ -35,17 +35,33 @@ func needShell(t *testing.T, name string) string {
 // the embedded default does; program, when set, is --shell.
 func shellServer(t *testing.T, sh, program string) *Host {
 	t.Helper()
-	home := t.TempDir()
 	// An empty ~/.yashrc is yash's bare default settings (without one it
 	// greets and loads its common settings instead).
-	for name, body := range map[string]string{".tcshrc": "set prompt = '% '\n", ".yashrc": ""} {
+	home := homeWith(t, map[string]string{".tcshrc": "set prompt = '% '\n", ".yashrc": ""})
+	if err := tmuxtest.DefaultRC(home); err != nil {
+		t.Fatal(err)
+	}
+	return launcherServer(t, sh, program, home)
+}
+
+// homeWith is a fresh home directory holding files (name: body).
+func homeWith(t *testing.T, files map[string]string) string {
+	t.Helper()
+	home := t.TempDir()
+	for name, body := range files {
 		if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o600); err != nil {
 			t.Fatal(err)
 		}
 	}
-	if err := tmuxtest.DefaultRC(home); err != nil {
-		t.Fatal(err)
-	}
+	return home
+}
+
+// launcherServer is a host on a private server with HOME home whose
+// default-shell is sh and whose session's first pane tmuxmcp started with
+// its launcher, as the embedded default does; program, when set, is
+// --shell.
+func launcherServer(t *testing.T, sh, program, home string) *Host {
+	t.Helper()
 	integ, err := shell.Install(filepath.Join(t.TempDir(), "shell"))
 	if err != nil {
 		t.Fatal(err)

@@ -1,18 +1,13 @@
 package engine
 
 import (
-	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
-	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
-	"github.com/tmuxmcp/tmuxmcp/runner"
-	"github.com/tmuxmcp/tmuxmcp/shell"
-	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 // slowProfile is a login profile that starts slowly, as a user's does:
@@ -40,29 +35,7 @@ i=0; while [ "$i" -lt 60000 ]; do i=$((i+1)); done; unset i
 // and nothing else of the shells' own.
 func slowShellServer(t *testing.T, sh string, files map[string]string) *Host {
 	t.Helper()
-	home := t.TempDir()
-	for name, body := range files {
-		if err := os.WriteFile(filepath.Join(home, name), []byte(body), 0o600); err != nil {
-			t.Fatal(err)
-		}
-	}
-	integ, err := shell.Install(filepath.Join(t.TempDir(), "shell"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	argv, env, options, err := runner.SessionLaunchOf(integ, nil, "")
-	if err != nil {
-		t.Fatal(err)
-	}
-	target := tmuxtest.ServerWith(t, tmux.SessionSpec{Name: "agent", Width: 120, Height: 40, Command: argv, Env: env, PaneOptions: options}, home, "SHELL="+sh)
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	h, err := OpenHost(ctx, Config{Target: target, Session: "agent", StateDir: t.TempDir(), Shell: integ})
-	if err != nil {
-		t.Fatalf("open: %v", err)
-	}
-	t.Cleanup(h.Close)
-	return h
+	return launcherServer(t, sh, "", homeWith(t, files))
 }
 
 // typedAhead names a row of the pane's screen where the job's line
@@ -119,5 +92,24 @@ func TestAFreshPaneOfAShellWithoutMarksWaitsForItsPromptThroughASlowStart(t *tes
 				}
 			}
 		})
+	}
+}
+
+// A login shell whose startup files run programs before the first prompt
+// (Debian's /etc/profile runs id -u; a slow check, a sleep) is starting,
+// not busy: create_pane waits for its first prompt.
+func TestCreatePaneWaitsOutProgramsTheStartupFilesRun(t *testing.T) {
+	t.Parallel()
+	home := t.TempDir()
+	profile := "i=0\nwhile [ $i -lt 30 ]; do id -u >/dev/null; i=$((i+1)); done\nsleep 1\nid -u >/dev/null\nsleep 1\nPS1='slow-start\\$ '\n"
+	if err := os.WriteFile(filepath.Join(home, ".bash_profile"), []byte(profile), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	h, _ := ownServer(t, home, nil, false)
+	pane := newShell(t, h)
+	wait := int64(30000)
+	r, err := h.RunShellCommand(t.Context(), nil, &RunShellCommandRequest{Command: "echo after-start", PaneID: &pane, WaitMs: &wait})
+	if err != nil || r.Output != "after-start\n" {
+		t.Fatalf("after the slow start: %+v %v", r, err)
 	}
 }

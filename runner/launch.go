@@ -139,7 +139,7 @@ func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error
 // launch is how new panes start their shell: with the integration when
 // tmux would start a shell (no default-command is set).
 func (r *Runner) launch(ctx context.Context) (shell.Launch, bool) {
-	sh := r.defaultShell(ctx)
+	sh := r.PaneShell(ctx)
 	if r.cfg.Shell == nil || sh == "" {
 		return shell.Launch{}, false
 	}
@@ -173,9 +173,10 @@ func (r *Runner) sandboxedLaunch(ctx context.Context, sb Sandbox) (shell.Launch,
 	return l, nil
 }
 
-// defaultShell is tmux's default-shell, or "" when tmux runs a
+// PaneShell is the shell program a new pane starts: --shell
+// (Config.ShellProgram), else tmux's default-shell; "" when tmux runs a
 // default-command in new panes instead (or cannot say).
-func (r *Runner) defaultShell(ctx context.Context) string {
+func (r *Runner) PaneShell(ctx context.Context) string {
 	if r.cfg.ShellProgram != "" {
 		return r.cfg.ShellProgram
 	}
@@ -476,7 +477,7 @@ func (r *Runner) NotStarted(id, reason string) {
 // DefaultShell names the shell a new pane would run (tmux's default-shell),
 // or "" when tmux runs a default-command instead.
 func (r *Runner) DefaultShell(ctx context.Context) string {
-	if sh := r.defaultShell(ctx); sh != "" {
+	if sh := r.PaneShell(ctx); sh != "" {
 		return filepath.Base(sh)
 	}
 	return ""

@@ -232,6 +232,24 @@ func (t Target) EnsureSession(ctx context.Context, spec SessionSpec) (created bo
 // ErrNoServer reports that no tmux server is listening on the target socket.
 var ErrNoServer = errors.New("no tmux server is running on this socket")
 
+// NoServer reports whether err says there was no server to reach:
+// ErrNoServer, or tmux's own "no server running" or "server exited
+// unexpectedly" (it ended before or as it answered).
+func NoServer(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return errors.Is(err, ErrNoServer) || strings.Contains(msg, "no server running") || strings.Contains(msg, "server exited unexpectedly")
+}
+
+// Crashed reports whether err, why a server was lost, says it ended
+// unexpectedly (tmux's "server exited unexpectedly": a crash or a signal)
+// rather than by its last session closing.
+func Crashed(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "unexpectedly")
+}
+
 func cleanEnv(base []string) []string {
 	env := base
 	if env == nil {
