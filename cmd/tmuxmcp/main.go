@@ -53,6 +53,7 @@ var (
 )
 
 func main() {
+	tmux.RelayMain() // started by tmux's pipe-pane: hand the pane's output over and exit
 	// TMUXMCP_CPUPROFILE=file writes a CPU profile of the whole run, for
 	// `go tool pprof` (the benchmark suite's -pprof flag sets it).
 	if path := os.Getenv("TMUXMCP_CPUPROFILE"); path != "" {
