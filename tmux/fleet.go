@@ -186,9 +186,9 @@ type Fleet struct {
 	unpiped   map[int]bool      // panes that stay on %output
 	pipeSlots chan struct{}     // hand-overs at a time
 
-	ctx          context.Context
-	cancel       context.CancelFunc
-	wg           sync.WaitGroup
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 // StartFleet attaches a control client to every session of the server and
