@@ -86,15 +86,15 @@ type Config struct {
 	Sandbox sandbox.Config
 	// Ingest is how panes' output is read (--ingest): tmux.IngestPipe (the
 	// default, where the program can serve as a relay: tmux.RelayMain) or
-	// tmux.IngestControl (%output only). TMUXMCP_INGEST=control in the
-	// environment forces control too.
+	// tmux.IngestControl (%output only). Left empty, TMUXMCP_INGEST=control
+	// in the environment asks for control.
 	Ingest string
 }
 
 // fleetOptions is how the host's fleet reads panes: raw through a relay,
 // unless control mode is asked for or no relay can be started.
 func fleetOptions(opts Config) tmux.Options {
-	if opts.Ingest == tmux.IngestControl || os.Getenv("TMUXMCP_INGEST") == tmux.IngestControl {
+	if opts.Ingest == tmux.IngestControl || opts.Ingest == "" && os.Getenv("TMUXMCP_INGEST") == tmux.IngestControl {
 		return tmux.Options{}
 	}
 	return tmux.Options{Relay: tmux.SelfRelay()}

@@ -491,7 +491,7 @@ func TestOutputDroppedByTmuxIsReported(t *testing.T) {
 // is recorded again.
 func TestAPaneWhosePipeSomeoneReplacesReportsTheGapAndGoesOn(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, envOptions{})
+	e := newEnv(t, envOptions{ingest: tmux.IngestPipe})
 	pane, c := e.shell(t)
 	ingest := func() string {
 		for _, p := range e.ok(t, "list_panes", map[string]any{}).M["panes"].([]any) {

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -189,7 +190,7 @@ func (c *config) defineFlags(fs *flag.FlagSet) (debugLog, showVersion *bool) {
 	fs.Var(&c.hosts, "host", "drive tmux on another machine too: `NAME=ssh://[user@]host[:port]` (repeatable; tools take host: NAME). tmuxmcp keeps one OpenSSH connection per host (your ~/.ssh/config, keys, agent and known_hosts; BatchMode, so set up key login first) and starts a private tmux server there (tmux -L tmuxmcp; ?socket=NAME picks another)")
 	fs.StringVar(&c.sshConfig, "ssh-config", "", "ssh client config file passed as ssh -F to every ssh tmuxmcp runs (default: ssh's own, ~/.ssh/config)")
 	fs.StringVar(&c.configFile, "config", "", "JSON config file with hosts: {\"hosts\": {\"build\": \"ssh://ci@build.example.com\"}}")
-	fs.StringVar(&c.ingest, "ingest", tmux.IngestPipe, "how panes' output is read: pipe (raw through tmux's pipe-pane, a pane someone else pipes falls back to control) or control (tmux's %output for every pane)")
+	fs.StringVar(&c.ingest, "ingest", cmp.Or(os.Getenv("TMUXMCP_INGEST"), tmux.IngestPipe), "how panes' output is read: pipe (raw through tmux's pipe-pane, a pane someone else pipes falls back to control) or control (tmux's %output for every pane)")
 	fs.StringVar(&c.shell, "shell", "", "the shell the panes tmuxmcp starts run, e.g. /bin/bash (default: tmux's default-shell, which is $SHELL when tmuxmcp starts the server); one of "+shell.Supported+"; your own login shell stays as it is")
 	fs.StringVar(&c.sandboxMode, "sandbox", "off", sandboxHelp)
 	fs.Var(&c.workspaces, "workspace", "with --sandbox workspace, a `DIR` writable inside the sandbox (repeatable; default: the directory tmuxmcp was started in; must exist)")
