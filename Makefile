@@ -34,6 +34,8 @@ test:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l .)" || { echo "gofmt needed:"; gofmt -l .; exit 1; }
 	$(GO) test -race -count=1 -timeout 10m -parallel $(TESTPARALLEL) ./...
+	# the engine again with every pane read through control mode (%output), the fallback path
+	TMUXMCP_INGEST=control $(GO) test -race -count=1 -timeout 10m -parallel $(TESTPARALLEL) ./engine/
 
 ## bench: the benchmark suite (latency, run round trip, ingest, idle cost, memory, hot paths, scale curve) against baselines measured in the same run; prints one table, writes docs/bench.md and docs/bench.svg (about 5 minutes; BENCHFLAGS="-only latency,hot" for part)
 bench: build

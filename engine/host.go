@@ -84,6 +84,20 @@ type Config struct {
 	// --workspace, --sandbox-network); Mode "" or off: none. Only this
 	// machine's panes are sandboxed (a host with a Machine never is).
 	Sandbox sandbox.Config
+	// Ingest is how panes' output is read (--ingest): tmux.IngestPipe (the
+	// default, where the program can serve as a relay: tmux.RelayMain) or
+	// tmux.IngestControl (%output only). Left empty, TMUXMCP_INGEST=control
+	// in the environment asks for control.
+	Ingest string
+}
+
+// fleetOptions is how the host's fleet reads panes: raw through a relay,
+// unless control mode is asked for or no relay can be started.
+func fleetOptions(opts Config) tmux.Options {
+	if opts.Ingest == tmux.IngestControl || opts.Ingest == "" && os.Getenv("TMUXMCP_INGEST") == tmux.IngestControl {
+		return tmux.Options{}
+	}
+	return tmux.Options{Relay: tmux.SelfRelay()}
 }
 
 // WaitTrace is where one matched wait spent its time on the way from
@@ -217,7 +231,7 @@ func OpenHost(ctx context.Context, cfg Config) (*Host, error) {
 		}
 	}
 	h.run = runner.New(rc)
-	fleet, err := tmux.StartFleet(ctx, target, hubEvents{h}, log)
+	fleet, err := tmux.StartFleetWith(ctx, target, hubEvents{h}, log, fleetOptions(opts))
 	if err != nil {
 		return nil, err
 	}

@@ -39,6 +39,10 @@ type PaneSummary struct {
 	// unsandboxed (it existed before tmuxmcp, the server runs with
 	// --sandbox off, or a person approved an escalated command in it).
 	Sandbox string `json:"sandbox"`
+	// Ingest is how tmuxmcp reads the pane's output: pipe (raw, through
+	// pipe-pane) or control (%output: the pane is piped by someone else,
+	// is on another machine, or --ingest control).
+	Ingest string `json:"ingest"`
 }
 
 // ListPanesResult lists a host's panes.
@@ -110,6 +114,7 @@ func (h *Host) ListPanes(ctx context.Context, c Caller, in *ListPanesRequest) (*
 			Window: p.WindowName, Title: p.Title, CurrentCommand: programName(p.CurrentCommand, p.Program), PID: p.PID, CWD: p.CWD, Width: p.Width,
 			Height: p.Height, Active: p.Active, Dead: p.Dead, DeadStatus: p.DeadStatus, InCopyMode: p.InMode,
 			Attended: p.WindowActive && watched[p.SessionID+p.WindowID], Sandbox: h.paneSandboxMode(p.PID),
+			Ingest: h.fleet.Ingest(p.ID),
 		}
 		if s, ok := h.hub.Live(p.ID); ok {
 			po.Cursor = cursorText(s, s.End())

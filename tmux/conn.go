@@ -235,8 +235,9 @@ func (c *Conn) send(ctx context.Context, mark func(), cmds [][]string) ([]*reque
 
 	c.mu.Lock()
 	if c.closed || c.outEnd {
+		err := c.closedErr() // exitReason is written under mu
 		c.mu.Unlock()
-		return nil, c.closedErr()
+		return nil, err
 	}
 	c.pending = append(c.pending, reqs...)
 	c.outq = append(c.outq, []byte(line.String()))

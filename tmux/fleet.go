@@ -177,29 +177,44 @@ type Fleet struct {
 	retry        *time.Timer   // reconnect attempts while lost
 	backoff      time.Duration // the next retry delay
 	connGone     chan *Conn
-	ctx          context.Context
-	cancel       context.CancelFunc
-	wg           sync.WaitGroup
+
+	// Raw ingest (ingest.go): nil relays reads every pane through control mode.
+	relays    *relayListener
+	relay     []string
+	pipes     map[int]*panePipe // panes read raw
+	switching map[int]*handover // panes being handed over to a pipe
+	unpiped   map[int]bool      // panes that stay on %output
+	pipeSlots chan struct{}     // hand-overs at a time
+
+	ctx    context.Context
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
 }
 
 // StartFleet attaches a control client to every session of the server and
 // lists its panes before returning.
 func StartFleet(ctx context.Context, target Target, ev Events, log *slog.Logger) (*Fleet, error) {
+	return StartFleetWith(ctx, target, ev, log, Options{})
+}
+
+// StartFleetWith is StartFleet with options (raw ingest: Options.Relay).
+func StartFleetWith(ctx context.Context, target Target, ev Events, log *slog.Logger, opts Options) (*Fleet, error) {
 	fctx, cancel := context.WithCancel(context.Background())
 	f := &Fleet{
 		target: target, ev: ev, log: log,
 		conns: map[string]*Conn{}, owner: map[int]*Conn{}, owned: map[int]bool{},
 		kickPanes: make(chan struct{}, 1), kickSessions: make(chan struct{}, 1),
 		connGone: make(chan *Conn, 16), ctx: fctx, cancel: cancel,
+		pipes: map[int]*panePipe{}, switching: map[int]*handover{}, unpiped: map[int]bool{},
+		pipeSlots: make(chan struct{}, 4),
 	}
+	f.openRelays(opts)
 	if err := f.syncSessions(ctx); err != nil {
-		cancel()
-		f.closeConns()
+		f.Close()
 		return nil, err
 	}
 	if err := f.listPanes(ctx); err != nil {
-		cancel()
-		f.closeConns()
+		f.Close()
 		return nil, err
 	}
 	f.wg.Add(1)
@@ -214,6 +229,7 @@ func (f *Fleet) Target() Target { return f.target }
 func (f *Fleet) Close() {
 	f.cancel()
 	f.wg.Wait()
+	f.closePipes()
 	f.closeConns()
 }
 
@@ -268,6 +284,10 @@ func (f *Fleet) ExecBatch(ctx context.Context, cmds ...[]string) ([][]string, er
 // Output and reply arrive on one pipe in order, so mark sees every byte of
 // the pane that tmux had processed before the command.
 func (f *Fleet) ExecPane(ctx context.Context, pane int, mark func(), args ...string) ([]string, error) {
+	mark, err := f.barrier(ctx, pane, mark)
+	if err != nil {
+		return nil, err
+	}
 	f.mu.Lock()
 	c := f.owner[pane]
 	f.mu.Unlock()
@@ -382,7 +402,9 @@ func (f *Fleet) ListPanes(ctx context.Context) ([]PaneInfo, error) {
 		seen[p.ID] = true
 		panes = append(panes, p)
 	}
+	f.drainPipes() // a pane's last bytes before the listing that says it died
 	f.ev.PanesListed(panes, listedAt)
+	f.pipeNew(panes)
 	return panes, nil
 }
 
@@ -535,7 +557,12 @@ func (f *Fleet) Reconnect(ctx context.Context) error {
 	// Recording restarts before the first byte of the new server arrives.
 	f.mu.Lock()
 	f.owner, f.owned = map[int]*Conn{}, map[int]bool{} // pane ids start over on a new server
+	old := f.pipes
+	f.pipes, f.unpiped = map[int]*panePipe{}, map[int]bool{}
 	f.mu.Unlock()
+	for _, pp := range old {
+		pp.close()
+	}
 	f.ev.Reconnected()
 	if err := f.syncSessions(ctx); err != nil {
 		return err
@@ -625,6 +652,19 @@ type fleetSink struct{ f *Fleet }
 func (s fleetSink) output(c *Conn, pane int, data []byte) {
 	f := s.f
 	f.mu.Lock()
+	if f.pipes[pane] != nil {
+		f.mu.Unlock()
+		return // read raw: this is a copy
+	}
+	if h := f.switching[pane]; h != nil && h.replied {
+		if len(h.held)+len(data) > maxHeld {
+			h.lost = true
+		} else {
+			h.held = append(h.held, data...)
+		}
+		f.mu.Unlock()
+		return
+	}
 	owner := f.owner[pane]
 	restarted := false
 	if owner == nil {
@@ -650,7 +690,11 @@ func (s fleetSink) notify(c *Conn, n Notification) {
 		if p, ok := n.PaneArg(); ok {
 			f.mu.Lock()
 			mine := f.owner[p] == c || f.owner[p] == nil
+			piped := f.pipes[p] != nil
 			f.mu.Unlock()
+			if piped {
+				return // our own pause: the pane is read raw
+			}
 			if mine {
 				f.ev.PaneOutputDropped(p)
 			}

@@ -18,6 +18,7 @@ import (
 )
 
 func TestMain(m *testing.M) {
+	RelayMain() // the raw-ingest tests start this binary as the relay
 	// Test servers start panes with a plain sh: no user rc files, no
 	// shell history written, fast startup. tmux takes default-shell from
 	// $SHELL. (tmuxtest imports this package, so its Main cannot be used;

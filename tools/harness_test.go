@@ -59,6 +59,7 @@ type envOptions struct {
 	// (default this machine).
 	machine func(stateDir string) machine.Machine
 	sandbox sandbox.Config // --sandbox (default off)
+	ingest  string         // --ingest (default pipe)
 }
 
 func newEnv(t *testing.T, o envOptions) *env {
@@ -87,7 +88,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if o.machine != nil {
 		machine = o.machine(stateDir)
 	}
-	h, err := engine.OpenHost(ctx, engine.Config{Target: target, Retain: o.retain, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Session: "agent", WaitMax: o.waitMax, StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review, ApprovalVia: o.via, Approver: o.approver, RestartServer: restartFunc(t, o.restart, target), Host: o.host, Machine: machine, Sandbox: o.sandbox})
+	h, err := engine.OpenHost(ctx, engine.Config{Target: target, Retain: o.retain, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Session: "agent", WaitMax: o.waitMax, StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review, ApprovalVia: o.via, Approver: o.approver, RestartServer: restartFunc(t, o.restart, target), Host: o.host, Machine: machine, Sandbox: o.sandbox, Ingest: o.ingest})
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}

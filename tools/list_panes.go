@@ -34,6 +34,7 @@ func (s *Server) listPanesTool() Tool {
 		"inCopyMode":     boolean("The pane is in copy mode; input tools refuse it."),
 		"cursor":         nullable(cursorSchema("The pane's current stream position (wait_for_text from it), or null if it is not being recorded.")),
 		"sandbox":        sandboxSchema(),
+		"ingest":         {Type: "string", Enum: []any{"pipe", "control"}, Description: "How output is read: pipe (raw) or control (%output: piped by another program, or remote)."},
 	})
 	out := outputObject(map[string]*jsonschema.Schema{
 		"panes":      {Type: "array", Items: pane, Description: "Every pane, in session, window and pane order (host by host, local first)."},

@@ -34,6 +34,7 @@ var usual = map[string]string{
 	"decision":           `"auto-approved"`,
 	"launchOutcome":      `"STARTED"`,
 	"outputFileComplete": `true`,
+	"ingest":             `"pipe"`,
 }
 
 // leanText is the text content of a result: b (its JSON) without the

@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 func TestTypedEchoIsMaskedUntilTheCommandPrints(t *testing.T) {
@@ -459,7 +460,7 @@ func TestCursorsOfOtherRecordings(t *testing.T) {
 
 func TestOutputDroppedByTmuxIsReported(t *testing.T) {
 	t.Parallel()
-	e := newEnv(t, envOptions{})
+	e := newEnv(t, envOptions{ingest: tmux.IngestControl}) // tmux pauses only %output
 	pane, c := e.shell(t)
 	n := mustPane(t, pane)
 	// What tmux does when tmuxmcp falls pause-after seconds behind: discard
@@ -476,6 +477,44 @@ func TestOutputDroppedByTmuxIsReported(t *testing.T) {
 		t.Fatalf("capture_since across the gap: %v", r)
 	}
 	// Output flows again after the gap (tmuxmcp sent %p:continue).
+	word := token(t, "AFTER")
+	e.run(t, pane, "echo "+word)
+	w = e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": w.Str("cursor"), "patterns": []string{"^" + word + "$"}, "regex": true, "timeoutMs": 20000})
+	if w.Str("outcome") != "matched" {
+		t.Fatalf("after the gap: %v", w)
+	}
+}
+
+// TestAPaneWhosePipeSomeoneReplacesReportsTheGapAndGoesOn: a person runs
+// pipe-pane on a pane tmuxmcp reads raw; the bytes in between are reported
+// missed, the pane is listed as read through control mode, and its output
+// is recorded again.
+func TestAPaneWhosePipeSomeoneReplacesReportsTheGapAndGoesOn(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{ingest: tmux.IngestPipe})
+	pane, c := e.shell(t)
+	ingest := func() string {
+		for _, p := range e.ok(t, "list_panes", map[string]any{}).M["panes"].([]any) {
+			if m := p.(map[string]any); m["paneId"] == pane {
+				s, _ := m["ingest"].(string)
+				return s
+			}
+		}
+		return ""
+	}
+	if got := ingest(); got != tmux.IngestPipe {
+		t.Fatalf("a fresh pane is read through %q, want %q", got, tmux.IngestPipe)
+	}
+	if _, err := e.target.Run(context.Background(), "pipe-pane", "-t", pane, "cat > /dev/null"); err != nil {
+		t.Fatal(err)
+	}
+	w := e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": c, "patterns": []string{"never"}, "timeoutMs": 20000})
+	if w.Str("outcome") != "output_lost" || w.Str("streamFailure") != "events_dropped" {
+		t.Fatalf("wait across the replaced pipe: %v", w)
+	}
+	if got := ingest(); got != tmux.IngestControl {
+		t.Errorf("after pipe-pane the pane is read through %q, want %q", got, tmux.IngestControl)
+	}
 	word := token(t, "AFTER")
 	e.run(t, pane, "echo "+word)
 	w = e.ok(t, "wait_for_text", map[string]any{"paneId": pane, "cursor": w.Str("cursor"), "patterns": []string{"^" + word + "$"}, "regex": true, "timeoutMs": 20000})

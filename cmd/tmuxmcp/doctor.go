@@ -268,7 +268,26 @@ func (sc *shellCheck) run(ctx context.Context) (bool, string) {
 		good = false
 		detail += "\n              it printed: " + errs
 	}
-	return good, detail
+	return good, detail + ingestNote(call, first)
+}
+
+// ingestNote says how the pane's output is read (operations.md: How pane
+// output is read).
+func ingestNote(call func(string, map[string]any) (map[string]any, error), pane string) string {
+	lp, err := call("list_panes", map[string]any{})
+	if err != nil {
+		return ""
+	}
+	ps, _ := lp["panes"].([]any)
+	for _, p := range ps {
+		if m, _ := p.(map[string]any); m["paneId"] == pane {
+			if m["ingest"] == "pipe" {
+				return "; output read raw (pipe-pane)"
+			}
+			return "; output read through control mode (%output): see docs/operations.md, How pane output is read"
+		}
+	}
+	return ""
 }
 
 // paneOutput is what the pane printed (its first 64 KiB).

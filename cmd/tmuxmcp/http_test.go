@@ -17,10 +17,12 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/internal/leaktest"
 	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
 	"github.com/tmuxmcp/tmuxmcp/internal/tmuxtest"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
 	"github.com/tmuxmcp/tmuxmcp/tools"
 )
 
 func TestMain(m *testing.M) {
+	tmux.RelayMain() // panes' output comes raw through this binary
 	// Every result the binary serves in these tests is checked against its
 	// tool's output schema.
 	_ = os.Setenv("TMUXMCP_CHECK_RESULTS", "1")

@@ -10,6 +10,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"flag"
@@ -53,6 +54,7 @@ var (
 )
 
 func main() {
+	tmux.RelayMain() // started by tmux's pipe-pane: hand the pane's output over and exit
 	// TMUXMCP_CPUPROFILE=file writes a CPU profile of the whole run, for
 	// `go tool pprof` (the benchmark suite's -pprof flag sets it).
 	if path := os.Getenv("TMUXMCP_CPUPROFILE"); path != "" {
@@ -110,6 +112,7 @@ type config struct {
 	sandboxNet  bool           // --sandbox-network
 	sandbox     sandbox.Config // the three, checked
 	shell       string         // --shell, its absolute path once checked
+	ingest      string         // --ingest: pipe or control
 }
 
 // usageError is a command line tmuxmcp cannot take: it exits 2, with a
@@ -187,6 +190,7 @@ func (c *config) defineFlags(fs *flag.FlagSet) (debugLog, showVersion *bool) {
 	fs.Var(&c.hosts, "host", "drive tmux on another machine too: `NAME=ssh://[user@]host[:port]` (repeatable; tools take host: NAME). tmuxmcp keeps one OpenSSH connection per host (your ~/.ssh/config, keys, agent and known_hosts; BatchMode, so set up key login first) and starts a private tmux server there (tmux -L tmuxmcp; ?socket=NAME picks another)")
 	fs.StringVar(&c.sshConfig, "ssh-config", "", "ssh client config file passed as ssh -F to every ssh tmuxmcp runs (default: ssh's own, ~/.ssh/config)")
 	fs.StringVar(&c.configFile, "config", "", "JSON config file with hosts: {\"hosts\": {\"build\": \"ssh://ci@build.example.com\"}}")
+	fs.StringVar(&c.ingest, "ingest", cmp.Or(os.Getenv("TMUXMCP_INGEST"), tmux.IngestPipe), "how panes' output is read: pipe (raw through tmux's pipe-pane, a pane someone else pipes falls back to control) or control (tmux's %output for every pane)")
 	fs.StringVar(&c.shell, "shell", "", "the shell the panes tmuxmcp starts run, e.g. /bin/bash (default: tmux's default-shell, which is $SHELL when tmuxmcp starts the server); one of "+shell.Supported+"; your own login shell stays as it is")
 	fs.StringVar(&c.sandboxMode, "sandbox", "off", sandboxHelp)
 	fs.Var(&c.workspaces, "workspace", "with --sandbox workspace, a `DIR` writable inside the sandbox (repeatable; default: the directory tmuxmcp was started in; must exist)")
@@ -210,6 +214,9 @@ func (c *config) validate() error {
 	}
 	if c.waitMax < time.Second {
 		return fmt.Errorf("--wait-max %v: must be at least 1s", c.waitMax)
+	}
+	if c.ingest != tmux.IngestPipe && c.ingest != tmux.IngestControl {
+		return fmt.Errorf("--ingest %q: use pipe (the default) or control", c.ingest)
 	}
 	c.viaList = nil
 	for _, v := range strings.Split(c.via, ",") {
@@ -442,6 +449,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	}
 	remotes := remoteHosts(c, stateDir, opts, log)
 	opts.ShellProgram = c.shell // this machine's panes only: the path names a program here
+	opts.Ingest = c.ingest
 	defer func() {
 		for _, r := range remotes {
 			r.conn.Close() // after every host has stopped

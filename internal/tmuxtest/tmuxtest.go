@@ -312,6 +312,7 @@ func AttachHuman(t testing.TB, target tmux.Target, session string, width, height
 // Main runs a package's tests in a Hermetic process and then checks that no
 // goroutine was left running (leaktest). Use it as TestMain's only line.
 func Main(m *testing.M) {
+	tmux.RelayMain() // panes' output comes raw through this binary
 	cleanup := Hermetic()
 	code := leaktest.Run(m)
 	cleanup()
