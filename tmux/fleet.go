@@ -179,12 +179,13 @@ type Fleet struct {
 	connGone     chan *Conn
 
 	// Raw ingest (ingest.go): nil relays reads every pane through control mode.
-	relays    *relayListener
-	relay     []string
-	pipes     map[int]*panePipe // panes read raw
-	switching map[int]*handover // panes being handed over to a pipe
-	unpiped   map[int]bool      // panes that stay on %output
-	pipeSlots chan struct{}     // hand-overs at a time
+	relays      *relayListener
+	relay       []string
+	pipes       map[int]*panePipe // panes read raw
+	switching   map[int]*handover // panes being handed over to a pipe
+	unpiped     map[int]bool      // panes that stay on %output
+	relayBroken bool              // a relay did not connect: no more tries
+	pipeSlots   chan struct{}     // hand-overs at a time
 
 	ctx    context.Context
 	cancel context.CancelFunc

@@ -41,8 +41,10 @@ type Options struct {
 	Relay []string
 }
 
-// relayWait bounds how long a relay may take to connect.
-const relayWait = 10 * time.Second
+// relayWait bounds how long a relay may take to connect. After one did
+// not, the fleet reads every later pane through control mode at once
+// (Fleet.relayBroken): no pane waits for a relay that cannot come.
+const relayWait = 5 * time.Second
 
 // handover is a pane between the pipe-pane reply and its relay's arrival:
 // the %output that came meanwhile is held, to be dropped (the pipe has it)
@@ -74,7 +76,7 @@ func (f *Fleet) pipeNew(panes []PaneInfo) {
 	}
 	for _, p := range panes {
 		f.mu.Lock()
-		try := !p.Dead && f.pipes[p.ID] == nil && f.switching[p.ID] == nil && !f.unpiped[p.ID]
+		try := !p.Dead && !f.relayBroken && f.pipes[p.ID] == nil && f.switching[p.ID] == nil && !f.unpiped[p.ID]
 		if try {
 			f.switching[p.ID] = &handover{done: make(chan struct{})}
 		}
@@ -137,6 +139,12 @@ func (f *Fleet) pipePane(ctx context.Context, p PaneInfo) (err error) {
 	case <-ctx.Done():
 		// Ours or not, a pipe that never connected is closed.
 		_, _ = c.Exec(context.Background(), "pipe-pane", "-t", PaneName(pane))
+		if f.ctx.Err() == nil {
+			f.mu.Lock()
+			f.relayBroken = true
+			f.mu.Unlock()
+			f.log.Warn("the pipe-pane relay did not connect; every pane is read through control mode", "relay", strings.Join(f.relay, " "))
+		}
 		return fmt.Errorf("the pipe-pane relay did not connect: %w", ctx.Err())
 	}
 }

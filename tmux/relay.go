@@ -54,6 +54,12 @@ func SelfRelay() []string {
 	if os.Getenv(relayReadyEnv) != strconv.Itoa(os.Getpid()) {
 		return nil
 	}
+	// The running binary itself, even after a rebuild replaced or removed
+	// its file.
+	self := "/proc/" + strconv.Itoa(os.Getpid()) + "/exe"
+	if _, err := os.Stat(self); err == nil {
+		return []string{self}
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return nil
