@@ -203,3 +203,46 @@ func socketPair() (*os.File, *os.File, error) {
 }
 
 func unixRights(f *os.File) []byte { return syscall.UnixRights(int(f.Fd())) }
+
+// TestABrokenRelayLosesNothingAndLeavesPanesOnControlMode: a relay that
+// never connects (here /bin/false) leaves the pane on %output with every
+// byte it printed meanwhile, and later panes are not tried again.
+func TestABrokenRelayLosesNothingAndLeavesPanesOnControlMode(t *testing.T) {
+	t.Parallel()
+	tg := newTestServer(t)
+	ev := newFakeEvents()
+	f, err := StartFleetWith(testCtx(t), tg, ev, discardLog, Options{Relay: []string{"/bin/false"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(f.Close)
+	ctx := testCtx(t)
+	id := mainPane(t, tg)
+	if _, err := f.Exec(ctx, "send-keys", "-t", PaneName(id), "i=0; while [ $i -lt 300 ]; do i=$((i+1)); echo L$i; sleep 0.02; done", "Enter"); err != nil {
+		t.Fatal(err)
+	}
+	ev.waitOutput(t, id, "L300\r\n", 0)
+	m := numbered.FindAllSubmatch(ev.output(id), -1)
+	if len(m) != 300 {
+		t.Fatalf("%d numbered lines recorded, want 300", len(m))
+	}
+	for i, x := range m {
+		if v, _ := strconv.Atoi(string(x[1])); v != i+1 {
+			t.Fatalf("line %d is L%d", i+1, v)
+		}
+	}
+	waitIngest(t, f, id, IngestControl)
+	out, err := f.Exec(ctx, "new-window", "-d", "-P", "-F", "#{pane_id}", "sh")
+	if err != nil {
+		t.Fatal(err)
+	}
+	second := paneID(t, out[0])
+	f.RefreshPanes()
+	start := time.Now()
+	if err := f.MarkPane(ctx, second, func() {}); err != nil {
+		t.Fatal(err)
+	}
+	if took := time.Since(start); took > relayWait/2 {
+		t.Errorf("a mark on a pane after the relay failed took %v: it waited for another relay", took)
+	}
+}
