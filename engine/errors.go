@@ -32,6 +32,9 @@ func (h *Host) runnerError(field string, pane int, err error) error {
 		next = "Wait for them to leave it (capture_pane shows inCopyMode), or omit paneId to run in a fresh pane"
 	case runner.FullScreen:
 		next = "Use type_text/send_keys with that program (quit it first to get the shell back), or omit paneId to run in a fresh pane"
+		if ref.StaleAltScreen() {
+			next = "Leave it: type_text \"tput rmcup\" with submit true (or \"reset\"), then run the command again; or omit paneId to run in a fresh pane"
+		}
 	case runner.InputOff:
 		next = "Someone must enable it with select-pane -e; or omit paneId to run in a fresh pane"
 	case runner.RunningJob:

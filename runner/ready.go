@@ -600,6 +600,13 @@ func lastRows(screen []string, n int) []string {
 	return out
 }
 
+// StaleAltScreen reports a FullScreen refusal whose program in front is a
+// shell: the alternate screen outlived the program that turned it on.
+func (e *Refusal) StaleAltScreen() bool {
+	_, isShell := shell.KindOf(e.Program)
+	return e.State == FullScreen && isShell
+}
+
 // Reason says in a sentence what the pane is doing, for a person or an
 // agent (the caller adds what to do about it).
 func (e *Refusal) Reason() string {
@@ -618,6 +625,9 @@ func (e *Refusal) Reason() string {
 	case CopyMode:
 		return fmt.Sprintf("pane %s is in copy mode (someone is scrolling it)", id)
 	case FullScreen:
+		if e.StaleAltScreen() {
+			return fmt.Sprintf("pane %s is still on the alternate screen although its shell (%s) is in front: a full-screen program ended without leaving it (killed, or it crashed)", id, e.Program)
+		}
 		return fmt.Sprintf("pane %s shows a full-screen program (%s, alternate screen), not a shell prompt", id, e.Program)
 	case InputOff:
 		return fmt.Sprintf("pane %s has input disabled (select-pane -d)", id)

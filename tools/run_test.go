@@ -471,3 +471,42 @@ func TestFreshPaneCommandThatExitsTheShellKeepsItsStatus(t *testing.T) {
 		t.Fatalf("got %v", r)
 	}
 }
+
+// TestAPaneLeftOnTheAlternateScreenSaysHowToLeaveIt: a full-screen program
+// killed without leaving the alternate screen leaves the shell in front of
+// a screen tmuxmcp cannot read a prompt from; the refusal names the way
+// out, and after it the pane takes commands again.
+func TestAPaneLeftOnTheAlternateScreenSaysHowToLeaveIt(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t, envOptions{})
+	pane, c := e.shell(t)
+	e.run(t, pane, `printf '\033[?1049h'`)
+	deadline := time.Now().Add(20 * time.Second)
+	var r result
+	for {
+		r = e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo hi"})
+		if r.IsError || time.Now().After(deadline) {
+			break
+		}
+		time.Sleep(100 * time.Millisecond) // the alternate screen is on once tmux drew it
+	}
+	if !r.IsError {
+		t.Fatalf("a pane on the alternate screen took a command: %v", r)
+	}
+	mustContain(t, "the refusal", r.Text, "alternate screen")
+	mustContain(t, "the refusal", r.Text, "tput rmcup")
+	e.ok(t, "type_text", map[string]any{"paneId": pane, "text": "tput rmcup", "submit": true})
+	word := token(t, "BACK")
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		r = e.call(t, "run_shell_command", map[string]any{"paneId": pane, "command": "echo " + word})
+		if !r.IsError {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after tput rmcup the pane still refuses: %s", r.Text)
+		}
+		time.Sleep(100 * time.Millisecond) // the shell runs tput and draws its prompt
+	}
+	mustContain(t, "the command after leaving the alternate screen", r.Str("output"), word)
+	_ = c
+}
