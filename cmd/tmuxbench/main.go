@@ -14,7 +14,9 @@
 //  6. hot paths: decoder, matcher and waiter benchmarks (internal/bench);
 //  7. scale: wait latency as panes and open waits grow;
 //  8. sandbox: create_pane and run_shell_command true with --sandbox
-//     workspace beside the same without.
+//     workspace beside the same without;
+//  9. under load (tail): wait latency with two busy loops running, against
+//     the bare reader floor measured in turns with it.
 //
 // It prints one markdown table and writes docs/bench.md and docs/bench.svg.
 //
@@ -63,6 +65,7 @@ var sections = []section{
 	{"scale", sectionScale},
 	{"ssh", sectionSSH},
 	{"sandbox", sectionSandbox},
+	{"tail", sectionTail},
 }
 
 func main() {
@@ -87,7 +90,7 @@ func main() {
 	flag.IntVar(&cfg.panes, "panes", 100, "panes for the memory section and the top of the scale curve")
 	flag.StringVar(&cfg.out, "out", "docs", "directory for bench.md and bench.svg (empty: write nothing)")
 	flag.StringVar(&cfg.pprof, "pprof", "", "write a CPU profile of every tmuxmcp process the suite starts into this directory (<section>-<n>.prof)")
-	flag.StringVar(&only, "only", "", "comma-separated sections to run (default all): latency,run,ingest,idle,memory,hot,scale,ssh,sandbox")
+	flag.StringVar(&only, "only", "", "comma-separated sections to run (default all): latency,run,ingest,idle,memory,hot,scale,ssh,sandbox,tail")
 	flag.Parse()
 	if err := run(cfg, only); err != nil {
 		fmt.Fprintln(os.Stderr, "tmuxbench:", err)
