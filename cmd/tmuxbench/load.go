@@ -166,6 +166,7 @@ func sectionIngest(ctx context.Context, cfg config, rep *report) error {
 	}
 	rb, rm := ratio(bare.p(0.5), base), ratio(mcpS.p(0.5), base)
 	rep.add(row{sec, "tmuxmcp ratio ÷ bare reader ratio", fmt.Sprintf("%.3f", rm/rb), "", "", "≤ 1.10", verdict(rm/rb <= 1.10)})
+	rep.add(row{sec, fmt.Sprintf("cat %d MiB watched by tmuxmcp ÷ unwatched", cfg.ingestMB), fmt.Sprintf("%.2f×", rm), fmt.Sprintf("no client %.2f s", base.Seconds()), fmt.Sprintf("%.3f", rm), "≤ 1.25×", verdict(rm <= 1.25)})
 	return seqThroughRun(ctx, cfg, w, pane, seq, rep)
 }
 

@@ -4,8 +4,9 @@
 //
 //  1. wait latency: wait_for_text through the tmuxmcp binary over stdio vs
 //     a bare `tmux -C` reader vs capture-pane polling at 100 and 50 ms;
-//  2. run round trip: run_shell_command true (existing and fresh pane) vs
-//     spawning bash -c true;
+//  2. run round trip: run_shell_command true (existing and fresh pane, and
+//     with a prompt that costs 200 ms) vs spawning bash -c true, the
+//     shell's own start-up and a plain prompt;
 //  3. ingest: cat of a large file with no control client, a bare reader,
 //     and tmuxmcp holding 10 open waits on the pane;
 //  4. idle cost: CPU and tmux processes spawned with 20 idle panes and 100
