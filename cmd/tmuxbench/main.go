@@ -78,6 +78,9 @@ func main() {
 		case "poll":
 			poll(os.Args[2:])
 			return
+		case "build-peer":
+			buildPeer(os.Args[2:])
+			return
 		}
 	}
 	var cfg config
