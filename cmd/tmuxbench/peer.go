@@ -118,12 +118,21 @@ func (w *world) peerWaitFrom(ctx context.Context, c *client, pane, tag string, f
 		return 0, 0, err
 	}
 	for i := from; i < from+n; i++ {
-		r, err := c.call(ctx, "wait_for_text", map[string]any{"paneId": pane, "patterns": []string{fmt.Sprintf(`LAT%s %d \d+\r?$`, tag, i)}, "regex": true, "timeoutSeconds": peerWaitTimeout})
+		// After the block's first line, the next comes within every: a
+		// wait that has seen nothing in ten times that has missed it, and
+		// is given up (the peer's own timeout is whole seconds).
+		callCtx, cancel := ctx, context.CancelFunc(func() {})
+		if i > from {
+			callCtx, cancel = context.WithTimeout(ctx, max(250*time.Millisecond, 10*every))
+		}
+		r, err := c.call(callCtx, "wait_for_text", map[string]any{"paneId": pane, "patterns": []string{fmt.Sprintf(`LAT%s %d \d+\r?$`, tag, i)}, "regex": true, "timeoutSeconds": peerWaitTimeout})
 		now := time.Now()
-		if err != nil {
+		gaveUp := err != nil && ctx.Err() == nil && callCtx.Err() != nil
+		cancel()
+		if err != nil && !gaveUp {
 			return atEntry, missed, err
 		}
-		if r["outcome"] == "timeout" {
+		if gaveUp || r["outcome"] == "timeout" {
 			missed++
 			top, err := w.lastOnScreen(ctx, pane, tag, from+n-1)
 			if err != nil {
@@ -147,9 +156,10 @@ func (w *world) peerWaitFrom(ctx context.Context, c *client, pane, tag string, f
 	return atEntry, missed, nil
 }
 
-// peerWaitTimeout is the peer's wait timeout in seconds: lines come every
-// few tens of milliseconds, so a wait that has seen nothing in this long
-// has missed its line.
+// peerWaitTimeout is the peer's wait timeout in seconds, for the first
+// line of a block (the emitter starts 300 ms after it is typed): lines
+// come every few tens of milliseconds, so a wait that has seen nothing in
+// this long has missed its line.
 const peerWaitTimeout = 2
 
 // lastOnScreen is the highest line number of tag the pane shows (last

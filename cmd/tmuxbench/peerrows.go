@@ -29,7 +29,7 @@ func (pr *peerResult) pairs(cfg config) []peerPair {
 	}
 	return []peerPair{
 		{"wait latency: wait_for_text per printed line (stdio)", pr.oursWait.summary(),
-			pr.peerWait.summary() + fmt.Sprintf("; %d matched on the screen at entry, %d lines never seen (timed out)", pr.atEntry, pr.missed), p50(pr.oursWait, pr.peerWait)},
+			pr.peerWait.summary() + fmt.Sprintf("; %d matched on the screen at entry; %d lines its wait never saw (a line printed after the wait reads the screen and before its control client attaches is in neither), the wait given up and the lines printed meanwhile not sampled", pr.atEntry, pr.missed), p50(pr.oursWait, pr.peerWait)},
 		{"run round trip: `true` in an existing bash pane (run_shell_command / run_command)", pr.oursRun.summary(), pr.peerRun.summary(), p50(pr.oursRun, pr.peerRun)},
 		{"tmux processes spawned per wait_for_text call", per(pr.oursWaitSpawn, pr.spawnCalls), per(pr.peerWaitSpawn, pr.peerWaitCalls) + ": " + pr.peerWaitKinds, ""},
 		{"tmux processes spawned per run call", per(pr.oursRunSpawn, pr.spawnCalls), per(pr.peerRunSpawn, pr.spawnCalls) + ": " + pr.peerRunKinds, ""},
