@@ -312,7 +312,7 @@ func sectionRun(ctx context.Context, cfg config, rep *report) error {
 	// The same round trip in the other shells' panes: zsh and fish with
 	// their integration, dash through the job-script wrapper.
 	var others []sample
-	for _, sh := range otherShells {
+	for _, sh := range otherShells() {
 		if _, err := os.Stat(sh.path); err != nil {
 			continue
 		}
@@ -337,12 +337,16 @@ func sectionRun(ctx context.Context, cfg config, rep *report) error {
 	return nil
 }
 
-// otherShells are the shells besides bash whose existing-pane round trip
+// otherShell is a shell besides bash whose existing-pane round trip
 // section 2 measures, with the issue's bound on its ratio to `bash -c true`.
-var otherShells = []struct {
+type otherShell struct {
 	name, path string
 	bound      float64
-}{{"zsh", "/usr/bin/zsh", 4}, {"fish", "/usr/bin/fish", 6}, {"dash", "/bin/dash", 4}}
+}
+
+func otherShells() []otherShell {
+	return []otherShell{{"zsh", "/usr/bin/zsh", 4}, {"fish", "/usr/bin/fish", 6}, {"dash", "/bin/dash", 4}}
+}
 
 // runRows are section 2's rows: each round trip against `bash -c true`,
 // the existing-pane ones with their bound on that ratio.
@@ -356,7 +360,7 @@ func runRows(rep *report, spawn, existing, fresh sample, others []sample) {
 	rep.add(row{sec, fresh.name, fresh.summary(), floor, times(fresh), "", ""})
 	for _, s := range others {
 		bound := 0.0
-		for _, sh := range otherShells {
+		for _, sh := range otherShells() {
 			if strings.HasSuffix(s.name, "("+sh.name+")") {
 				bound = sh.bound
 			}
