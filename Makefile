@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/tmuxmcp
 FUZZTIME ?= 30s
 
-.PHONY: run run-stdio build test bench lint fuzz install docs clean conformance soak
+.PHONY: run run-stdio build test bench peer lint fuzz install docs clean conformance soak
 
 HTTP_ADDR ?= 127.0.0.1:8765
 
@@ -37,9 +37,15 @@ test:
 	# the engine again with every pane read through control mode (%output), the fallback path
 	TMUXMCP_INGEST=control $(GO) test -race -count=1 -timeout 10m -parallel $(TESTPARALLEL) ./engine/
 
-## bench: the benchmark suite (latency, run round trip, ingest, idle cost, memory, hot paths, scale curve) against baselines measured in the same run; prints one table, writes docs/bench.md and docs/bench.svg (about 5 minutes; BENCHFLAGS="-only latency,hot" for part)
+## bench: the benchmark suite (latency, run round trip, ingest, idle cost, memory, hot paths, scale curve, under load) against baselines measured in the same run; prints one table, writes docs/bench.md and docs/bench.svg (about 6 minutes; BENCHFLAGS="-only latency,hot" for part). PEERS=libtmux-mcp (a name in bin/peers, or a path to the binary; comma-separated for more) also measures that MCP server beside tmuxmcp: wait latency, run round trip, tmux processes per call, idle CPU
 bench: build
-	$(GO) run ./cmd/tmuxbench -tmuxmcp $(BIN) $(BENCHFLAGS)
+	$(GO) run ./cmd/tmuxbench -tmuxmcp $(BIN) $(if $(PEERS),-peers "$(PEERS)") $(BENCHFLAGS)
+
+PEER_SRC ?=
+PEER_REV ?= HEAD
+## peer: build libtmux-go's MCP server for `make bench PEERS=libtmux-mcp` from a source you give, PEER_SRC=/path/to/libtmux-go (a checkout or git directory, at PEER_REV, or a plain tree); writes bin/peers/libtmux-mcp and libtmux-mcp.rev, the revision the bench reports (bin/ is not committed; only Go modules are downloaded)
+peer:
+	$(GO) run ./cmd/tmuxbench build-peer -src "$(PEER_SRC)" -rev "$(PEER_REV)" -out bin/peers
 
 lint:
 	$(GO) vet ./...

@@ -166,6 +166,7 @@ func sectionIngest(ctx context.Context, cfg config, rep *report) error {
 	}
 	rb, rm := ratio(bare.p(0.5), base), ratio(mcpS.p(0.5), base)
 	rep.add(row{sec, "tmuxmcp ratio ÷ bare reader ratio", fmt.Sprintf("%.3f", rm/rb), "", "", "≤ 1.10", verdict(rm/rb <= 1.10)})
+	rep.add(row{sec, fmt.Sprintf("cat %d MiB watched by tmuxmcp ÷ unwatched", cfg.ingestMB), fmt.Sprintf("%.2f×", rm), fmt.Sprintf("no client %.2f s", base.Seconds()), fmt.Sprintf("%.3f", rm), "≤ 1.25×", verdict(rm <= 1.25)})
 	return seqThroughRun(ctx, cfg, w, pane, seq, rep)
 }
 
@@ -272,6 +273,42 @@ func poll(args []string) {
 	}
 }
 
+// tmuxCounter is a tmux wrapper that records every process started
+// through it: put bin first in a server's PATH and every tmux it runs is
+// counted, with its arguments.
+type tmuxCounter struct {
+	bin, log string
+}
+
+// countTmux makes a counting wrapper of its own under the world's files.
+func (w *world) countTmux(name string) (*tmuxCounter, error) {
+	real, err := exec.LookPath("tmux")
+	if err != nil {
+		return nil, err
+	}
+	tc := &tmuxCounter{bin: filepath.Join(w.tmp, "bin-"+name), log: filepath.Join(w.tmp, "spawned-"+name)}
+	if err := os.Mkdir(tc.bin, 0o755); err != nil {
+		return nil, err
+	}
+	script := fmt.Sprintf("#!/bin/sh\necho \"$*\" >> %s\nexec %s \"$@\"\n", tc.log, real)
+	if err := os.WriteFile(filepath.Join(tc.bin, "tmux"), []byte(script), 0o755); err != nil {
+		return nil, err
+	}
+	return tc, nil
+}
+
+// spawned is how many tmux processes went through the wrapper so far.
+func (tc *tmuxCounter) spawned() int { return len(tc.calls()) }
+
+// calls are the argument lists of the tmux processes so far, in order.
+func (tc *tmuxCounter) calls() []string {
+	b, _ := os.ReadFile(tc.log)
+	return strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")[:strings.Count(string(b), "\n")]
+}
+
+// pathEnv is the environment entry that puts the wrapper first in PATH.
+func (tc *tmuxCounter) pathEnv() string { return "PATH=" + tc.bin + ":" + os.Getenv("PATH") }
+
 // sectionIdle is section 4: CPU and tmux processes over cfg.idle with 20
 // idle panes and 100 open waits, beside a 100 ms polling loop over the
 // same panes run at the same time.
@@ -283,25 +320,13 @@ func sectionIdle(ctx context.Context, cfg config, rep *report) error {
 	defer w.close()
 	// Every tmux process tmuxmcp starts goes through this wrapper, which
 	// counts it.
-	bin := filepath.Join(w.tmp, "bin")
-	count := filepath.Join(w.tmp, "spawned")
-	real, err := exec.LookPath("tmux")
+	tc, err := w.countTmux("tmuxmcp")
 	if err != nil {
 		return err
 	}
-	if err := os.Mkdir(bin, 0o755); err != nil {
-		return err
-	}
-	script := fmt.Sprintf("#!/bin/sh\necho \"$*\" >> %s\nexec %s \"$@\"\n", count, real)
-	if err := os.WriteFile(filepath.Join(bin, "tmux"), []byte(script), 0o755); err != nil {
-		return err
-	}
-	spawned := func() int {
-		b, _ := os.ReadFile(count)
-		return strings.Count(string(b), "\n")
-	}
+	spawned := tc.spawned
 	waitMax := cfg.idle + 2*time.Minute
-	c, err := w.startMCP(ctx, []string{"PATH=" + bin + ":" + os.Getenv("PATH")}, "--wait-max", waitMax.String())
+	c, err := w.startMCP(ctx, []string{tc.pathEnv()}, "--wait-max", waitMax.String())
 	if err != nil {
 		return err
 	}

@@ -4,8 +4,9 @@
 //
 //  1. wait latency: wait_for_text through the tmuxmcp binary over stdio vs
 //     a bare `tmux -C` reader vs capture-pane polling at 100 and 50 ms;
-//  2. run round trip: run_shell_command true (existing and fresh pane) vs
-//     spawning bash -c true;
+//  2. run round trip: run_shell_command true (existing and fresh pane, and
+//     with a prompt that costs 200 ms) vs spawning bash -c true, the
+//     shell's own start-up and a plain prompt;
 //  3. ingest: cat of a large file with no control client, a bare reader,
 //     and tmuxmcp holding 10 open waits on the pane;
 //  4. idle cost: CPU and tmux processes spawned with 20 idle panes and 100
@@ -14,11 +15,16 @@
 //  6. hot paths: decoder, matcher and waiter benchmarks (internal/bench);
 //  7. scale: wait latency as panes and open waits grow;
 //  8. sandbox: create_pane and run_shell_command true with --sandbox
-//     workspace beside the same without.
+//     workspace beside the same without;
+//  9. under load (tail): wait latency with two busy loops running, against
+//     the bare reader floor measured in turns with it;
+//  10. peers (with -peers only): another MCP server for tmux, libtmux-go's
+//     libtmux-mcp (make peer builds it), beside tmuxmcp: wait latency, run
+//     round trip, tmux processes spawned per call, idle CPU.
 //
 // It prints one markdown table and writes docs/bench.md and docs/bench.svg.
 //
-//	go run ./cmd/tmuxbench [-tmuxmcp bin/tmuxmcp] [-only latency,run,...] [-out docs]
+//	go run ./cmd/tmuxbench [-tmuxmcp bin/tmuxmcp] [-only latency,run,...] [-peers libtmux-mcp] [-out docs]
 package main
 
 import (
@@ -46,6 +52,7 @@ type config struct {
 	out        string
 	pprof      string // directory for tmuxmcp CPU profiles, one per process
 	section    string // the section running
+	peers      []peer // other MCP servers measured beside tmuxmcp (-peers)
 }
 
 type section struct {
@@ -63,6 +70,8 @@ var sections = []section{
 	{"scale", sectionScale},
 	{"ssh", sectionSSH},
 	{"sandbox", sectionSandbox},
+	{"tail", sectionTail},
+	{"peers", sectionPeers},
 }
 
 func main() {
@@ -74,10 +83,13 @@ func main() {
 		case "poll":
 			poll(os.Args[2:])
 			return
+		case "build-peer":
+			buildPeer(os.Args[2:])
+			return
 		}
 	}
 	var cfg config
-	var only string
+	var only, peers string
 	flag.StringVar(&cfg.binary, "tmuxmcp", "bin/tmuxmcp", "the tmuxmcp binary to measure (make bench builds it)")
 	flag.IntVar(&cfg.n, "n", 200, "samples per latency and run row")
 	flag.DurationVar(&cfg.every, "every", 20*time.Millisecond, "spacing of printed timestamps")
@@ -87,15 +99,16 @@ func main() {
 	flag.IntVar(&cfg.panes, "panes", 100, "panes for the memory section and the top of the scale curve")
 	flag.StringVar(&cfg.out, "out", "docs", "directory for bench.md and bench.svg (empty: write nothing)")
 	flag.StringVar(&cfg.pprof, "pprof", "", "write a CPU profile of every tmuxmcp process the suite starts into this directory (<section>-<n>.prof)")
-	flag.StringVar(&only, "only", "", "comma-separated sections to run (default all): latency,run,ingest,idle,memory,hot,scale,ssh,sandbox")
+	flag.StringVar(&only, "only", "", "comma-separated sections to run (default all): latency,run,ingest,idle,memory,hot,scale,ssh,sandbox,tail,peers")
+	flag.StringVar(&peers, "peers", "", "other MCP servers to measure beside tmuxmcp in section peers, comma-separated: a name in bin/peers (make peer builds libtmux-mcp there) or a path to the binary")
 	flag.Parse()
-	if err := run(cfg, only); err != nil {
+	if err := run(cfg, only, peers); err != nil {
 		fmt.Fprintln(os.Stderr, "tmuxbench:", err)
 		os.Exit(1)
 	}
 }
 
-func run(cfg config, only string) error {
+func run(cfg config, only, peers string) error {
 	abs, err := filepath.Abs(cfg.binary)
 	if err != nil {
 		return err
@@ -104,6 +117,9 @@ func run(cfg config, only string) error {
 		return fmt.Errorf("%w (build it first: make build, or pass -tmuxmcp)", err)
 	}
 	cfg.binary = abs
+	if cfg.peers, err = resolvePeers(peers); err != nil {
+		return err
+	}
 	want := strings.FieldsFunc(only, func(r rune) bool { return r == ',' })
 	for _, w := range want {
 		if !slices.ContainsFunc(sections, func(s section) bool { return s.name == w }) {
@@ -118,6 +134,9 @@ func run(cfg config, only string) error {
 	for _, s := range sections {
 		if len(want) > 0 && !slices.Contains(want, s.name) {
 			continue
+		}
+		if s.name == "peers" && len(cfg.peers) == 0 && len(want) == 0 {
+			continue // without -peers the suite is what it always was
 		}
 		t := time.Now()
 		fmt.Fprintf(os.Stderr, "tmuxbench: %s ...\n", s.name)

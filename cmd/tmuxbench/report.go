@@ -76,6 +76,7 @@ type report struct {
 	// scaleFloorAll is the floor measured again with every pane open.
 	scaleFloorAll sample
 	hot           []hotResult
+	peers         []*peerResult
 }
 
 func (r *report) add(x row)     { r.rows = append(r.rows, x) }
@@ -145,6 +146,7 @@ func (r *report) markdown(w io.Writer, cfg config) {
 			fmt.Fprintf(w, "| %s | %d | %s | %s | %s |\n", p.series, p.x, msf(p.s.p(0.5)), msf(p.s.p(0.99)), msf(p.s.p(1)))
 		}
 	}
+	r.peerMarkdown(w, cfg)
 	if len(r.notes) > 0 {
 		fmt.Fprintf(w, "\n## Notes\n\n")
 		for _, n := range r.notes {

@@ -291,12 +291,21 @@ func (c *client) newShell(ctx context.Context) (string, error) {
 // returns once they have had settle to open, or an error if one ended by
 // then; stop cancels them and says how many ended on their own before.
 func (c *client) park(ctx context.Context, k int, panes []string, timeout, settle time.Duration, waitArgs func(i int) map[string]any) (stop func() (ended int), err error) {
+	return c.parkCalls(ctx, k, settle, func(i int) map[string]any {
+		args := waitArgs(i)
+		args["paneId"], args["timeoutMs"] = panes[i%len(panes)], timeout.Milliseconds()
+		return args
+	})
+}
+
+// parkCalls is park with each wait_for_text call's whole arguments given by
+// args (a peer's, whose arguments are not tmuxmcp's).
+func (c *client) parkCalls(ctx context.Context, k int, settle time.Duration, argsFor func(i int) map[string]any) (stop func() (ended int), err error) {
 	wctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	var endedN atomic.Int64
 	for i := 0; i < k; i++ {
-		args := waitArgs(i)
-		args["paneId"], args["timeoutMs"] = panes[i%len(panes)], timeout.Milliseconds()
+		args := argsFor(i)
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
