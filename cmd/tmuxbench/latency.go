@@ -1,6 +1,8 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
 	"flag"
 	"fmt"
@@ -10,6 +12,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -62,7 +65,7 @@ func (w *world) measureFloorFrom(ctx context.Context, pane, tag string, from, n 
 	if err := w.startEmitterFrom(ctx, pane, tag, from, n, every); err != nil {
 		return sample{}, err
 	}
-	s := sample{name: "bare `tmux -C` reader (floor)"}
+	s := sample{name: "bare `tmux -C` reader"}
 	err = r.lines(func(line []byte, at time.Time) bool {
 		if m := latLine.FindSubmatch(line); m != nil && string(m[1]) == tag {
 			ts, _ := strconv.ParseInt(string(m[3]), 10, 64)
@@ -194,10 +197,20 @@ func sectionLatency(ctx context.Context, cfg config, rep *report) error {
 	if err != nil {
 		return err
 	}
-	floor, err := w.measureFloor(ctx, pane, cfg.n, cfg.every)
+	ctl, err := w.measureFloor(ctx, pane, cfg.n, cfg.every)
 	if err != nil {
 		return fmt.Errorf("floor: %w", err)
 	}
+	pipe, err := w.measurePipeFloor(ctx, pane, cfg.n, cfg.every)
+	if err != nil {
+		return fmt.Errorf("pipe floor: %w", err)
+	}
+	// The floor is the faster bare reader; the other is shown against it.
+	floor, other := ctl, pipe
+	if fasterFloor(ctl, pipe).name == pipe.name {
+		floor, other = pipe, ctl
+	}
+	floor.name += " (floor)"
 	tracePath := filepath.Join(w.tmp, "latency.trace")
 	c, err := w.startMCP(ctx, []string{"TMUXMCP_LATENCY_TRACE=" + tracePath})
 	if err != nil {
@@ -223,6 +236,7 @@ func sectionLatency(ctx context.Context, cfg config, rep *report) error {
 	rep.latency = []sample{floor, wait, p100, p50}
 	const sec = "1 wait latency"
 	rep.add(row{sec, floor.name, floor.summary(), "—", "1.00", "", ""})
+	rep.add(row{sec, other.name, other.summary(), "floor p50 " + msf(floor.p(0.5)), fmt.Sprintf("p50 +%s ms", msf(other.p(0.5)-floor.p(0.5))), "", ""})
 	rep.add(row{sec, wait.name, wait.summary(), "floor p50 " + msf(floor.p(0.5)),
 		fmt.Sprintf("p50 +%s ms", msf(wait.p(0.5)-floor.p(0.5))),
 		"p50 ≤ floor + 1 ms", verdict(wait.p(0.5)-floor.p(0.5) <= time.Millisecond)})
@@ -367,4 +381,55 @@ func runRows(rep *report, spawn, existing, fresh sample, others []sample) {
 		}
 		rep.add(row{sec, s.name, s.summary(), floor, times(s), fmt.Sprintf("p50 ≤ %.0f× floor", bound), verdict(ratio(s.p(0.5), spawn.p(0.5)) <= bound)})
 	}
+}
+
+// measurePipeFloor: a bare `pipe-pane -O` reader, `cat` into a FIFO the
+// bench reads, the raw path tmuxmcp itself reads a pane through. It runs
+// before tmuxmcp attaches (a pane has one pipe) and closes the pipe after.
+func (w *world) measurePipeFloor(ctx context.Context, pane string, n int, every time.Duration) (sample, error) {
+	fifo := filepath.Join(w.tmp, "pipe-floor.fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		return sample{}, err
+	}
+	// Read-write, so opening never waits for the writer.
+	f, err := os.OpenFile(fifo, os.O_RDWR, 0)
+	if err != nil {
+		return sample{}, err
+	}
+	defer f.Close()
+	if _, err := w.target.Run(ctx, "pipe-pane", "-O", "-t", pane, "exec cat > "+fifo); err != nil {
+		return sample{}, err
+	}
+	defer func() { _, _ = w.target.Run(context.WithoutCancel(ctx), "pipe-pane", "-t", pane) }()
+	if err := w.startEmitterFrom(ctx, pane, "R", 0, n, every); err != nil {
+		return sample{}, err
+	}
+	s := sample{name: "bare `pipe-pane -O` reader (cat into a FIFO)"}
+	br := bufio.NewReaderSize(f, 64<<10)
+	deadline := time.Now().Add(time.Duration(n)*every + 30*time.Second)
+	_ = f.SetReadDeadline(deadline)
+	for len(s.d) < n {
+		line, err := br.ReadSlice('\n')
+		at := time.Now()
+		if err != nil && err != bufio.ErrBufferFull {
+			return s, fmt.Errorf("pipe reader saw %d of %d lines: %w", len(s.d), n, err)
+		}
+		line = bytes.TrimRight(line, "\r\n")
+		if i := bytes.Index(line, []byte("LAT")); i > 0 {
+			line = line[i:] // after the terminal modes the shell sets before the program runs
+		}
+		if m := latLine.FindSubmatch(line); m != nil && string(m[1]) == "R" {
+			ts, _ := strconv.ParseInt(string(m[3]), 10, 64)
+			s.d = append(s.d, at.Sub(time.Unix(0, ts)))
+		}
+	}
+	return s, nil
+}
+
+// fasterFloor is the faster (by p50) of the two bare readers.
+func fasterFloor(a, b sample) sample {
+	if len(b.d) > 0 && b.p(0.5) < a.p(0.5) {
+		return b
+	}
+	return a
 }
