@@ -65,3 +65,63 @@ func TestAnAllowedBodyCannotDefineAFunctionThatJobScriptsRun(t *testing.T) {
 		})
 	}
 }
+
+// hostileRC defines, in the user's own startup file, functions and
+// aliases named after what job scripts run: each leaves a mark in the file
+// mark if it ever runs (the files that called it: zsh's funcfiletrace,
+// bash's BASH_SOURCE), and each function prints a command, as the
+// attack's did.
+func hostileRC(mark string) string {
+	var b strings.Builder
+	for _, n := range []string{"command", "printf", "cat", "rm", "eval", "read"} {
+		b.WriteString(n + "() { echo " + n + " ${funcfiletrace[*]-} ${BASH_SOURCE[*]-} ${FUNCNAME[*]-} >> " + mark + "; echo 'echo " + n + " >> " + mark + "'; }\n")
+	}
+	b.WriteString("alias command='echo alias-command >> " + mark + ";' printf='echo alias-printf >> " + mark + ";' cat='echo alias-cat >> " + mark + ";'\n")
+	b.WriteString("alias rm='echo alias-rm >> " + mark + ";' eval='echo alias-eval >> " + mark + ";' read='echo alias-read >> " + mark + ";'\n")
+	b.WriteString("alias ll='echo user-alias-ll'\n")
+	return b.String()
+}
+
+// A user's shell whose own startup files define functions and aliases
+// named command, printf, cat, rm, eval and read still runs commands from
+// job scripts as typed (output, status, cwd, the user's own aliases in the
+// command), and the job scripts never run those definitions.
+func TestJobScriptsNeverRunTheUsersFunctionsOrAliasesForTheirOwnWork(t *testing.T) {
+	t.Parallel()
+	for sh, rc := range map[string]string{"/bin/bash": ".bashrc", "/usr/bin/zsh": ".zshrc"} {
+		t.Run(filepath.Base(sh), func(t *testing.T) {
+			t.Parallel()
+			mark := filepath.Join(t.TempDir(), "shadowed")
+			e := homeEnv(t, sh, map[string]string{".profile": bashProfile, rc: "PS1='$ '\n" + hostileRC(mark)})
+			pane := readyPane(t, e)
+			dir := t.TempDir()
+			for _, c := range []struct {
+				args map[string]any
+				out  string
+				code int64
+			}{
+				{map[string]any{"command": "echo hi!"}, "hi!\n", 0},
+				{map[string]any{"command": "ll; (exit 3)", "cwd": dir}, "user-alias-ll\n", 3},
+				{map[string]any{"command": "builtin pwd"}, dir + "\n", 0},
+				{map[string]any{"command": "echo one\necho two"}, "one\ntwo\n", 0},
+			} {
+				c.args["paneId"] = pane
+				c.args["waitMs"] = 30000
+				r := e.ok(t, "run_shell_command", c.args)
+				if r.Str("status") != "completed" || r.Num("exitCode") != c.code || r.Str("output") != c.out {
+					t.Errorf("%v: %v", c.args["command"], r)
+				}
+			}
+			// Each mark names the files that called the definition. The
+			// system's own startup files (Debian's /etc/zsh/zshrc calls
+			// printf in its line editor widgets) are the user's shell's
+			// business; tmuxmcp's scripts and job scripts are ours.
+			b, _ := os.ReadFile(mark)
+			for _, l := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+				if l != "" && !strings.Contains(l, "/etc/") {
+					t.Errorf("tmuxmcp's scripts ran the user's definition: %q", l)
+				}
+			}
+		})
+	}
+}
