@@ -82,6 +82,10 @@ type reading struct {
 	assigned [][2]string
 	// code are the commands that run code given in an argument.
 	code []codeCommand
+	// defines says which functions and aliases the line defines or
+	// removes (or builtins it turns on or off): each changes what later
+	// lines run, so it is judged as what it is, never by its body.
+	defines []string
 }
 
 // codeCommand is a command that runs code given in an argument (python
@@ -101,6 +105,7 @@ func (rd *reading) merge(o *reading) {
 	rd.unseen = append(rd.unseen, o.unseen...)
 	rd.assigned = append(rd.assigned, o.assigned...)
 	rd.code = append(rd.code, o.code...)
+	rd.defines = append(rd.defines, o.defines...)
 }
 
 // read is what the judge reads in line, in shell's language (depth: how

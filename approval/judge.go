@@ -230,6 +230,9 @@ func judgeUnseen(p *policy.Policy, s Subject, rd *reading, v *Verdict) {
 			raise(policy.Ask, "policy:runs-code", c.why+"; a rule that allows it by name lets it run")
 		}
 	}
+	if len(rd.defines) > 0 {
+		raise(ask, "policy:unseen", rd.defines[0]+": a definition is judged as what it is, never by a rule that matches its body, so a person decides")
+	}
 	unseen := rd.unseen
 	for _, a := range rd.assigned {
 		if _, ok := s.Env[a[0]]; !ok {

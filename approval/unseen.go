@@ -28,6 +28,11 @@ var shellVars = map[string]bool{
 	// how lines are read, split and globbed; options
 	"GLOBIGNORE": true, "FIGNORE": true, "GLOBSORT": true, "POSIXLY_CORRECT": true, "BASH_COMPAT": true,
 	"histchars": true, "HISTCHARS": true, "COMP_WORDBREAKS": true, "FUNCNEST": true, "BASH_XTRACEFD": true, "BASH_ARGV0": true, "KEYTIMEOUT": true,
+	// zsh's tables of definitions (zsh/parameter): assigning an element
+	// defines a function, an alias, a command's file or sets an option
+	"functions": true, "dis_functions": true, "aliases": true, "dis_aliases": true, "galiases": true, "dis_galiases": true,
+	"saliases": true, "dis_saliases": true, "commands": true, "options": true, "nameddirs": true, "builtins": true, "dis_builtins": true,
+	"reswords": true, "dis_reswords": true,
 	// history: what is kept, and where
 	"HISTCONTROL": true, "HISTIGNORE": true, "HISTSIZE": true, "HISTFILESIZE": true, "SAVEHIST": true, "HISTORY_IGNORE": true, "HISTCMD": true,
 }
@@ -114,6 +119,8 @@ func (r *reader) node(n syntax.Node) {
 		}
 	case *syntax.DeclClause:
 		r.decl(x.Variant.Value, r.words(declWords(x)))
+	case *syntax.FuncDecl:
+		r.funcDecl(x)
 	}
 }
 
@@ -230,30 +237,38 @@ func (r *reader) builtin(argv []word) {
 	if !name.known() {
 		return
 	}
+	if r.defining(name.text, args) {
+		return
+	}
 	switch name.text {
 	case "eval":
 		r.joined(args, "eval")
-	case "alias":
-		for _, a := range args {
-			if !a.known() {
-				r.unseenf("alias %s is decided when it runs", a.src)
-			} else if _, v, ok := strings.Cut(a.text, "="); ok {
-				r.nested(v, r.shell)
-			}
-		}
 	case "trap":
 		r.trap(args)
-	case "enable", "zmodload", "bind", "bindkey", "zle", "abbr":
-		if len(args) > 0 && !hasWord(args[:1], "-p", "-P", "-l", "-L", "-a", "-s", "-S", "-v", "-V") {
-			r.unseenf("%s changes the shell's builtins, modules or keys (what a later line or key runs)", name.text)
+	case "zmodload", "bind", "bindkey", "zle", "abbr":
+		// Listing forms only: anything else changes what a key or a later
+		// line runs (bind -x, zle -N, a module's builtins).
+		for _, a := range args {
+			if !a.is("-p", "-P", "-l", "-L", "-a", "-s", "-S", "-v", "-V") {
+				r.unseenf("%s changes the shell's builtins, modules or keys (what a later line or key runs)", name.text)
+				break
+			}
+		}
+	case "shopt":
+		if hasWord(args, "-s") && hasWord(args, "extdebug") {
+			r.definef("shopt -s extdebug lets a DEBUG trap skip later commands, %s", changes)
 		}
 	case "complete", "compgen":
 		if hasWord(args, "-C", "-F") {
 			r.unseenf("%s -C/-F runs a command or function on completion", name.text)
 		}
 	case "hash":
-		if hasWord(args, "-p") {
-			r.unseenf("hash -p changes which file a command name runs")
+		// bash's hash -p FILE NAME, zsh's hash NAME=FILE and hash -d.
+		for _, a := range args {
+			if !a.known() || strings.Contains(a.text, "=") || strings.HasPrefix(a.text, "-") && strings.ContainsAny(a.text, "pd") {
+				r.definef("hash %s changes which file a command name runs, %s", a.src, changes)
+				break
+			}
 		}
 	case "set":
 		if r.shell == "fish" {
@@ -288,6 +303,11 @@ func (r *reader) trap(args []word) {
 	if len(ops) < 2 || ops[0].is("-") {
 		return
 	}
+	for _, sig := range ops[1:] {
+		if s := strings.TrimPrefix(strings.ToUpper(sig.text), "SIG"); !sig.known() || s == "DEBUG" || s == "RETURN" {
+			r.definef("trap %s %s runs its action inside every later command (tmuxmcp's own too), %s", ops[0].src, sig.src, changes)
+		}
+	}
 	if !ops[0].known() {
 		r.unseenf("the command trap runs, %s, is decided when it runs", ops[0].src)
 		return
@@ -309,6 +329,10 @@ func (r *reader) set(args []word) {
 		if strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.Contains(a.text, "k") ||
 			a.text == "-o" && i+1 < len(args) && args[i+1].is("keyword") {
 			r.unseenf("set -k makes later words NAME=VALUE assignments to a command's environment")
+		}
+		if strings.HasPrefix(a.text, "-") && !strings.HasPrefix(a.text, "--") && strings.Contains(a.text, "T") ||
+			a.text == "-o" && i+1 < len(args) && args[i+1].is("functrace") {
+			r.definef("set %s makes DEBUG and RETURN traps run inside every function too, %s", a.src, changes)
 		}
 	}
 }

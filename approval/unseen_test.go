@@ -141,9 +141,10 @@ var valueAttacks = []string{
 
 // Commands that run other commands the judge reads: under the allowlist
 // they are denied for what they run (touch), under auto allowed as touch
-// is, and the commands judged name it.
+// is, and the commands judged name it. (An alias, and a DEBUG trap, are
+// definitions: asked whatever they run, see defines_test.go.)
 var seenThrough = []string{
-	`eval ls ';' touch F`, `alias ls='touch F'`, `trap 'touch F' DEBUG`, `builtin eval 'touch F'`, `command eval 'touch F'`, `bash -c 'touch F'`,
+	`eval ls ';' touch F`, `trap 'touch F' EXIT`, `builtin eval 'touch F'`, `command eval 'touch F'`, `bash -c 'touch F'`,
 	`find . -exec touch F \;`, `xargs touch`, `ls | xargs -I{} sh -c 'touch {}'`, `watch 'touch F'`, `sudo touch F`, `env -i touch F`, `git bisect run touch F`,
 }
 

@@ -368,16 +368,18 @@ const (
 // to the script's own tag file, which the script reads and removes before
 // it puts the integration's hooks back.
 func (r *Runner) writeScript(ctx context.Context, j *jobs.Job, k shell.Kind, dirTag, cwd string, rearm *shell.Rearm) (line, name, secret string, err error) {
-	kind := shell.POSIX
-	if k == shell.Fish {
-		kind = shell.Fish
+	// The script is written for the shell's own kind: each reaches its
+	// builtins its own way, whatever functions and aliases it defines.
+	kind := k
+	if kind != shell.Bash && kind != shell.Zsh && kind != shell.Fish {
+		kind = shell.POSIX
 	}
 	name, secret = shell.NewTag(), shell.NewSecret()
 	path := func(suffix string) string { return r.scriptPath(name, dirTag, suffix) }
 	script := shell.Script{Kind: kind, KeyFile: path(".key"), Name: name, CommandFile: path(".sh"), StatusFile: path(".rc"),
 		Dir: cwd, TrapExit: j.FreshPane}
 	files := []struct{ path, body string }{{path(".rc"), ""}, {path(".key"), secret + "\n"}, {path(".sh"), j.Command + "\n"}}
-	if rearm != nil && kind == shell.POSIX {
+	if rearm != nil && kind != shell.Fish {
 		files = append(files, struct{ path, body string }{path(".tag"), rearm.TagFile + "\n"})
 		script.Rearm = &shell.Rearm{Integration: rearm.Integration, TagFile: path(".tag")}
 	}

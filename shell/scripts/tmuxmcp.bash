@@ -67,7 +67,7 @@ fi
 # borrowed for that case.
 if [ -n "${TMUXMCP_USER_ZDOTDIR_SET-}" ]; then export ZDOTDIR=${TMUXMCP_USER_ZDOTDIR-}; else unset ZDOTDIR; fi
 if [ -n "${TMUXMCP_USER_XDG_DATA_DIRS_SET-}" ]; then export XDG_DATA_DIRS=${TMUXMCP_USER_XDG_DATA_DIRS-}; else unset XDG_DATA_DIRS; fi
-if [ -n "${TMUXMCP_SHELL_TAG_FD-}" ]; then { read -r -t 1 -u 9 _; exec 9<&-; } 2>/dev/null || :; fi
+if [ -n "${TMUXMCP_SHELL_TAG_FD-}" ]; then { \builtin read -r -t 1 -u 9 _; exec 9<&-; } 2>/dev/null || :; fi
 unset TMUXMCP_SHELL_TAG TMUXMCP_SHELL_TAG_FD TMUXMCP_USER_ZDOTDIR TMUXMCP_USER_ZDOTDIR_SET TMUXMCP_USER_XDG_DATA_DIRS TMUXMCP_USER_XDG_DATA_DIRS_SET
 
 fi
@@ -130,7 +130,7 @@ if [ -n "$__tmuxmcp_tag" ]; then
   __tmuxmcp_precmd() {
     local s=$?
     if __tmuxmcp_placed || [ "${PROMPT_COMMAND[*]: -1}" != "$__tmuxmcp_pc2" ]; then
-      builtin printf '\033]133;D;%s;tmuxmcp=s%s\007\033]133;A;tmuxmcp=s%s\007' "$s" "$__tmuxmcp_tag" "$__tmuxmcp_tag"
+      \builtin printf '\033]133;D;%s;tmuxmcp=s%s\007\033]133;A;tmuxmcp=s%s\007' "$s" "$__tmuxmcp_tag" "$__tmuxmcp_tag"
       __tmuxmcp_da=1
     fi
     __tmuxmcp_job_traps
@@ -143,7 +143,7 @@ if [ -n "$__tmuxmcp_tag" ]; then
   # set aside (so its own end did not fire them): at the prompt after it.
   __tmuxmcp_job_traps() {
     if [ -n "${__tmuxmcp_job_traps+x}" ]; then
-      eval "$__tmuxmcp_job_traps"
+      \builtin eval "$__tmuxmcp_job_traps"
       unset __tmuxmcp_job_traps
     fi
   }
@@ -238,7 +238,7 @@ if [ -n "$__tmuxmcp_tag" ]; then
     if [ -z "$__tmuxmcp_da" ] && [ -n "$__tmuxmcp_arrays" ]; then
       # Our first entry did not run (the user's files replaced it): the
       # marks come from here, with the command's status.
-      builtin printf '\033]133;D;%s;tmuxmcp=s%s\007\033]133;A;tmuxmcp=s%s\007' "$s" "$__tmuxmcp_tag" "$__tmuxmcp_tag"
+      \builtin printf '\033]133;D;%s;tmuxmcp=s%s\007\033]133;A;tmuxmcp=s%s\007' "$s" "$__tmuxmcp_tag" "$__tmuxmcp_tag"
       __tmuxmcp_job_traps
     fi
     __tmuxmcp_da=
