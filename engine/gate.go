@@ -84,9 +84,9 @@ func (f dirResolverFunc) ResolveDir(ctx context.Context, dir string) (string, er
 // when given: the decision for the result and audit log, who decided, and
 // the subject it judged. A nil policy allows everything without reading
 // the pane.
-func (h *Host) judge(ctx context.Context, pane int, command, cwd string) (decision approval.Decision, decidedBy string, subj approval.Subject) {
+func (h *Host) judge(ctx context.Context, pane int, command, cwd string) (decision approval.Decision, decidedBy, why string, subj approval.Subject) {
 	if h.gate.policy == nil {
-		return approval.AutoApproved, "policy:default", approval.Subject{Line: command, CWD: cwd, Host: h.opts.Host}
+		return approval.AutoApproved, "policy:default", "", approval.Subject{Line: command, CWD: cwd, Host: h.opts.Host}
 	}
 	subj = h.subject(ctx, pane, command)
 	if subj.Shell == "" {
@@ -97,8 +97,8 @@ func (h *Host) judge(ctx context.Context, pane int, command, cwd string) (decisi
 	if cwd != "" {
 		subj.CWD, subj.CWDUnresolved = h.resolveDir(ctx, cwd)
 	}
-	decision, decidedBy, _ = h.gate.decide(subj)
-	return decision, decidedBy, subj
+	decision, decidedBy, why = h.gate.decide(subj)
+	return decision, decidedBy, why, subj
 }
 
 // Gate is a host's approval of input: its policy, the one review open at

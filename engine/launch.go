@@ -136,7 +136,7 @@ func (l *launch) ready(ctx context.Context, wait time.Duration) error {
 // decide applies the policy (and the answer the caller brings), then
 // records the job and starts it, or records why it did not run.
 func (l *launch) decide(ctx context.Context) (*jobs.Job, error) {
-	decision, decidedBy, subj := l.h.judge(ctx, l.pane, l.j.Command, l.cwd)
+	decision, decidedBy, why, subj := l.h.judge(ctx, l.pane, l.j.Command, l.cwd)
 	l.outside = l.pane >= 0 && l.sh != nil && l.h.outside(l.sh.PID)
 	if l.unsandboxed() && (decision == approval.AutoApproved || decision == approval.Ask) {
 		// Leaving the sandbox is a person's call, under every policy (a
@@ -161,7 +161,11 @@ func (l *launch) decide(ctx context.Context) (*jobs.Job, error) {
 	case approval.Ask:
 		return l.askPerson(ctx, subj)
 	case approval.Blocked, approval.Denied:
-		// Recorded, so a retry with the requestId gets the same answer.
+		// Recorded, so a retry with the requestId gets the same answer;
+		// the policy's reason tells the agent what to change.
+		if decision == approval.Blocked && why != "" {
+			l.j.LaunchError = "blocked by the policy (" + decidedBy + "): " + why
+		}
 		return l.notRun(decision, decidedBy)
 	}
 	l.j.Decision = string(decision)

@@ -35,10 +35,13 @@ func TestAnAllowedBodyCannotDefineAFunctionThatJobScriptsRun(t *testing.T) {
 			}
 			// The two lines of the repro.
 			def := "command() { echo 'touch " + pwn + "; id > " + pwn + "'; }"
-			if r := e.runCmd(t, map[string]any{"paneId": pane, "command": def}); r.Str("decision") != "blocked" || r.Str("status") != "not_started" {
+			r := e.runCmd(t, map[string]any{"paneId": pane, "command": def})
+			if r.Str("decision") != "blocked" || r.Str("status") != "not_started" {
 				t.Errorf("%s: %v", def, r)
 			}
-			r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo hi!", "waitMs": 20000})
+			// The agent is told why, in the words of the policy.
+			mustContain(t, "launchError", r.Str("launchError"), "defines a function named command")
+			r = e.runCmd(t, map[string]any{"paneId": pane, "command": "echo hi!", "waitMs": 20000})
 			if r.Str("status") != "completed" || r.Num("exitCode") != 0 || r.Str("output") != "hi!\n" {
 				t.Errorf("echo hi! after the refused definition: %v", r)
 			}

@@ -26,7 +26,7 @@ func jobOutSchema() *jsonschema.Schema {
 		"paneId":             nullable(paneID("The pane it runs in, or null while no pane was chosen yet (a fresh pane waiting for approval, or blocked).")),
 		"durationMs":         count("How long it has run."),
 		"launchOutcome":      enum("STARTED: the command runs or ran (in a fresh pane whose shell is still starting, it is typed the moment the shell is ready); NOT_STARTED: nothing ran (status not_started).", "STARTED", "NOT_STARTED"),
-		"launchError":        nullable(str("Why a not_started command did not start (its fresh pane's shell never got ready, the shell took it as unfinished), or null.")),
+		"launchError":        nullable(str("Why a not_started command did not start (the policy's reason for blocking it, its fresh pane's shell never got ready, the shell took it as unfinished), or null.")),
 		"note":               nullable(str("What happened to the pane's shell integration: the command removed its hooks (exitCode is then unknown), or they were put back before it ran; else null.")),
 		"shell":              nullable(enum("The shell that ran it — the command is that shell's language: bash, zsh, fish, or sh (sh, dash, ksh); null before it started.", "bash", "zsh", "fish", "sh")),
 		"shellReady":         boolean("The pane's shell is back at its prompt reading input: the next command, type_text or send_keys on the pane can go at once. false while running, for a fresh pane (closed when done), or when the prompt did not come back within 5 s of the command's end."),
