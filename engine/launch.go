@@ -10,6 +10,7 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/approval"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/runner"
+	"github.com/tmuxmcp/tmuxmcp/stream"
 )
 
 // launch is one run_shell_command on its way to a job, a step per method
@@ -298,16 +299,24 @@ func (l *launch) inPane(ctx context.Context, save func(*jobs.Job) (*jobs.Job, er
 }
 
 // resetLine resets the line editor of the pane's shell with C-c when keys
-// tmuxmcp sent since its last prompt (send_keys, type_text) may have left
-// it in a state the screen does not show (a pending Escape or Meta
-// prefix, vi command mode, a quoted insert): a command typed into it
-// would run changed, as a different command. Ready found the line showing
-// nothing but the prompt, so nothing of a person's is discarded. The
-// shell is read again after it.
+// sent since its last prompt may have left it in a state the screen does
+// not show (a pending Escape or Meta prefix, vi command mode, a quoted
+// insert): keys tmuxmcp sent (send_keys, type_text), or keys a person's
+// client sent to the pane since it last printed anything (personKeys). A
+// command typed into it would run changed, as a different command. Ready
+// found the line showing nothing but the prompt, so nothing of a person's
+// is discarded. The shell is read again after it.
 func (l *launch) resetLine(ctx context.Context) error {
-	st := l.h.line(l.pane)
-	if st.Unsure == "" || l.sh == nil {
+	if l.sh == nil {
 		return nil
+	}
+	unsure := l.h.line(l.pane).Unsure
+	what := fmt.Sprintf("after the keys sent to it (%q)", unsure)
+	if unsure == "" {
+		if unsure = l.h.personKeys(ctx, l.pane, l.sh.Stream); unsure == "" {
+			return nil
+		}
+		what = "after " + unsure
 	}
 	if !l.fresh {
 		if err := l.ready(ctx, l.wait); err != nil {
@@ -318,9 +327,31 @@ func (l *launch) resetLine(ctx context.Context) error {
 	l.h.lineSubmitted(l.pane)
 	l.fresh = false
 	if err != nil {
-		return errorf("paneId %s: after the keys sent to it (%q), its shell's line editor may be in a mode that would change the command (a pending Escape, vi command mode, a quoted insert), and %v: nothing was typed. Look at it with capture_pane, or omit paneId to run in a fresh pane", paneName(l.pane), st.Unsure, err)
+		return errorf("paneId %s: %s, its shell's line editor may be in a mode that would change the command (a pending Escape, vi command mode, a quoted insert), and %v: nothing was typed. Look at it with capture_pane, or omit paneId to run in a fresh pane", paneName(l.pane), what, err)
 	}
 	return nil
+}
+
+// personKeys says whether a person's tmux client may have sent keys to
+// pane since the pane last printed (a lone Escape prints nothing and
+// changes the next command): a client showing the pane as its active one
+// whose last key (tmux counts whole seconds) came in the second of the
+// pane's last output or later. It returns what to say then, else "".
+func (h *Host) personKeys(ctx context.Context, pane int, s *stream.PaneStream) string {
+	if s == nil {
+		return ""
+	}
+	clients, err := h.fleet.Clients(ctx)
+	if err != nil {
+		return ""
+	}
+	quietSince := s.LastActivity().Unix()
+	for _, c := range clients {
+		if !c.Control && c.Pane == pane && !c.Activity.IsZero() && c.Activity.Unix() >= quietSince {
+			return "keys a person's terminal (" + c.Name + ") sent to it since its last output"
+		}
+	}
+	return ""
 }
 
 // newJob is the record of the command in, before it is decided on.

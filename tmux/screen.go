@@ -4,6 +4,7 @@ import (
 	"context"
 	"strconv"
 	"strings"
+	"time"
 )
 
 // The typed reads of a pane's screen and of the server's clients that the
@@ -56,10 +57,14 @@ type Client struct {
 	Control bool   // a control-mode client, not a person's terminal
 	Session string // the id of the session it shows ($1)
 	Window  string // the id of the window it shows (@1)
+	// Pane is the pane it shows active, the one its keys go to (-1:
+	// unknown); Activity is when it last sent a key, to the second.
+	Pane     int
+	Activity time.Time
 }
 
 // clientFormat is the list-clients format parseClients reads.
-const clientFormat = "#{client_control_mode}\x1f#{client_name}\x1f#{session_id}\x1f#{window_id}"
+const clientFormat = "#{client_control_mode}\x1f#{client_name}\x1f#{session_id}\x1f#{window_id}\x1f#{pane_id}\x1f#{client_activity}"
 
 // Clients lists the clients attached to the server.
 func (f *Fleet) Clients(ctx context.Context) ([]Client, error) {
@@ -76,10 +81,17 @@ func parseClients(lines []string) []Client {
 	var out []Client
 	for _, l := range lines {
 		f := strings.Split(l, "\x1f")
-		if len(f) != 4 || f[1] == "" {
+		if len(f) != 6 || f[1] == "" {
 			continue
 		}
-		out = append(out, Client{Control: f[0] == "1", Name: f[1], Session: f[2], Window: f[3]})
+		c := Client{Control: f[0] == "1", Name: f[1], Session: f[2], Window: f[3], Pane: -1}
+		if n, err := strconv.Atoi(strings.TrimPrefix(f[4], "%")); err == nil && strings.HasPrefix(f[4], "%") {
+			c.Pane = n
+		}
+		if sec, err := strconv.ParseInt(f[5], 10, 64); err == nil && sec > 0 {
+			c.Activity = time.Unix(sec, 0)
+		}
+		out = append(out, c)
 	}
 	return out
 }

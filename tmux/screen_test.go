@@ -3,6 +3,7 @@ package tmux
 import (
 	"reflect"
 	"testing"
+	"time"
 )
 
 func TestACaptureAsksForExactlyTheRowsGiven(t *testing.T) {
@@ -24,12 +25,12 @@ func TestACaptureAsksForExactlyTheRowsGiven(t *testing.T) {
 
 func TestClientsTellPeopleFromControlClients(t *testing.T) {
 	got := parseClients([]string{
-		"0\x1f/dev/pts/3\x1f$1\x1f@2",
-		"1\x1fclient-123\x1f$1\x1f@1",
-		"0\x1f\x1f$1\x1f@1", // no name: cannot be shown a popup
+		"0\x1f/dev/pts/3\x1f$1\x1f@2\x1f%4\x1f1796320857",
+		"1\x1fclient-123\x1f$1\x1f@1\x1f\x1f",
+		"0\x1f\x1f$1\x1f@1\x1f%1\x1f1", // no name: cannot be shown a popup
 		"garbage",
 	})
-	want := []Client{{Name: "/dev/pts/3", Session: "$1", Window: "@2"}, {Name: "client-123", Control: true, Session: "$1", Window: "@1"}}
+	want := []Client{{Name: "/dev/pts/3", Session: "$1", Window: "@2", Pane: 4, Activity: time.Unix(1796320857, 0)}, {Name: "client-123", Control: true, Session: "$1", Window: "@1", Pane: -1}}
 	if !reflect.DeepEqual(got, want) {
 		t.Fatalf("%+v, want %+v", got, want)
 	}
