@@ -166,7 +166,13 @@ func (c *Conn) ExecMark(ctx context.Context, mark func(), args ...string) ([]str
 // ExecBatch sends several commands on one line, so tmux runs them in one
 // event-loop pass with nothing in between. If one fails, tmux skips the rest.
 func (c *Conn) ExecBatch(ctx context.Context, cmds ...[]string) ([][]string, error) {
-	reqs, err := c.send(ctx, nil, cmds)
+	return c.ExecBatchMark(ctx, nil, cmds...)
+}
+
+// ExecBatchMark is ExecBatch with mark run on the reader goroutine when
+// the last reply ends (see ExecMark).
+func (c *Conn) ExecBatchMark(ctx context.Context, mark func(), cmds ...[]string) ([][]string, error) {
+	reqs, err := c.send(ctx, mark, cmds)
 	if err != nil {
 		return nil, err
 	}

@@ -285,7 +285,17 @@ func (f *Fleet) ExecBatch(ctx context.Context, cmds ...[]string) ([][]string, er
 // Output and reply arrive on one pipe in order, so mark sees every byte of
 // the pane that tmux had processed before the command.
 func (f *Fleet) ExecPane(ctx context.Context, pane int, mark func(), args ...string) ([]string, error) {
-	mark, err := f.barrier(ctx, pane, mark)
+	out, err := f.ExecBatchPane(ctx, pane, mark, args)
+	if len(out) == 0 {
+		return nil, err
+	}
+	return out[0], err
+}
+
+// ExecBatchPane is ExecPane for several commands on one line (see
+// Conn.ExecBatch), mark running when the last reply ends.
+func (f *Fleet) ExecBatchPane(ctx context.Context, pane int, mark func(), cmds ...[]string) ([][]string, error) {
+	pp, err := f.barrier(ctx, pane)
 	if err != nil {
 		return nil, err
 	}
@@ -298,7 +308,24 @@ func (f *Fleet) ExecPane(ctx context.Context, pane int, mark func(), args ...str
 			return nil, err
 		}
 	}
-	return c.ExecMark(ctx, mark, args...)
+	if pp == nil {
+		return c.ExecBatchMark(ctx, mark, cmds...)
+	}
+	out, err := c.ExecBatchMark(ctx, nil, cmds...)
+	if err != nil {
+		return out, err
+	}
+	// tmux writes a pipe in the loop pass after the one that read the
+	// bytes, the same pass that writes the reply: the reply can come
+	// first. A second command runs in a later pass, so by its reply the
+	// pipe has every byte tmux read before the first.
+	_, err = c.ExecMark(ctx, func() {
+		pp.drain()
+		if mark != nil {
+			mark()
+		}
+	}, "display-message", "-p", "")
+	return out, err
 }
 
 func (f *Fleet) anyConn() (*Conn, error) {
@@ -329,7 +356,9 @@ func (f *Fleet) RefreshPanes() {
 // Pane describes one pane now, by number: the one place a pane's state is
 // read (ErrNoPane when tmux has no such pane).
 func (f *Fleet) Pane(ctx context.Context, pane int) (PaneInfo, error) {
-	lines, err := f.Exec(ctx, "list-panes", "-t", PaneName(pane), "-F", PaneFormat)
+	// On the pane's own connection, its pipe drained (ExecPane): the state
+	// read is never ahead of the pane's recording.
+	lines, err := f.ExecPane(ctx, pane, nil, "list-panes", "-t", PaneName(pane), "-F", PaneFormat)
 	return findPane(pane, lines, err)
 }
 
@@ -347,7 +376,9 @@ func (f *Fleet) PaneMarked(ctx context.Context, pane int, mark func()) (PaneInfo
 // agree.
 func (f *Fleet) PaneScreen(ctx context.Context, pane int) (PaneInfo, []string, error) {
 	id := PaneName(pane)
-	out, err := f.ExecBatch(ctx, []string{"list-panes", "-t", id, "-F", PaneFormat}, []string{"capture-pane", "-p", "-t", id})
+	// On the pane's own connection, after its pipe is drained: the rows
+	// it shows are never ahead of what its recording has.
+	out, err := f.ExecBatchPane(ctx, pane, nil, []string{"list-panes", "-t", id, "-F", PaneFormat}, []string{"capture-pane", "-p", "-t", id})
 	var lines []string
 	if len(out) > 0 {
 		lines = out[0]

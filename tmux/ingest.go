@@ -227,9 +227,11 @@ func (f *Fleet) watchPipe(pp *panePipe) {
 	f.ev.PaneOutputDropped(pp.pane)
 }
 
-// barrier returns mark extended so that it runs after every byte pane's
-// pipe holds has been handed on, waiting first for a hand-over in progress.
-func (f *Fleet) barrier(ctx context.Context, pane int, mark func()) (func(), error) {
+// barrier returns pane's pipe (nil: the pane is read through %output),
+// waiting first for a hand-over in progress: a command whose reply must
+// follow every byte of the pane before it drains the pipe at its reply
+// (ExecBatchPane).
+func (f *Fleet) barrier(ctx context.Context, pane int) (*panePipe, error) {
 	f.mu.Lock()
 	h := f.switching[pane]
 	f.mu.Unlock()
@@ -241,17 +243,8 @@ func (f *Fleet) barrier(ctx context.Context, pane int, mark func()) (func(), err
 		}
 	}
 	f.mu.Lock()
-	pp := f.pipes[pane]
-	f.mu.Unlock()
-	if pp == nil {
-		return mark, nil
-	}
-	return func() {
-		pp.drain()
-		if mark != nil {
-			mark()
-		}
-	}, nil
+	defer f.mu.Unlock()
+	return f.pipes[pane], nil
 }
 
 // drainPipes hands on what every pipe holds now (before a listing is

@@ -246,3 +246,40 @@ func TestABrokenRelayLosesNothingAndLeavesPanesOnControlMode(t *testing.T) {
 		t.Errorf("a mark on a pane after the relay failed took %v: it waited for another relay", took)
 	}
 }
+
+// TestWhatAPaneShowsIsNeverAheadOfItsRecording: a raw pane's screen and
+// state are read after its pipe is drained, so whatever the screen shows
+// is already in the recording.
+func TestWhatAPaneShowsIsNeverAheadOfItsRecording(t *testing.T) {
+	t.Parallel()
+	tg := newTestServer(t)
+	ev := newFakeEvents()
+	f := startRawFleet(t, tg, ev)
+	ctx := testCtx(t)
+	id := mainPane(t, tg)
+	waitIngest(t, f, id, IngestPipe)
+	if _, err := f.Exec(ctx, "send-keys", "-t", PaneName(id), "i=0; while [ $i -lt 3000 ]; do i=$((i+1)); echo S$i; done", "Enter"); err != nil {
+		t.Fatal(err)
+	}
+	shown := regexp.MustCompile(`^S(\d+)$`)
+	for seen := 0; seen < 3000; {
+		_, rows, err := f.PaneScreen(ctx, id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := ev.output(id)
+		for _, r := range rows {
+			m := shown.FindStringSubmatch(r)
+			if m == nil {
+				continue
+			}
+			// The line, maybe without its line end yet (tmux read it in two).
+			if !regexp.MustCompile(`S` + m[1] + `(\r|$)`).Match(rec) {
+				t.Fatalf("the screen shows S%s before the recording has it", m[1])
+			}
+			if v, _ := strconv.Atoi(m[1]); v > seen {
+				seen = v
+			}
+		}
+	}
+}
