@@ -246,7 +246,12 @@ func (h *Host) restartServer(lost error) error {
 			cause = lost.Error()
 		}
 		if quick >= maxQuick && time.Since(endedAt) < quickPause {
-			return errorf("tmux is not reachable: the tmux server tmuxmcp starts (%s) ended %d times in a row within %v of being started (last: %s). Every shell in it exits as it starts: your shell's startup files most likely end the shell (exit, a TMOUT of a second or two, exec of a program that ends). Run tmuxmcp doctor to see the line, fix it, and call again after %s; nothing was done", h.opts.Target, quick, quickLife, cause, endedAt.Add(quickPause).Format(time.TimeOnly))
+			why := "Every shell in it exits as it starts: your shell's startup files most likely end the shell (exit, a TMOUT of a second or two, exec of a program that ends). Run tmuxmcp doctor to see the line, fix it, and"
+			if strings.Contains(cause, "killed") {
+				// tmux cannot tell a kill-server from its last shell exiting.
+				why = "Either something kills it (kill-server, a signal: stop that), or every shell in it exits as it starts (startup files that exit, a TMOUT of a second or two: tmuxmcp doctor shows the line). Fix the cause and"
+			}
+			return errorf("tmux is not reachable: the tmux server tmuxmcp starts (%s) ended %d times in a row within %v of being started (last: %s). %s call again after %s; nothing was done", h.opts.Target, quick, quickLife, cause, why, endedAt.Add(quickPause).Format(time.TimeOnly))
 		}
 		started, err := h.startAgain()
 		switch {

@@ -262,7 +262,7 @@ func TestAServerThatEndsBeforeItIsReachedCountsAsAQuickDeath(t *testing.T) {
 	tmuxtest.Kill(target)
 	waitServerGone(t, h, s)
 	_, err := h.ListPanes(t.Context(), nil, &ListPanesRequest{})
-	if err == nil || !strings.Contains(err.Error(), "ended 3 times in a row") || !strings.Contains(err.Error(), "startup files") {
+	if err == nil || !strings.Contains(err.Error(), "ended 3 times in a row") || !strings.Contains(err.Error(), "startup files") || !strings.Contains(err.Error(), "kill-server") {
 		t.Fatalf("after %d starts that ended at once: %v", starts, err)
 	}
 	if starts != maxQuick {
