@@ -262,10 +262,41 @@ func TestAServerThatEndsBeforeItIsReachedCountsAsAQuickDeath(t *testing.T) {
 	tmuxtest.Kill(target)
 	waitServerGone(t, h, s)
 	_, err := h.ListPanes(t.Context(), nil, &ListPanesRequest{})
-	if err == nil || !strings.Contains(err.Error(), "ended 3 times in a row") || !strings.Contains(err.Error(), "startup files") || !strings.Contains(err.Error(), "kill-server") {
+	if err == nil || !strings.Contains(err.Error(), "ended 3 times in a row") || !strings.Contains(err.Error(), "startup files") {
 		t.Fatalf("after %d starts that ended at once: %v", starts, err)
 	}
 	if starts != maxQuick {
 		t.Fatalf("started %d times, want %d", starts, maxQuick)
+	}
+}
+
+// TestAServerKilledThreeTimesIsNotBlamedOnTheStartupFiles: someone runs
+// kill-server each time tmuxmcp starts its server; the error after the cap
+// names a kill as a cause, not only the startup files.
+func TestAServerKilledThreeTimesIsNotBlamedOnTheStartupFiles(t *testing.T) {
+	t.Parallel()
+	h, target := ownServer(t, t.TempDir(), nil, true)
+	pane := newShell(t, h)
+	s := live(h, pane)
+	var err error
+	for i := 0; i < maxQuick+2; i++ {
+		tmuxtest.Kill(target)
+		waitServerGone(t, h, s)
+		var lp *ListPanesResult
+		if lp, err = h.ListPanes(t.Context(), nil, &ListPanesRequest{}); err != nil {
+			break
+		}
+		s = nil
+		if len(lp.Panes) > 0 {
+			s = live(h, lp.Panes[0].PaneID)
+		}
+	}
+	if err == nil {
+		t.Fatalf("after %d kills in a row the server is still started again", maxQuick+2)
+	}
+	for _, want := range []string{"ended 3 times in a row", "kill-server", "startup files"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("the error does not say %q: %v", want, err)
+		}
 	}
 }
