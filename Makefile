@@ -3,7 +3,7 @@ GO      ?= go
 BIN     := bin/tmuxmcp
 FUZZTIME ?= 30s
 
-.PHONY: run run-stdio build test bench peer lint fuzz install docs clean conformance soak dist dist-bin
+.PHONY: run run-stdio build test bench peer lint fuzz install docs clean conformance soak dist dist-bin dist-check
 
 HTTP_ADDR ?= 127.0.0.1:8765
 
@@ -113,6 +113,10 @@ dist: dist-bin
 	rm -rf $(DIST)/npm
 	cd $(DIST) && $(SHA256) tmuxmcp-* > SHA256SUMS
 	@ls -l $(DIST)
+
+## dist-check: make dist, then install the npm package with npx in a temporary HOME as a user would and check --version, doctor, and MCP over stdio with panes read raw (a minute; no network)
+dist-check: dist
+	VERSION=$(VERSION) .ci/npm-smoke.sh
 
 ## conformance: the official MCP conformance suite (server scenarios) over HTTP, with an exact expected-failures baseline
 conformance:
