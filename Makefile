@@ -11,8 +11,11 @@ HTTP_ADDR ?= 127.0.0.1:8765
 # version is the tag on HEAD (v0.1.0), else a Go pseudo-version naming the
 # commit (v0.1.1-0.20261203182619-6e9df4d7b1dc), "+dirty" with uncommitted
 # changes: .ci/version.sh. Revision and date are empty outside a git
-# checkout (the build info is used then). `make dist VERSION=v1.2.3` overrides.
-VERSION ?= $(shell .ci/version.sh 2>/dev/null || echo v0.0.0-devel)
+# checkout (the build info is used then). `make dist VERSION=v1.2.3` overrides
+# (on the command line only: a VERSION in the environment is someone else's).
+ifneq ($(origin VERSION),command line)
+VERSION := $(shell .ci/version.sh 2>/dev/null || echo v0.0.0-devel)
+endif
 REVISION := $(shell git rev-parse HEAD 2>/dev/null)$(shell git diff --quiet HEAD 2>/dev/null || echo -modified)
 COMMITTED := $(shell git log -1 --format=%cI 2>/dev/null)
 LDFLAGS := -X main.version=$(VERSION) -X main.revision=$(REVISION) -X main.committed=$(COMMITTED)

@@ -27,7 +27,8 @@ trap cleanup EXIT
 mkdir -p "$T/home" "$T/work"
 cp "$TGZ" "$T/work/"
 cd "$T/work"
-export HOME="$T/home" npm_config_cache="$T/npm-cache" npm_config_update_notifier=false SHELL=/bin/bash
+# offline: the package must install from the file alone, with nothing fetched
+export HOME="$T/home" npm_config_cache="$T/npm-cache" npm_config_offline=true npm_config_update_notifier=false SHELL=/bin/bash
 PKG=./$(basename "$TGZ")
 
 out=$(npx -y "$PKG" --version)
