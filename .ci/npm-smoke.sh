@@ -19,8 +19,10 @@ TGZ=${1:-dist/tmuxmcp-$(node -e 'console.log(process.argv[1].replace(/^v/, "").r
 T=$(mktemp -d)
 SOCK="tmuxmcp-npm-smoke-$$"
 cleanup() {
-  tmux -L "$SOCK" kill-server 2>/dev/null || true
-  tmux -L tmuxmcp-npm-doctor-$$ kill-server 2>/dev/null || true
+  for s in "$SOCK" "tmuxmcp-npm-doctor-$$"; do
+    tmux -L "$s" kill-server 2>/dev/null || true
+    rm -f "${TMUX_TMPDIR:-/tmp}/tmux-$(id -u)/$s" # tmux 3.3a leaves a killed server's socket file
+  done
   rm -rf "$T"
 }
 trap cleanup EXIT
