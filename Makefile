@@ -43,8 +43,9 @@ test:
 	$(GO) test -race -count=1 -timeout 10m -parallel $(TESTPARALLEL) ./...
 	# the engine again with every pane read through control mode (%output), the fallback path
 	TMUXMCP_INGEST=control $(GO) test -race -count=1 -timeout 10m -parallel $(TESTPARALLEL) ./engine/
-	# the npm launcher: platform mapping, arguments, exit code and signals passed through (a second; needs node)
-	@if command -v node >/dev/null 2>&1; then node --test npm/test/; else echo "node not found: the npm launcher's tests are skipped"; fi
+	# the npm launcher: platform mapping, arguments, exit code and signals passed through (a second; needs node >= 18)
+	@if command -v node >/dev/null 2>&1 && node -e 'process.exit(process.versions.node.split(".")[0] >= 18 ? 0 : 1)'; then \
+	  node --test npm/test/; else echo "node >= 18 not found: the npm launcher's tests are skipped"; fi
 
 ## bench: the benchmark suite (latency, run round trip, ingest, idle cost, memory, hot paths, scale curve, under load) against baselines measured in the same run; prints one table, writes docs/bench.md and docs/bench.svg (about 6 minutes; BENCHFLAGS="-only latency,hot" for part). PEERS=libtmux-mcp (a name in bin/peers, or a path to the binary; comma-separated for more) also measures that MCP server beside tmuxmcp: wait latency, run round trip, tmux processes per call, idle CPU
 bench: build
