@@ -283,7 +283,10 @@ func shellStateOf(f paneFacts) *shellState {
 	// A shell this recording let start (it waited for tmuxmcp, its process
 	// older than its start) is never late.
 	sh.late = probe.Age > f.now.Sub(f.rec.born)+2*time.Second && !f.rec.released // Age is exact to about 1 s
-	if sh.tagged && sh.late && !marks.prompted {
+	// A shell whose prompt an earlier tmuxmcp saw (the pane remembers it,
+	// PromptOption) has started too, however close its start is to this
+	// recording's (a second tmuxmcp on the same server a moment later).
+	if sh.tagged && (sh.late || p.Prompt != "") && !marks.prompted {
 		marks.prompted = true
 	}
 	sh.marks = marks
