@@ -357,6 +357,24 @@ const (
 	RearmNote     = "the command before removed the shell integration's hooks: this one ran from a job script that put them back first"
 )
 
+// conflictNote says that end marks with different statuses came for one
+// command (statuses, -1 for a mark without one): a program other than
+// the shell printed end marks with its tag, so its exit status is unknown.
+func conflictNote(statuses []int) string {
+	var b strings.Builder
+	for i, s := range statuses {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if s < 0 {
+			b.WriteString("none")
+		} else {
+			fmt.Fprint(&b, s)
+		}
+	}
+	return "conflicting end marks arrived for this command (exit statuses " + b.String() + "): a program other than the shell printed end marks with the shell integration's secret tag (a background process that read it), so its exit status is unknown (exitCode null); look at its output, or run it again"
+}
+
 // writeScript writes job j's script for a shell of kind k, and returns the
 // line that sources it, the scripts' random name and the secret its marks
 // carry. Neither the name nor anything typed or written in the script

@@ -489,6 +489,7 @@ type markInfo struct {
 	errExit  bool   // the last B mark says set -e
 	wrap     bool   // the last B mark asks for job scripts
 	promptAt int64  // the end of the last B mark
+	startAt  int64  // the end of the last C mark
 	// promptAfterStart: a prompt mark came after the shell's last
 	// command start, with no end mark between (its PS1 kept the mark, its
 	// prompt hooks are gone); a line editor a command uses draws one too
@@ -502,6 +503,14 @@ type markInfo struct {
 // prompt its marks last drew. Its hooks are gone.
 func (m markInfo) showsOwnPrompt(line string) bool {
 	return m.promptAfterStart || line != "" && line == strings.TrimRight(m.prompt, " ")
+}
+
+// strays reports whether the shell's last marks, an end or a prompt's
+// start, came after its last drawn prompt with no command started since:
+// a shell prints those after reading a line (an empty one too), and then
+// draws its prompt again with its mark.
+func (m markInfo) strays() bool {
+	return (m.last == 'D' || m.last == 'A') && m.promptAt > m.startAt
 }
 
 // lastMarks scans the last 64 KiB of s for the marks of the shell tagged
@@ -548,6 +557,9 @@ func marksIn(c stream.RawChunk, tag string) markInfo {
 		}
 		mi.promptAfterStart = false
 		mi.last = m.Kind
+		if m.Kind == 'C' {
+			mi.startAt = m.End
+		}
 		if m.Kind == 'B' {
 			lastB, mi.prompted, mi.errExit, mi.wrap, mi.promptAt = m, true, m.ErrExit, m.Wrap, m.End
 		}
