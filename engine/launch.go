@@ -31,6 +31,8 @@ type launch struct {
 	// outside: the pane (not a fresh one) is outside the host's sandbox
 	// (there before tmuxmcp, or an escalated pane kept).
 	outside bool
+	// lookedAt is when ready last found the pane's shell ready.
+	lookedAt time.Time
 }
 
 // Submit starts the command in: the one start path of a job. It returns
@@ -75,9 +77,12 @@ func (h *Host) Submit(ctx context.Context, c Caller, in *RunShellCommandRequest)
 		defer h.run.LockPane(l.pane)()
 		// Under the lock, nothing else types into the pane: look again,
 		// and refuse a pane that cannot take the command before anyone is
-		// asked to approve it.
-		if err := l.ready(ctx, 0); err != nil {
-			return nil, err
+		// asked to approve it, unless the pane has not changed since the
+		// look a moment ago.
+		if !l.unchanged() {
+			if err := l.ready(ctx, 0); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return l.decide(ctx)
@@ -121,6 +126,9 @@ func (l *launch) ready(ctx context.Context, wait time.Duration) error {
 	}
 	var err error
 	l.sh, err = l.h.run.Ready(ctx, l.pane, wait)
+	if err == nil {
+		l.lookedAt = time.Now() // Submit takes it again, under the lock, when nothing changed since
+	}
 	var ref *runner.Refusal
 	if errors.As(err, &ref) && ref.State == runner.HalfTyped && ref.Shell != nil && runner.OwnKeysOnly(ref.Typed) {
 		if st := l.h.line(l.pane); st.Unsure != "" && st.Text == "" {
@@ -131,6 +139,22 @@ func (l *launch) ready(ctx context.Context, wait time.Duration) error {
 	}
 	l.fresh = err == nil
 	return l.h.runnerError("paneId", l.pane, err)
+}
+
+// lookAgainAfter bounds how old a look at a pane may be for Submit to
+// take it again under the pane's lock, the pane unchanged since.
+const lookAgainAfter = 50 * time.Millisecond
+
+// unchanged reports whether the pane is as the look at it (ready) found
+// it a moment ago: its shell still reading at its prompt, since nothing
+// was printed in it and no input was sent to it since (a shell at its
+// prompt changes only on input, and what it reads it draws).
+func (l *launch) unchanged() bool {
+	if l.sh == nil || l.sh.Stream == nil || time.Since(l.lookedAt) > lookAgainAfter {
+		return false
+	}
+	s, ok := l.h.hub.Live(l.pane)
+	return ok && s == l.sh.Stream && s.End() == l.sh.SeenEnd && s.LastActivity().Equal(l.sh.SeenActivity)
 }
 
 // decide applies the policy (and the answer the caller brings), then

@@ -121,6 +121,12 @@ type Shell struct {
 	// Prompt is the last line of the prompt, as the screen shows it.
 	Prompt string
 	Stream *stream.PaneStream
+	// SeenEnd and SeenActivity are the recording's end and last activity
+	// (stream.PaneStream.LastActivity) as the look that found the shell
+	// ready began: while both stay so, nothing was printed in the pane
+	// and no input sent to it since.
+	SeenEnd      int64
+	SeenActivity time.Time
 }
 
 // Ready returns the pane's shell when it is idle at its prompt and can
@@ -130,16 +136,21 @@ type Shell struct {
 func (r *Runner) Ready(ctx context.Context, pane int, wait time.Duration) (*Shell, error) {
 	start := time.Now()
 	deadline := start.Add(wait)
-	recheck := 10 * time.Millisecond
+	recheck := recheckFirst
 	r.awaitLearning(ctx, pane)
 	r.awaitReaction(ctx, r.stream(pane))
 	looked := false
 	for {
 		s := r.stream(pane)
-		changed := s.ReadRaw(s.End(), 0, nil).Changed
+		seenAct := s.LastActivity()
+		c := s.ReadRaw(s.End(), 0, nil)
+		changed := c.Changed
 		sh, err := r.look(ctx, pane, s)
 		var ref *Refusal
 		if !errors.As(err, &ref) {
+			if sh != nil {
+				sh.SeenEnd, sh.SeenActivity = c.End, seenAct
+			}
 			return sh, err
 		}
 		if ref.State.confirmed() && !looked {
@@ -166,7 +177,7 @@ func (r *Runner) Ready(ctx context.Context, pane int, wait time.Duration) (*Shel
 		case <-changed:
 			// What it printed may be its prompt, and the shell reads a
 			// moment after: looked at again soon.
-			recheck = 10 * time.Millisecond
+			recheck = recheckFirst
 		case <-t.C:
 			recheck = min(2*recheck, 250*time.Millisecond)
 		case <-ctx.Done():
@@ -180,6 +191,13 @@ func (r *Runner) Ready(ctx context.Context, pane int, wait time.Duration) (*Shel
 		t.Stop()
 	}
 }
+
+// recheckFirst is how soon Ready looks again at a pane that printed (its
+// prompt, drawn a moment before its line editor reads: fish switches the
+// terminal to raw mode a few milliseconds after it): a look costs a tmux
+// round trip and a probe, a fraction of a millisecond. The checks then
+// back off while the pane is quiet.
+const recheckFirst = 2 * time.Millisecond
 
 // stream returns the pane's live recording, adopting it when needed.
 func (r *Runner) stream(pane int) *stream.PaneStream {

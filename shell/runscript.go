@@ -103,7 +103,12 @@ func (sc Script) Text() string {
 	b.WriteString("__tmuxmcp_job_s= __tmuxmcp_job_x=\ncase $__tmuxmcp_job_e in *x*) __tmuxmcp_job_x='set -x' ;; esac\n")
 	// The command goes into an interactive bash's or zsh's history as
 	// the user's own would (the line that sources this script does not).
-	run := `__tmuxmcp_job_cmd=$(command cat -- ` + Quote(sc.CommandFile) + `) && case $-${BASH_VERSION:+b}${ZSH_VERSION:+z} in *i*b) builtin history -s -- "$__tmuxmcp_job_cmd" ;; *i*z) builtin print -sr -- "$__tmuxmcp_job_cmd" ;; esac && eval "$__tmuxmcp_job_t
+	// The command file is read by the shell itself (no cat to start), its
+	// trailing newlines dropped as a command substitution would.
+	run := `{ __tmuxmcp_job_cmd=; while IFS= read -r __tmuxmcp_job_l || [ -n "$__tmuxmcp_job_l" ]; do __tmuxmcp_job_cmd="$__tmuxmcp_job_cmd$__tmuxmcp_job_l
+"; done; } <` + Quote(sc.CommandFile) + ` && while :; do case $__tmuxmcp_job_cmd in *'
+') __tmuxmcp_job_cmd=${__tmuxmcp_job_cmd%'
+'} ;; *) break ;; esac; done && unset __tmuxmcp_job_l && case $-${BASH_VERSION:+b}${ZSH_VERSION:+z} in *i*b) builtin history -s -- "$__tmuxmcp_job_cmd" ;; *i*z) builtin print -sr -- "$__tmuxmcp_job_cmd" ;; esac && eval "$__tmuxmcp_job_t
 $__tmuxmcp_job_x
 $__tmuxmcp_job_cmd
 
