@@ -33,6 +33,9 @@ type launch struct {
 	outside bool
 	// lookedAt is when ready last found the pane's shell ready.
 	lookedAt time.Time
+	// shell is the shell a fresh pane starts, as checked ("": asked again
+	// when the pane is made).
+	shell string
 }
 
 // Submit starts the command in: the one start path of a job. It returns
@@ -51,7 +54,8 @@ func (h *Host) Submit(ctx context.Context, c Caller, in *RunShellCommandRequest)
 		return nil, err
 	}
 	if l.pane < 0 {
-		if err := h.checkShell(ctx); err != nil {
+		var err error
+		if l.shell, err = h.checkedShell(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -270,7 +274,7 @@ func (l *launch) begin(ctx context.Context, save func(*jobs.Job) (*jobs.Job, err
 // the call's waitMs goes on.
 func (l *launch) inFreshPane(ctx context.Context, save func(*jobs.Job) (*jobs.Job, error), run *runner.Run) (*jobs.Job, error) {
 	h, j := l.h, l.j
-	np, err := h.run.CreatePane(ctx, runner.PaneSpec{Name: firstNonEmpty(j.Description, "tmuxmcp job"), CWD: l.cwd, Unsandboxed: l.unsandboxed()})
+	np, err := h.run.CreatePane(ctx, runner.PaneSpec{Name: firstNonEmpty(j.Description, "tmuxmcp job"), CWD: l.cwd, Unsandboxed: l.unsandboxed(), Shell: l.shell})
 	if err != nil {
 		return nil, h.createError(err, h.opts.Session, nil)
 	}

@@ -286,8 +286,12 @@ func shellStateOf(f paneFacts) *shellState {
 		// so, or it has been quiet there): they are not the shell's (it
 		// prints them after it reads a line, and its prompt mark follows
 		// before it reads again), but a program's that learnt the tag. The
-		// shell is at the prompt it drew.
+		// shell is at the prompt it drew (the one remembered, when the
+		// marks pushed it out of the window scanned).
 		marks.last, sh.strays = 'B', true
+		if marks.promptAt == 0 && f.rec.promptKnown {
+			marks.prompt = f.rec.prompt
+		}
 	case sh.tagged && marks.prompted && marks.last != 'B' && hooksGone(f):
 		sh.tagged, sh.broken, sh.lost = false, true, true
 	}

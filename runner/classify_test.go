@@ -180,6 +180,14 @@ var classifyCases = []classifyCase{
 		f.probe.LeaderReadKnown, f.probe.LeaderReads = true, true
 		f.rec.lastAppend = f.now
 	}, ready: readyBash(), remember: "$ "},
+	{name: "ready: a flood of end and prompt marks pushed its prompt out of the window, the shell sleeping in its read", change: func(f *paneFacts) {
+		flood := []byte(strings.Repeat(mark("D;0")+mark("A"), 1000))
+		f.rec.tail = stream.RawChunk{Data: flood, From: 1 << 20, End: 1<<20 + int64(len(flood))}
+		f.marks = marksIn(f.rec.tail, f.info.ShellTag)
+		f.rec.prompt, f.rec.promptKnown = "$ ", true
+		f.probe.LeaderReadKnown, f.probe.LeaderReads = true, true
+		f.rec.lastAppend = f.now
+	}, ready: readyBash(), remember: "$ "},
 	{name: "drawing: an empty line's end and prompt marks, the shell not reading yet", change: func(f *paneFacts) {
 		withStream(f, []byte(string(bashExit7())+mark("D;0")+mark("A")))
 		f.probe.LeaderReadKnown, f.probe.LeaderReads = true, false

@@ -34,6 +34,9 @@ type PaneSpec struct {
 	// Unsandboxed starts the pane outside the runner's sandbox (an
 	// escalated command a person approved).
 	Unsandboxed bool
+	// Shell is the shell the pane starts outside a sandbox, as PaneShell
+	// named it a moment ago ("": PaneShell is asked).
+	Shell string
 }
 
 // NewPane is a pane CreatePane made.
@@ -93,7 +96,7 @@ func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error
 		ts.Argv, tag, id = l.Argv, l.Tag, l.ID
 		maps.Copy(ts.Env, l.Env)
 	default:
-		if l, ok := r.launch(ctx); ok {
+		if l, ok := r.launch(ctx, spec.Shell); ok {
 			ts.Argv, tag, id = l.Argv, l.Tag, l.ID
 			maps.Copy(ts.Env, l.Env)
 		}
@@ -137,9 +140,12 @@ func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error
 }
 
 // launch is how new panes start their shell: with the integration when
-// tmux would start a shell (no default-command is set).
-func (r *Runner) launch(ctx context.Context) (shell.Launch, bool) {
-	sh := r.PaneShell(ctx)
+// tmux would start a shell (no default-command is set). sh, when set, is
+// that shell, as PaneShell named it a moment ago.
+func (r *Runner) launch(ctx context.Context, sh string) (shell.Launch, bool) {
+	if sh == "" {
+		sh = r.PaneShell(ctx)
+	}
 	if r.cfg.Shell == nil || sh == "" {
 		return shell.Launch{}, false
 	}

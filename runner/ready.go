@@ -508,6 +508,8 @@ type markInfo struct {
 	wrap     bool   // the last B mark asks for job scripts
 	promptAt int64  // the end of the last B mark
 	startAt  int64  // the end of the last C mark
+	// clipped: the window scanned does not reach the recording's start.
+	clipped bool
 	// promptAfterStart: a prompt mark came after the shell's last
 	// command start, with no end mark between (its PS1 kept the mark, its
 	// prompt hooks are gone); a line editor a command uses draws one too
@@ -524,11 +526,12 @@ func (m markInfo) showsOwnPrompt(line string) bool {
 }
 
 // strays reports whether the shell's last marks, an end or a prompt's
-// start, came after its last drawn prompt with no command started since:
-// a shell prints those after reading a line (an empty one too), and then
-// draws its prompt again with its mark.
+// start, came after its last drawn prompt with no command started since,
+// or fill the whole window scanned (a flood of them): a shell prints
+// those after reading a line (an empty one too), and then draws its
+// prompt again with its mark.
 func (m markInfo) strays() bool {
-	return (m.last == 'D' || m.last == 'A') && m.promptAt > m.startAt
+	return (m.last == 'D' || m.last == 'A') && (m.promptAt > m.startAt || m.clipped && m.promptAt == 0 && m.startAt == 0)
 }
 
 // lastMarks scans the last 64 KiB of s for the marks of the shell tagged
@@ -582,6 +585,7 @@ func marksIn(c stream.RawChunk, tag string) markInfo {
 			lastB, mi.prompted, mi.errExit, mi.wrap, mi.promptAt = m, true, m.ErrExit, m.Wrap, m.End
 		}
 	}
+	mi.clipped = c.From > 0
 	if !mi.prompted {
 		if c.From > 0 {
 			// The window does not reach the stream's start: the shell

@@ -370,18 +370,21 @@ func (w *watcher) endMarkSeen(m shell.Mark, data []byte, base int64, alone, fron
 
 // endAgain takes a second end mark with the tag of the end already seen:
 // one of them was printed by a program that learnt the tag (the shell
-// prints one a command). After the prompt drawn after an end seen with the
-// shell alone in front, it is nothing (the shell prints no end mark before
-// it reads a line), and a status of its own makes the status unknown
-// (conflict). Before that prompt, the later one is where the command
-// ended (the shell prints its own last, just before its prompt; what came
-// between is the command's output); with the statuses different, unless
-// the earlier came while a program held the terminal and the later with
-// the shell alone, the status is unknown.
+// prints one a command). Two with different statuses make the status
+// unknown (conflict), unless process state tells them apart: the earlier
+// came while a program held the terminal, the later with the shell alone.
+// The later one is where the command ended (the shell prints its own
+// last, just before its prompt; what came between is the command's
+// output), except that after a conflict the end stays where it is (a
+// flood of marks cannot keep the job running), and the same end again
+// after its prompt was drawn is nothing new.
 func (w *watcher) endAgain(m shell.Mark, data []byte, base int64) bool {
 	w.suspected()
-	if w.end.proven && w.end.drawn {
+	if len(w.conflict) > 0 {
 		w.conflicting(m.Status)
+		return false
+	}
+	if w.end.proven && w.end.drawn && w.end.code != nil && *w.end.code == m.Status {
 		return false
 	}
 	alone, front := w.shellState()
@@ -429,7 +432,13 @@ func (w *watcher) conflicting(status int) {
 // and a sandboxed pane keep the full proof (confirm).
 func (w *watcher) fastEnd() bool {
 	e := w.end
-	return w.r.cfg.Sandbox == nil && w.j.ShellTag != "" && e != nil && e.front && e.code != nil && w.started && !w.suspect && !w.r.marksSuspect(w.pane, w.s) &&
+	if e == nil || w.j.Mode == jobs.Wrapper && w.j.Shell == string(shell.Fish) && !e.proven {
+		// fish runs a sourced script's programs in its own process
+		// group: there the shell's group in front says nothing, only
+		// the shell alone does.
+		return false
+	}
+	return w.r.cfg.Sandbox == nil && w.j.ShellTag != "" && e.front && e.code != nil && w.started && !w.suspect && !w.r.marksSuspect(w.pane, w.s) &&
 		w.stopping == "" && w.deferred == "" && w.confirmAt == 0 && (w.j.Mode == jobs.Integrated && e.tag == w.j.ShellTag || w.j.Mode == jobs.Wrapper && e.tag == w.jobTag())
 }
 
