@@ -70,6 +70,10 @@ type watcher struct {
 	// the shell's next prompt; suspect that an end mark came while a
 	// program held the terminal: the end then waits for the full proof.
 	fast, suspect bool
+	// prompting: the shell's prompt mark (A) came after the command's
+	// start; shellEnd: the shell's own end mark came after its job
+	// script's.
+	prompting, shellEnd bool
 	// cand is an end mark let go after holdMax (unheld): the shell's next
 	// prompt, read, still makes it the end.
 	cand *ending
@@ -256,6 +260,9 @@ func (w *watcher) mark(m shell.Mark, data []byte, base int64) bool {
 	if shells && !w.shellMarks.Feed(m) {
 		return false // a line editor the command uses, not a prompt
 	}
+	if shells && m.Kind == 'A' && w.started {
+		w.prompting = true // zsh marks its prompt's start before its end mark
+	}
 	switch {
 	case w.end != nil && m.Kind == 'D' && m.Start >= w.end.end && m.Tag == w.end.tag:
 		return w.endAgain(m, data, base)
@@ -266,10 +273,15 @@ func (w *watcher) mark(m shell.Mark, data []byte, base int64) bool {
 		// output.
 		w.reopen(m.Start)
 		return w.endMark(m, data, base)
-	case w.end != nil && shells && m.Kind == 'D' && m.Start >= w.end.end && w.end.tag == w.jobTag() && w.fastEnd():
+	case w.end != nil && shells && m.Kind == 'D' && m.Start >= w.end.end && w.end.tag == w.jobTag():
 		// The job script's end, then its shell's own: the shell has the
 		// terminal back and is past the command.
-		return w.barrier(w.fastReady())
+		w.shellEnd = true
+		return w.tryFast()
+	case w.end != nil && shells && m.Kind == 'A' && w.started && w.tryFast():
+		// The shell goes on to its prompt (not out: a shell that exits
+		// after its end mark tells how it ended, deadend.go).
+		return true
 	case m.Kind == 'C' && !w.started && ours:
 		if w.end != nil {
 			// An end mark before the command started was not its end:
@@ -358,9 +370,9 @@ func (w *watcher) endMarkSeen(m shell.Mark, data []byte, base int64, alone, fron
 	}
 	w.ended(jobs.Completed, code, m.Start, m.End, m.Tag)
 	w.end.proven, w.end.front = alone, front
-	if w.j.Mode == jobs.Integrated && w.fastEnd() {
+	if w.j.Mode == jobs.Integrated && w.tryFast() {
 		// The shell's own end mark, its process group in front: ended.
-		return w.barrier(w.fastReady())
+		return true
 	}
 	if !alone {
 		w.holdT.Reset(holdMax)
@@ -440,6 +452,16 @@ func (w *watcher) fastEnd() bool {
 	}
 	return w.r.cfg.Sandbox == nil && w.j.ShellTag != "" && e.front && e.code != nil && w.started && !w.suspect && !w.r.marksSuspect(w.pane, w.s) &&
 		w.stopping == "" && w.deferred == "" && w.confirmAt == 0 && (w.j.Mode == jobs.Integrated && e.tag == w.j.ShellTag || w.j.Mode == jobs.Wrapper && e.tag == w.jobTag())
+}
+
+// tryFast reports the job's end now when it may be (fastEnd), once the
+// shell's own end mark came (a script's is followed by it) and its prompt
+// mark after the command's start: the shell is on its way to its prompt.
+func (w *watcher) tryFast() bool {
+	if w.end == nil || w.confirmAt > 0 || !w.prompting || w.j.Mode == jobs.Wrapper && !w.shellEnd || !w.fastEnd() {
+		return false
+	}
+	return w.barrier(w.fastReady())
 }
 
 // fastReady is what a job ended at its end mark says of its shell
