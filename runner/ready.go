@@ -173,23 +173,44 @@ func (r *Runner) Ready(ctx context.Context, pane int, wait time.Duration) (*Shel
 		// Starting and drawing end with output (the prompt); the terminal
 		// mode can switch a moment after it, silently: look again then too.
 		t := time.NewTimer(min(left, recheck))
-		select {
-		case <-changed:
-			// What it printed may be its prompt, and the shell reads a
-			// moment after: looked at again soon.
-			recheck = recheckFirst
-		case <-t.C:
-			recheck = min(2*recheck, 250*time.Millisecond)
-		case <-ctx.Done():
-			t.Stop()
-			ref.Waited = time.Since(start)
-			return nil, ref
-		case <-r.closing:
-			t.Stop()
-			return nil, ref
+		for waiting := true; waiting; {
+			waiting = false
+			select {
+			case <-changed:
+				if ref.State == Drawing && r.beforePromptMark(pane, s) {
+					// Its prompt is not drawn yet: what it prints before
+					// its prompt mark (the prompt's text, a title) is not
+					// looked at, only the mark (or the timer).
+					changed, waiting = s.ReadRaw(s.End(), 0, nil).Changed, true
+					continue
+				}
+				// What it printed may be its prompt, and the shell reads a
+				// moment after: looked at again soon.
+				recheck = recheckFirst
+			case <-t.C:
+				recheck = min(2*recheck, 250*time.Millisecond)
+			case <-ctx.Done():
+				t.Stop()
+				ref.Waited = time.Since(start)
+				return nil, ref
+			case <-r.closing:
+				t.Stop()
+				return nil, ref
+			}
 		}
 		t.Stop()
 	}
+}
+
+// beforePromptMark reports whether the integrated shell of pane is, by
+// its marks in s, between its end mark or its prompt's start and its
+// prompt mark: still drawing.
+func (r *Runner) beforePromptMark(pane int, s *stream.PaneStream) bool {
+	r.mu.Lock()
+	tag := r.tags[pane]
+	r.mu.Unlock()
+	last := lastMarks(s, tag).last
+	return tag != "" && (last == 'D' || last == 'A')
 }
 
 // recheckFirst is how soon Ready looks again at a pane that printed (its
