@@ -32,6 +32,11 @@ type launch struct {
 	// outside: the pane (not a fresh one) is outside the host's sandbox
 	// (there before tmuxmcp, or an escalated pane kept).
 	outside bool
+	// lookedAt is when ready last found the pane's shell ready.
+	lookedAt time.Time
+	// shell is the shell a fresh pane starts, as checked ("": asked again
+	// when the pane is made).
+	shell string
 }
 
 // Submit starts the command in: the one start path of a job. It returns
@@ -50,7 +55,8 @@ func (h *Host) Submit(ctx context.Context, c Caller, in *RunShellCommandRequest)
 		return nil, err
 	}
 	if l.pane < 0 {
-		if err := h.checkShell(ctx); err != nil {
+		var err error
+		if l.shell, err = h.checkedShell(ctx); err != nil {
 			return nil, err
 		}
 	}
@@ -76,9 +82,12 @@ func (h *Host) Submit(ctx context.Context, c Caller, in *RunShellCommandRequest)
 		defer h.run.LockPane(l.pane)()
 		// Under the lock, nothing else types into the pane: look again,
 		// and refuse a pane that cannot take the command before anyone is
-		// asked to approve it.
-		if err := l.ready(ctx, 0); err != nil {
-			return nil, err
+		// asked to approve it, unless the pane has not changed since the
+		// look a moment ago.
+		if !l.unchanged() {
+			if err := l.ready(ctx, 0); err != nil {
+				return nil, err
+			}
 		}
 	}
 	return l.decide(ctx)
@@ -122,6 +131,9 @@ func (l *launch) ready(ctx context.Context, wait time.Duration) error {
 	}
 	var err error
 	l.sh, err = l.h.run.Ready(ctx, l.pane, wait)
+	if err == nil {
+		l.lookedAt = time.Now() // Submit takes it again, under the lock, when nothing changed since
+	}
 	var ref *runner.Refusal
 	if errors.As(err, &ref) && ref.State == runner.HalfTyped && ref.Shell != nil && runner.OwnKeysOnly(ref.Typed) {
 		if st := l.h.line(l.pane); st.Unsure != "" && st.Text == "" {
@@ -132,6 +144,22 @@ func (l *launch) ready(ctx context.Context, wait time.Duration) error {
 	}
 	l.fresh = err == nil
 	return l.h.runnerError("paneId", l.pane, err)
+}
+
+// lookAgainAfter bounds how old a look at a pane may be for Submit to
+// take it again under the pane's lock, the pane unchanged since.
+const lookAgainAfter = 50 * time.Millisecond
+
+// unchanged reports whether the pane is as the look at it (ready) found
+// it a moment ago: its shell still reading at its prompt, since nothing
+// was printed in it and no input was sent to it since (a shell at its
+// prompt changes only on input, and what it reads it draws).
+func (l *launch) unchanged() bool {
+	if l.sh == nil || l.sh.Stream == nil || time.Since(l.lookedAt) > lookAgainAfter {
+		return false
+	}
+	s, ok := l.h.hub.Live(l.pane)
+	return ok && s == l.sh.Stream && s.End() == l.sh.SeenEnd && s.LastActivity().Equal(l.sh.SeenActivity)
 }
 
 // decide applies the policy (and the answer the caller brings), then
@@ -251,7 +279,7 @@ func (l *launch) begin(ctx context.Context, save func(*jobs.Job) (*jobs.Job, err
 // the call's waitMs goes on.
 func (l *launch) inFreshPane(ctx context.Context, save func(*jobs.Job) (*jobs.Job, error), run *runner.Run) (*jobs.Job, error) {
 	h, j := l.h, l.j
-	np, err := h.run.CreatePane(ctx, runner.PaneSpec{Name: firstNonEmpty(j.Description, "tmuxmcp job"), CWD: l.cwd, Unsandboxed: l.unsandboxed()})
+	np, err := h.run.CreatePane(ctx, runner.PaneSpec{Name: firstNonEmpty(j.Description, "tmuxmcp job"), CWD: l.cwd, Unsandboxed: l.unsandboxed(), Shell: l.shell})
 	if err != nil {
 		return nil, h.createError(err, h.opts.Session, nil)
 	}

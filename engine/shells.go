@@ -28,11 +28,18 @@ func (h *Host) paneShell(ctx context.Context) (program, from string) {
 // cannot run commands in: one clear error naming the shells that work and
 // how to switch, instead of a pane that is never ready.
 func (h *Host) checkShell(ctx context.Context) error {
+	_, err := h.checkedShell(ctx)
+	return err
+}
+
+// checkedShell is checkShell returning the shell a new pane starts ("":
+// tmux runs a default-command, or could not say).
+func (h *Host) checkedShell(ctx context.Context) (string, error) {
 	program, from := h.paneShell(ctx)
 	if program == "" || !shell.Unsupported(program) {
-		return nil
+		return program, nil
 	}
-	return errorf("%s. Nothing was created", UnsupportedShell(program, from, h.fleet.Target(), h.opts.Machine == nil))
+	return "", errorf("%s. Nothing was created", UnsupportedShell(program, from, h.fleet.Target(), h.opts.Machine == nil))
 }
 
 // notAShellNext is what to do about a pane whose program in front is not a

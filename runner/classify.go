@@ -76,8 +76,9 @@ type verdict struct {
 	remember   string
 	rememberIt bool
 	// broken: the integrated shell's prompts carry no marks (markBroken);
-	// lost: a command removed its hooks (markLost).
-	broken, lost bool
+	// lost: a command removed its hooks (markLost); strays: marks with its
+	// tag came that it did not print (suspectMarks).
+	broken, lost, strays bool
 }
 
 // look observes the pane once.
@@ -92,6 +93,8 @@ func (r *Runner) look(ctx context.Context, pane int, s *stream.PaneStream) (*She
 		r.markLost(pane, s, f.info.PID, tailEnd(f.rec.tail))
 	case v.broken:
 		r.markBroken(pane, s, f.info.PID)
+	case v.strays:
+		r.suspectMarks(pane, s)
 	}
 	if v.rememberIt {
 		// Remembered, here and in the pane, so a later tmuxmcp (whose
@@ -175,7 +178,7 @@ func classify(f paneFacts) verdict {
 		return verdict{refusal: &Refusal{Pane: f.pane, State: Starting}}
 	}
 	sh := shellStateOf(f)
-	v := verdict{broken: sh.broken, lost: sh.lost}
+	v := verdict{broken: sh.broken, lost: sh.lost, strays: sh.strays}
 	if v.refusal = sh.notAtPrompt(f); v.refusal != nil {
 		return v
 	}
@@ -240,6 +243,9 @@ type shellState struct {
 	// integration, such as dash), its integration working.
 	tagged bool
 	broken bool // this look found its integration not working
+	// strays: this look found end or prompt marks with its tag that it
+	// did not print, after its drawn prompt.
+	strays bool
 	// lost: this look found that a command removed its hooks: the shell
 	// reads at its prompt, and no end mark came after its command's start.
 	lost bool
@@ -274,6 +280,18 @@ func shellStateOf(f paneFacts) *shellState {
 		// exec'd a plain shell). Commands then run through job scripts,
 		// which bring their own; the shell stays judged so.
 		sh.tagged, sh.broken = false, true
+	case sh.tagged && marks.prompted && marks.strays() && (sleepsReading(probe) || hooksGone(f)):
+		// End and prompt marks after its drawn prompt, with no command
+		// started between, and the shell reading at it (the kernel says
+		// so, or it has been quiet there): they are not the shell's (it
+		// prints them after it reads a line, and its prompt mark follows
+		// before it reads again), but a program's that learnt the tag. The
+		// shell is at the prompt it drew (the one remembered, when the
+		// marks pushed it out of the window scanned).
+		marks.last, sh.strays = 'B', true
+		if marks.promptAt == 0 && f.rec.promptKnown {
+			marks.prompt = f.rec.prompt
+		}
 	case sh.tagged && marks.prompted && marks.last != 'B' && hooksGone(f):
 		sh.tagged, sh.broken, sh.lost = false, true, true
 	}
@@ -332,6 +350,14 @@ func hooksGone(f paneFacts) bool {
 	}
 	line := cursorText(f.screen, f.info)
 	return f.marks.showsOwnPrompt(line) || line != "" && f.rec.promptKnown && line == strings.TrimRight(f.rec.prompt, " ")
+}
+
+// sleepsReading reports whether the pane's own shell, a line editor's
+// (not fish, whose prompt marks follow rules of their own), sleeps reading
+// its terminal in its line editor now, as the kernel tells.
+func sleepsReading(probe shell.Probe) bool {
+	k, _ := shell.KindOf(probe.Leader)
+	return probe.ShellGroup && probe.ReadingCommand() && probe.LeaderReadKnown && probe.LeaderReads && k.LineEditor() && k != shell.Fish
 }
 
 // readsAtStart reports whether the shell in front of a starting shell's

@@ -171,6 +171,28 @@ var classifyCases = []classifyCase{
 		withStream(f, through(bashExit7(), 'D', 2))
 		f.rec.lastAppend = f.now.Add(-2 * time.Second)
 	}, ready: &Shell{Pane: testPane, PID: shellPID, TTY: "/dev/pts/9", Kind: shell.Bash, Program: "bash", Prompt: "$", Rearm: true}, broken: true},
+	{name: "ready: end and prompt marks a background program printed after the drawn prompt", change: func(f *paneFacts) {
+		withStream(f, []byte(string(bashExit7())+mark("D;0")+mark("A")+mark("D;0")+mark("A")))
+		f.rec.lastAppend = f.now.Add(-2 * time.Second)
+	}, ready: readyBash(), remember: "$ "},
+	{name: "ready: end and prompt marks a program keeps printing after the drawn prompt, the shell sleeping in its read", change: func(f *paneFacts) {
+		withStream(f, []byte(string(bashExit7())+mark("D;0")+mark("A")))
+		f.probe.LeaderReadKnown, f.probe.LeaderReads = true, true
+		f.rec.lastAppend = f.now
+	}, ready: readyBash(), remember: "$ "},
+	{name: "ready: a flood of end and prompt marks pushed its prompt out of the window, the shell sleeping in its read", change: func(f *paneFacts) {
+		flood := []byte(strings.Repeat(mark("D;0")+mark("A"), 1000))
+		f.rec.tail = stream.RawChunk{Data: flood, From: 1 << 20, End: 1<<20 + int64(len(flood))}
+		f.marks = marksIn(f.rec.tail, f.info.ShellTag)
+		f.rec.prompt, f.rec.promptKnown = "$ ", true
+		f.probe.LeaderReadKnown, f.probe.LeaderReads = true, true
+		f.rec.lastAppend = f.now
+	}, ready: readyBash(), remember: "$ "},
+	{name: "drawing: an empty line's end and prompt marks, the shell not reading yet", change: func(f *paneFacts) {
+		withStream(f, []byte(string(bashExit7())+mark("D;0")+mark("A")))
+		f.probe.LeaderReadKnown, f.probe.LeaderReads = true, false
+		f.rec.lastAppend = f.now
+	}, refusal: &Refusal{Pane: testPane, State: Drawing, Screen: []string{"$"}}},
 	{name: "ready: fish took C-c while it drew its prompt, and reads its line quietly", change: func(f *paneFacts) {
 		withStream(f, through(bashExit7(), 'D', 2))
 		f.probe.Leader, f.probe.First, f.probe.FirstArgs = "fish", "fish", []string{"fish", "-l", "-i"}

@@ -38,8 +38,9 @@ type fakeTmux struct {
 	// its probe), before it answers.
 	onPane  func()
 	screens int // PaneScreen calls: looks at the pane's screen
-	// onMark runs once, in the next MarkPane, before its mark.
-	onMark func()
+	// onMark runs once, in the next MarkPane, before its mark; afterMark
+	// once, after it: output the pane wrote after the round trip.
+	onMark, afterMark func()
 	// onType runs as TypeText types a line.
 	onType func(text string)
 }
@@ -406,12 +407,42 @@ func (b *bench) signal() string {
 // before the round trip that the recording had not had yet.
 func (f *fakeTmux) MarkPane(_ context.Context, _ int, mark func()) error {
 	f.mu.Lock()
-	hook := f.onMark
-	f.onMark = nil
+	hook, after := f.onMark, f.afterMark
+	f.onMark, f.afterMark = nil, nil
 	f.mu.Unlock()
 	if hook != nil {
 		hook()
 	}
 	mark()
+	if after != nil {
+		after()
+	}
 	return nil
 }
+
+// probed runs act (output the pane writes) and waits until the watcher
+// has probed the pane once after it.
+func (b *bench) probed(act func()) {
+	b.t.Helper()
+	done := make(chan struct{})
+	b.machine.mu.Lock()
+	b.machine.onProbe = func() { close(done) }
+	b.machine.mu.Unlock()
+	act()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		b.t.Fatal("the pane was never probed")
+	}
+}
+
+// sandboxed makes the bench's runner one whose panes run in a sandbox
+// (their job scripts stay in the machine's directory).
+func (b *bench) sandboxed() { b.r.cfg.Sandbox = fakeSandbox{} }
+
+// fakeSandbox is a sandbox that gives panes no job directory of their own.
+type fakeSandbox struct{}
+
+func (fakeSandbox) Wrap(argv []string, _ string) ([]string, error) { return argv, nil }
+func (fakeSandbox) JobDir(string) (string, string)                 { return "", "" }
+func (fakeSandbox) Mode() string                                   { return "workspace" }

@@ -34,6 +34,9 @@ type PaneSpec struct {
 	// Unsandboxed starts the pane outside the runner's sandbox (an
 	// escalated command a person approved).
 	Unsandboxed bool
+	// Shell is the shell the pane starts outside a sandbox, as PaneShell
+	// named it a moment ago ("": PaneShell is asked).
+	Shell string
 }
 
 // NewPane is a pane CreatePane made.
@@ -93,7 +96,7 @@ func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error
 		ts.Argv, tag, id = l.Argv, l.Tag, l.ID
 		maps.Copy(ts.Env, l.Env)
 	default:
-		if l, ok := r.launch(ctx); ok {
+		if l, ok := r.launch(ctx, spec.Shell); ok {
 			ts.Argv, tag, id = l.Argv, l.Tag, l.ID
 			maps.Copy(ts.Env, l.Env)
 		}
@@ -137,9 +140,12 @@ func (r *Runner) CreatePane(ctx context.Context, spec PaneSpec) (*NewPane, error
 }
 
 // launch is how new panes start their shell: with the integration when
-// tmux would start a shell (no default-command is set).
-func (r *Runner) launch(ctx context.Context) (shell.Launch, bool) {
-	sh := r.PaneShell(ctx)
+// tmux would start a shell (no default-command is set). sh, when set, is
+// that shell, as PaneShell named it a moment ago.
+func (r *Runner) launch(ctx context.Context, sh string) (shell.Launch, bool) {
+	if sh == "" {
+		sh = r.PaneShell(ctx)
+	}
 	if r.cfg.Shell == nil || sh == "" {
 		return shell.Launch{}, false
 	}
@@ -356,6 +362,24 @@ const (
 	HooksLostNote = "no end mark came: the command removed the shell integration's hooks (it replaced PROMPT_COMMAND, precmd_functions or fish_prompt, or exec'd a new shell), so its exit status is unknown; the next command in this pane puts them back"
 	RearmNote     = "the command before removed the shell integration's hooks: this one ran from a job script that put them back first"
 )
+
+// conflictNote says that end marks with different statuses came for one
+// command (statuses, -1 for a mark without one): a program other than
+// the shell printed end marks with its tag, so its exit status is unknown.
+func conflictNote(statuses []int) string {
+	var b strings.Builder
+	for i, s := range statuses {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		if s < 0 {
+			b.WriteString("none")
+		} else {
+			fmt.Fprint(&b, s)
+		}
+	}
+	return "conflicting end marks arrived for this command (exit statuses " + b.String() + "): a program other than the shell printed end marks with the shell integration's secret tag (a background process that read it), so its exit status is unknown (exitCode null); look at its output, or run it again"
+}
 
 // writeScript writes job j's script for a shell of kind k, and returns the
 // line that sources it, the scripts' random name and the secret its marks

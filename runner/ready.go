@@ -121,6 +121,12 @@ type Shell struct {
 	// Prompt is the last line of the prompt, as the screen shows it.
 	Prompt string
 	Stream *stream.PaneStream
+	// SeenEnd and SeenActivity are the recording's end and last activity
+	// (stream.PaneStream.LastActivity) as the look that found the shell
+	// ready began: while both stay so, nothing was printed in the pane
+	// and no input sent to it since.
+	SeenEnd      int64
+	SeenActivity time.Time
 }
 
 // Ready returns the pane's shell when it is idle at its prompt and can
@@ -130,16 +136,21 @@ type Shell struct {
 func (r *Runner) Ready(ctx context.Context, pane int, wait time.Duration) (*Shell, error) {
 	start := time.Now()
 	deadline := start.Add(wait)
-	recheck := 10 * time.Millisecond
+	recheck := recheckFirst
 	r.awaitLearning(ctx, pane)
 	r.awaitReaction(ctx, r.stream(pane))
 	looked := false
 	for {
 		s := r.stream(pane)
-		changed := s.ReadRaw(s.End(), 0, nil).Changed
+		seenAct := s.LastActivity()
+		c := s.ReadRaw(s.End(), 0, nil)
+		changed := c.Changed
 		sh, err := r.look(ctx, pane, s)
 		var ref *Refusal
 		if !errors.As(err, &ref) {
+			if sh != nil {
+				sh.SeenEnd, sh.SeenActivity = c.End, seenAct
+			}
 			return sh, err
 		}
 		if ref.State.confirmed() && !looked {
@@ -162,24 +173,52 @@ func (r *Runner) Ready(ctx context.Context, pane int, wait time.Duration) (*Shel
 		// Starting and drawing end with output (the prompt); the terminal
 		// mode can switch a moment after it, silently: look again then too.
 		t := time.NewTimer(min(left, recheck))
-		select {
-		case <-changed:
-			// What it printed may be its prompt, and the shell reads a
-			// moment after: looked at again soon.
-			recheck = 10 * time.Millisecond
-		case <-t.C:
-			recheck = min(2*recheck, 250*time.Millisecond)
-		case <-ctx.Done():
-			t.Stop()
-			ref.Waited = time.Since(start)
-			return nil, ref
-		case <-r.closing:
-			t.Stop()
-			return nil, ref
+		for waiting := true; waiting; {
+			waiting = false
+			select {
+			case <-changed:
+				if ref.State == Drawing && r.beforePromptMark(pane, s) {
+					// Its prompt is not drawn yet: what it prints before
+					// its prompt mark (the prompt's text, a title) is not
+					// looked at, only the mark (or the timer).
+					changed, waiting = s.ReadRaw(s.End(), 0, nil).Changed, true
+					continue
+				}
+				// What it printed may be its prompt, and the shell reads a
+				// moment after: looked at again soon.
+				recheck = recheckFirst
+			case <-t.C:
+				recheck = min(2*recheck, 250*time.Millisecond)
+			case <-ctx.Done():
+				t.Stop()
+				ref.Waited = time.Since(start)
+				return nil, ref
+			case <-r.closing:
+				t.Stop()
+				return nil, ref
+			}
 		}
 		t.Stop()
 	}
 }
+
+// beforePromptMark reports whether the integrated shell of pane is, by
+// its marks in s, between its end mark or its prompt's start and its
+// prompt mark: still drawing.
+func (r *Runner) beforePromptMark(pane int, s *stream.PaneStream) bool {
+	r.mu.Lock()
+	tag := r.tags[pane]
+	r.mu.Unlock()
+	last := lastMarks(s, tag).last
+	return tag != "" && (last == 'D' || last == 'A')
+}
+
+// recheckFirst is how soon Ready looks again at a pane that printed (its
+// prompt, drawn a moment before its line editor reads: fish switches the
+// terminal to raw mode a few milliseconds after it): a look costs a tmux
+// round trip and a probe, a fraction of a millisecond. The checks then
+// back off while the pane is quiet.
+const recheckFirst = 2 * time.Millisecond
 
 // stream returns the pane's live recording, adopting it when needed.
 func (r *Runner) stream(pane int) *stream.PaneStream {
@@ -489,6 +528,9 @@ type markInfo struct {
 	errExit  bool   // the last B mark says set -e
 	wrap     bool   // the last B mark asks for job scripts
 	promptAt int64  // the end of the last B mark
+	startAt  int64  // the end of the last C mark
+	// clipped: the window scanned does not reach the recording's start.
+	clipped bool
 	// promptAfterStart: a prompt mark came after the shell's last
 	// command start, with no end mark between (its PS1 kept the mark, its
 	// prompt hooks are gone); a line editor a command uses draws one too
@@ -502,6 +544,15 @@ type markInfo struct {
 // prompt its marks last drew. Its hooks are gone.
 func (m markInfo) showsOwnPrompt(line string) bool {
 	return m.promptAfterStart || line != "" && line == strings.TrimRight(m.prompt, " ")
+}
+
+// strays reports whether the shell's last marks, an end or a prompt's
+// start, came after its last drawn prompt with no command started since,
+// or fill the whole window scanned (a flood of them): a shell prints
+// those after reading a line (an empty one too), and then draws its
+// prompt again with its mark.
+func (m markInfo) strays() bool {
+	return (m.last == 'D' || m.last == 'A') && (m.promptAt > m.startAt || m.clipped && m.promptAt == 0 && m.startAt == 0)
 }
 
 // lastMarks scans the last 64 KiB of s for the marks of the shell tagged
@@ -548,10 +599,14 @@ func marksIn(c stream.RawChunk, tag string) markInfo {
 		}
 		mi.promptAfterStart = false
 		mi.last = m.Kind
+		if m.Kind == 'C' {
+			mi.startAt = m.End
+		}
 		if m.Kind == 'B' {
 			lastB, mi.prompted, mi.errExit, mi.wrap, mi.promptAt = m, true, m.ErrExit, m.Wrap, m.End
 		}
 	}
+	mi.clipped = c.From > 0
 	if !mi.prompted {
 		if c.From > 0 {
 			// The window does not reach the stream's start: the shell

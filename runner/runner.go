@@ -123,6 +123,10 @@ type Runner struct {
 	// let start (a session's first pane waits for tmuxmcp): that shell's
 	// whole start is in that recording, however long it waited.
 	released map[int]cursor.StreamID
+	// suspects holds, per pane, the recording in which end or prompt
+	// marks came that its shell did not print (a program learnt its
+	// tag): its jobs' ends wait for the whole proof.
+	suspects map[int]cursor.StreamID
 	// learning holds, per pane, a channel closed when the look after a
 	// cleared line (LineCleared) is done: readiness waits for it.
 	learning map[int]chan struct{}
@@ -210,6 +214,27 @@ func (r *Runner) ForgetPane(pane int) {
 	delete(r.prompts, pane)
 	delete(r.broken, pane)
 	delete(r.tags, pane)
+	delete(r.suspects, pane)
+}
+
+// suspectMarks records that marks with pane's shell tag came, in
+// recording s, that its shell did not print.
+func (r *Runner) suspectMarks(pane int, s *stream.PaneStream) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.suspects == nil {
+		r.suspects = map[int]cursor.StreamID{}
+	}
+	r.suspects[pane] = s.ID()
+}
+
+// marksSuspect reports whether marks the shell did not print came in
+// pane's recording s.
+func (r *Runner) marksSuspect(pane int, s *stream.PaneStream) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	id, ok := r.suspects[pane]
+	return ok && id == s.ID()
 }
 
 // Run is a job being watched, or waiting to start: its goroutine owns the

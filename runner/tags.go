@@ -96,3 +96,14 @@ func shellReads(probe shell.Probe, group int) bool {
 	}
 	return probe.ReadingCommand() && !probe.WaitsForCommand()
 }
+
+// shellFront reports whether probe finds the process group of the shell
+// whose group is group (0: the pane's own shell) in front of its terminal:
+// no program the shell started as a job holds it (what the shell runs in
+// its own group, such as a command substitution in its prompt, may).
+func shellFront(probe shell.Probe, group int) bool {
+	if group > 0 {
+		return probe.ForegroundPgrp == group
+	}
+	return probe.ShellGroup
+}

@@ -59,6 +59,9 @@ type ending struct {
 	// drawn says the shell's prompt mark came after it: a start mark of
 	// the shell's after that is a line it read (see mark).
 	drawn bool
+	// front says the job's shell held the terminal (its process group in
+	// front) when the mark came: no program of the command did.
+	front bool
 }
 
 // holdMax is how long an end mark that came while the command held the
@@ -318,6 +321,45 @@ func (r *Runner) learnPrompt(pane int, s *stream.PaneStream, tag string, seen pr
 		return
 	}
 	r.rememberPrompt(ctx, pane, s, seen.probe.ForegroundPgrp, seen.line, false)
+}
+
+// learnLater remembers the prompt the integrated shell (tag, its process
+// group shellGroup; the pane's own shell, as an integrated shell a job
+// runs in is) of a job that ended at its end mark (at stream offset
+// at) draws next, once it is drawn (within PromptWait): a job reported
+// before its prompt leaves it to be learnt in the background.
+func (r *Runner) learnLater(pane int, s *stream.PaneStream, tag string, shellGroup int, at int64) {
+	r.mu.Lock()
+	select {
+	case <-r.closing:
+		r.mu.Unlock()
+		return
+	default:
+	}
+	r.wg.Add(1)
+	r.mu.Unlock()
+	go func() {
+		defer r.wg.Done()
+		t := time.NewTimer(PromptWait)
+		defer t.Stop()
+		bare := strings.TrimPrefix(tag, "s")
+		for {
+			changed := s.ReadRaw(s.End(), 0, nil).Changed
+			if mi := lastMarks(s, bare); mi.prompted && mi.promptAt > at {
+				if mi.last == 'B' {
+					r.learnPrompt(pane, s, tag, promptLook{probe: shell.Probe{ShellGroup: true, ForegroundPgrp: shellGroup}})
+				}
+				return
+			}
+			select {
+			case <-changed:
+			case <-t.C:
+				return
+			case <-r.closing:
+				return
+			}
+		}
+	}()
 }
 
 // afterJob restores a pane's title and closes a fresh pane.

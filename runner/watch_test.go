@@ -67,6 +67,11 @@ func TestRecordedCommandsEndAsTheyDidInARealPane(t *testing.T) {
 			if !reflect.DeepEqual(recordOf(got), rec.Job) {
 				t.Fatalf("replayed:\n%+v\nin the real pane:\n%+v", recordOf(got), rec.Job)
 			}
+			// The job ends at its end mark; its prompt is learnt once drawn.
+			deadline := time.Now().Add(10 * time.Second)
+			for b.tmux.option(tmux.PromptOption) != rec.Prompt && time.Now().Before(deadline) {
+				time.Sleep(time.Millisecond)
+			}
 			if p := b.tmux.option(tmux.PromptOption); p != rec.Prompt {
 				t.Fatalf("remembered the prompt %q, want %q", p, rec.Prompt)
 			}
@@ -410,21 +415,113 @@ func TestAnEndMarkPrintedWhileTheCommandRunsIsOutput(t *testing.T) {
 	}
 }
 
-// An end mark the shell's own code prints (a builtin of the command),
-// the shell in front, is followed by more of the command and by the
-// shell's real end: the later one stands, and what came between is
-// output.
+// An end mark printed while a program of the command held the terminal
+// (it learnt the tag) is followed by more of the command and by the
+// shell's real end, printed with the shell alone in front: the later one
+// stands, and what came between is output.
 func TestALaterEndMarkReplacesAnEarlierOne(t *testing.T) {
 	b := newBench(t, 0, "bash", false)
 	_, run := b.watch(integrated(), 0)
 	b.feed(typedLine)
 	b.begun(run)
 	b.machine.set(running("bash", "sleep", false)) // the shell reads nothing: its B is no prompt
-	b.feed(mark("D;0") + mark("A") + "$ " + mark("B") + "after\r\n")
+	b.probed(func() { b.feed(mark("D;0")) })
+	b.feed(mark("A") + "$ " + mark("B") + "after\r\n")
 	b.machine.set(atPrompt("bash"))
 	b.feed(prompt("1"))
 	got := b.ended(run)
-	if got.Status != jobs.Completed || got.ExitCode == nil || *got.ExitCode != 1 || !strings.Contains(got.Output, "after") {
+	if got.Status != jobs.Completed || got.ExitCode == nil || *got.ExitCode != 1 || !strings.Contains(got.Output, "after") || got.Note != "" {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// Two end marks with different statuses, each with the shell in front of
+// its terminal (a background program that learnt the tag printed one as
+// the shell got the terminal back): neither status is reported, and the
+// job says why; in a sandboxed pane (which waits for the shell to read)
+// too.
+func TestConflictingEndMarksLeaveTheStatusUnknown(t *testing.T) {
+	for _, sandboxed := range []bool{false, true} {
+		for _, order := range [][2]string{{"0", "1"}, {"1", "0"}} {
+			b := newBench(t, 0, "bash", false)
+			if sandboxed {
+				b.sandboxed()
+			}
+			_, run := b.watch(integrated(), 0)
+			b.feed(typedLine + "out\r\n")
+			b.begun(run)
+			b.tmux.mu.Lock()
+			b.tmux.onMark = func() { b.feed(prompt(order[1])) } // before the barrier
+			b.tmux.mu.Unlock()
+			b.feed(prompt(order[0]))
+			got := b.ended(run)
+			// The later mark is where it ended: the prompt drawn between is
+			// output.
+			if got.Status != jobs.Completed || got.ExitCode != nil || got.Signal != nil || !strings.Contains(got.Note, "conflicting end marks") ||
+				!strings.Contains(got.Note, order[0]+", "+order[1]) || got.Output != "out\n$ " {
+				t.Fatalf("sandboxed %v, end marks %v: got %+v", sandboxed, order, got)
+			}
+		}
+	}
+}
+
+// A background program that floods end marks of the shell's tag (with the
+// command's own status) before every look at the pane does not keep the
+// job running: once its end was seen with the shell alone in front, marks
+// that agree with it are nothing new.
+func TestAFloodOfEndMarksDoesNotKeepTheJobRunning(t *testing.T) {
+	for _, sandboxed := range []bool{false, true} {
+		b := newBench(t, 0, "bash", false)
+		if sandboxed {
+			b.sandboxed()
+		}
+		_, run := b.watch(integrated(), 0)
+		b.feed(typedLine)
+		b.begun(run)
+		var flood func()
+		flood = func() {
+			b.feed(strings.Repeat(mark("D;0")+mark("A"), 20))
+			b.tmux.mu.Lock()
+			b.tmux.onMark = flood // before every round trip
+			b.tmux.mu.Unlock()
+		}
+		b.tmux.mu.Lock()
+		b.tmux.onMark = flood
+		b.tmux.mu.Unlock()
+		b.feed(prompt("0"))
+		got := b.ended(run)
+		if got.ExitCode == nil || *got.ExitCode != 0 || got.Note != "" {
+			t.Fatalf("sandboxed %v: got %+v", sandboxed, got)
+		}
+	}
+}
+
+// An end mark with the shell's tag before the command's start mark (a
+// background program printed it as the line was typed) is not its end:
+// the command's output and status come after.
+func TestAnEndMarkBeforeTheCommandsStartIsNotItsEnd(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.probed(func() { b.feed("sleep 30\r\n" + mark("D;0") + mark("A")) })
+	b.feed(mark("C") + "out\r\n" + prompt("2"))
+	got := b.ended(run)
+	if got.ExitCode == nil || *got.ExitCode != 2 || got.Output != "out\n" || got.Note != "" {
+		t.Fatalf("got %+v", got)
+	}
+}
+
+// The same end mark again (its status agrees) changes nothing.
+func TestARepeatedEndMarkWithTheSameStatusChangesNothing(t *testing.T) {
+	b := newBench(t, 0, "bash", false)
+	_, run := b.watch(integrated(), 0)
+	b.feed(typedLine + "out\r\n")
+	b.begun(run)
+	b.tmux.mu.Lock()
+	b.tmux.onMark = func() { b.feed(prompt("3") + prompt("3")) }
+	b.tmux.mu.Unlock()
+	b.feed(prompt("3"))
+	got := b.ended(run)
+	if got.ExitCode == nil || *got.ExitCode != 3 || got.Note != "" || got.Output != "out\n" {
 		t.Fatalf("got %+v", got)
 	}
 }

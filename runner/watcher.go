@@ -63,6 +63,17 @@ type watcher struct {
 	caught bool
 
 	end *ending // the job's end was seen: waiting for the prompt
+	// conflict holds the different statuses end marks of the end's tag
+	// gave (none: they agreed): the status is then unknown.
+	conflict []int
+	// fast says the end is reported at its end mark (fastEnd), before
+	// the shell's next prompt; suspect that an end mark came while a
+	// program held the terminal: the end then waits for the full proof.
+	fast, suspect bool
+	// prompting: the shell's prompt mark (A) came after the command's
+	// start; shellEnd: the shell's own end mark came after its job
+	// script's.
+	prompting, shellEnd bool
 	// cand is an end mark let go after holdMax (unheld): the shell's next
 	// prompt, read, still makes it the end.
 	cand *ending
@@ -218,6 +229,8 @@ func (w *watcher) data(c stream.RawChunk) bool {
 		w.sp.release(upTo)
 	}
 	if w.end != nil && w.confirmAt > 0 && w.pos >= w.confirmAt {
+		// Everything written before the barrier is read; what comes
+		// after it is not this command's, whatever it says.
 		w.done(w.confirmOK)
 		return true
 	}
@@ -247,15 +260,40 @@ func (w *watcher) mark(m shell.Mark, data []byte, base int64) bool {
 	if shells && !w.shellMarks.Feed(m) {
 		return false // a line editor the command uses, not a prompt
 	}
+	if shells && m.Kind == 'A' && w.started {
+		w.prompting = true // zsh marks its prompt's start before its end mark
+	}
 	switch {
-	case w.end != nil && m.Kind == 'D' && m.Start >= w.end.end && (m.Tag == w.end.tag || m.Tag == w.jobTag() && m.Tag != ""):
-		// A later end mark of the same kind, or the job script's own
-		// after its shell's: the one before was not the command's end
-		// (the real one comes last, just before the shell reads again; a
-		// script's, with the command's status, before its shell's). What
-		// came between is the command's output.
+	case w.end != nil && m.Kind == 'D' && m.Start >= w.end.end && m.Tag == w.end.tag:
+		return w.endAgain(m, data, base)
+	case w.end != nil && m.Kind == 'D' && m.Start >= w.end.end && m.Tag == w.jobTag() && m.Tag != "":
+		// The job script's own end mark after its shell's (a script cut
+		// short reads as a line that ran nothing): the script's carries
+		// the command's status. What came between is the command's
+		// output.
 		w.reopen(m.Start)
 		return w.endMark(m, data, base)
+	case w.end != nil && shells && m.Kind == 'D' && m.Start >= w.end.end && w.end.tag == w.jobTag():
+		// The job script's end, then its shell's own: the shell has the
+		// terminal back and is past the command.
+		w.shellEnd = true
+		return w.tryFast()
+	case w.end != nil && shells && m.Kind == 'A' && w.started && w.tryFast():
+		// The shell goes on to its prompt (not out: a shell that exits
+		// after its end mark tells how it ended, deadend.go).
+		return true
+	case m.Kind == 'C' && !w.started && ours:
+		if w.end != nil {
+			// An end mark before the command started was not its end:
+			// a program that learnt the tag printed it.
+			w.suspected()
+			w.reopen(m.Start)
+			w.conflict = nil
+		}
+		w.started = true
+		w.dec = stream.NewPlain(m.End)
+		w.out.begin(m.End)
+		w.run.markBegun()
 	case w.end == nil && w.cand != nil && shells && m.Kind == 'B' && m.Start >= w.cand.end:
 		// The prompt after an end mark let go (a prompt slower than
 		// holdMax): it is the end after all, if the shell reads now.
@@ -266,14 +304,15 @@ func (w *watcher) mark(m shell.Mark, data []byte, base int64) bool {
 			return w.confirm(true)
 		}
 		w.recheckT.Reset(w.recheck)
-	case w.end != nil && shells && m.Kind == 'C' && w.end.drawn && w.confirmAt == 0:
+	case w.end != nil && shells && m.Kind == 'C' && w.end.drawn:
 		// The shell drew its prompt after the end mark and started a
 		// line it read there (typed ahead by a person while the command
 		// ran): it read its next command, so the end was the command's,
-		// however fast the line took the terminal from it.
+		// however fast the line took the terminal from it; what follows
+		// is that line's.
 		w.end.proven = true
 		w.holdT.Stop()
-		w.done(false)
+		w.done(w.confirmAt > 0 && w.confirmOK)
 		return true
 	case w.end != nil:
 		if shells && m.Kind == 'B' && m.Start >= w.end.end {
@@ -287,11 +326,6 @@ func (w *watcher) mark(m shell.Mark, data []byte, base int64) bool {
 			}
 			w.recheckT.Reset(w.recheck)
 		}
-	case m.Kind == 'C' && !w.started && ours:
-		w.started = true
-		w.dec = stream.NewPlain(m.End)
-		w.out.begin(m.End)
-		w.run.markBegun()
 	case m.Kind == 'D' && (ours || shells && w.started):
 		// Ours, or an integrated shell's prompt after an interrupted
 		// script or a line that ran nothing (a comment): the command is
@@ -322,20 +356,122 @@ func (w *watcher) jobTag() string {
 // output, as the bytes it is, once holdMax has gone by without the shell
 // reading its next command (its prompt hooks may start programs at once).
 func (w *watcher) endMark(m shell.Mark, data []byte, base int64) bool {
+	alone, front := w.shellState()
+	return w.endMarkSeen(m, data, base, alone, front)
+}
+
+// endMarkSeen is endMark with the look at the terminal taken: the shell
+// alone in front of it, or at least its process group.
+func (w *watcher) endMarkSeen(m shell.Mark, data []byte, base int64, alone, front bool) bool {
 	w.feedTo(data, base, m.Start)
-	proven := w.shellAlone()
 	var code *int
 	if m.Status >= 0 {
 		code = ptr(m.Status)
 	}
-	done := w.ended(jobs.Completed, code, m.Start, m.End, m.Tag)
-	if w.end != nil {
-		w.end.proven = proven
-		if !proven {
-			w.holdT.Reset(holdMax)
+	w.ended(jobs.Completed, code, m.Start, m.End, m.Tag)
+	w.end.proven, w.end.front = alone, front
+	if w.j.Mode == jobs.Integrated && w.tryFast() {
+		// The shell's own end mark, its process group in front: ended.
+		return true
+	}
+	if !alone {
+		w.holdT.Reset(holdMax)
+	}
+	return false
+}
+
+// endAgain takes a second end mark with the tag of the end already seen:
+// one of them was printed by a program that learnt the tag (the shell
+// prints one a command). Two with different statuses make the status
+// unknown (conflict), unless process state tells them apart: the earlier
+// came while a program held the terminal, the later with the shell alone.
+// The later one is where the command ended (the shell prints its own
+// last, just before its prompt; what came between is the command's
+// output), except that after a conflict the end stays where it is (a
+// flood of marks cannot keep the job running), and the same end again
+// after its prompt was drawn is nothing new.
+func (w *watcher) endAgain(m shell.Mark, data []byte, base int64) bool {
+	w.suspected()
+	if len(w.conflict) > 0 {
+		w.conflicting(m.Status)
+		return false
+	}
+	if w.end.proven && w.end.drawn && w.end.code != nil && *w.end.code == m.Status {
+		return false
+	}
+	alone, front := w.shellState()
+	if w.end.proven || !alone {
+		w.conflicting(m.Status)
+	}
+	w.reopen(m.Start)
+	return w.endMarkSeen(m, data, base, alone, front)
+}
+
+// suspected records that end marks came that the shell did not print:
+// this job's end, and those of the pane's later jobs, wait for the whole
+// proof (fastEnd).
+func (w *watcher) suspected() {
+	w.suspect = true
+	w.r.suspectMarks(w.pane, w.s)
+}
+
+// conflicting notes a later end mark's status against the end's: two
+// different statuses for one command mean one of them was forged (a
+// background program that learnt the tag), and neither is reported.
+func (w *watcher) conflicting(status int) {
+	was := -1
+	if w.end.code != nil {
+		was = *w.end.code
+	}
+	if status == was {
+		return
+	}
+	for _, s := range []int{was, status} {
+		if !slices.Contains(w.conflict, s) {
+			w.conflict = append(w.conflict, s)
 		}
 	}
-	return done
+}
+
+// fastEnd reports whether the job's end can be reported now, at its end
+// mark, without waiting for the shell to read its next command: in a pane
+// outside a sandbox (a program there that forges an end mark could as
+// well do anything else the agent's command could), for an integrated
+// shell (whose marks tell the next call that it is still drawing its
+// prompt), with the status in and the shell's process group in front of
+// the terminal (no program of the command holds it). A stop in progress,
+// a pane where end marks came that the shell did not print (suspected)
+// and a sandboxed pane keep the full proof (confirm).
+func (w *watcher) fastEnd() bool {
+	e := w.end
+	if e == nil || w.j.Mode == jobs.Wrapper && w.j.Shell == string(shell.Fish) && !e.proven {
+		// fish runs a sourced script's programs in its own process
+		// group: there the shell's group in front says nothing, only
+		// the shell alone does.
+		return false
+	}
+	return w.r.cfg.Sandbox == nil && w.j.ShellTag != "" && e.front && e.code != nil && w.started && !w.suspect && !w.r.marksSuspect(w.pane, w.s) &&
+		w.stopping == "" && w.deferred == "" && w.confirmAt == 0 && (w.j.Mode == jobs.Integrated && e.tag == w.j.ShellTag || w.j.Mode == jobs.Wrapper && e.tag == w.jobTag())
+}
+
+// tryFast reports the job's end now when it may be (fastEnd), once the
+// shell's own end mark came (a script's is followed by it) and its prompt
+// mark after the command's start: the shell is on its way to its prompt.
+func (w *watcher) tryFast() bool {
+	if w.end == nil || w.confirmAt > 0 || !w.prompting || w.j.Mode == jobs.Wrapper && !w.shellEnd || !w.fastEnd() {
+		return false
+	}
+	return w.barrier(w.fastReady())
+}
+
+// fastReady is what a job ended at its end mark says of its shell
+// (ShellReady): the pane takes the next command, which waits for the
+// prompt being drawn; a fresh pane closes.
+func (w *watcher) fastReady() bool {
+	w.fast = true
+	w.end.proven = true
+	w.holdT.Stop()
+	return !w.j.FreshPane || w.j.Keep
 }
 
 // unheld takes an end mark that came while a program held the terminal
@@ -348,23 +484,27 @@ func (w *watcher) unheld() {
 	end := w.end
 	w.reopen(w.pos)
 	w.cand = end
+	w.suspected()
 	w.idle.Reset(idleAfter)
 }
 
-// shellAlone reports whether the pane's own shell is alone in front of
-// its terminal now.
-func (w *watcher) shellAlone() bool {
+// shellState reports whether the job's shell is alone in front of its
+// terminal now, and whether its process group is in front.
+func (w *watcher) shellState() (alone, front bool) {
 	if w.pid == 0 {
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		p, err := w.r.fleet.Pane(ctx, w.pane)
 		cancel()
 		if err != nil || p.Dead {
-			return false
+			return false, false
 		}
 		w.pid, w.tty = p.PID, p.TTY
 	}
 	probe, err := w.r.machine.Probe(w.pid, w.tty)
-	return err == nil && shellAlone(probe, w.j.ShellGroup)
+	if err != nil {
+		return false, false
+	}
+	return shellAlone(probe, w.j.ShellGroup), shellFront(probe, w.j.ShellGroup)
 }
 
 // reopen drops an end that a later end mark (at stream offset at) shows
@@ -411,6 +551,13 @@ func (w *watcher) confirm(ok bool) bool {
 		w.recheckT.Reset(w.recheck)
 		return false
 	}
+	return w.barrier(ok)
+}
+
+// barrier asks tmux for a round trip: every byte the pane wrote before it
+// is read before the end is reported (a later end mark among them is the
+// command's, or a conflict); marks after it are not the command's.
+func (w *watcher) barrier(ok bool) bool {
 	at := int64(-1)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	err := w.r.fleet.MarkPane(ctx, w.pane, func() { at = w.s.End() })
@@ -711,6 +858,11 @@ func (w *watcher) reached(at int64, code *int) bool {
 // finish writes the job's final record, and lets its pane go.
 func (w *watcher) finish(status jobs.Status, code *int, signal string, endAt int64, ready bool, readyWait time.Duration) {
 	r, out := w.r, w.out
+	conflict := ""
+	if len(w.conflict) > 0 {
+		// Two end marks with different statuses: one was forged.
+		code, conflict = nil, conflictNote(w.conflict)
+	}
 	if code != nil {
 		if sig := shell.SignalName(*code); sig != "" {
 			signal = sig
@@ -744,6 +896,9 @@ func (w *watcher) finish(status jobs.Status, code *int, signal string, endAt int
 		x.ShellReady, x.ReadyWaitMs, x.LaunchError = ready, readyWait.Milliseconds(), w.launchErr
 		if w.note != "" {
 			x.Note = w.note
+		}
+		if conflict != "" {
+			x.Note = strings.TrimPrefix(x.Note+"; "+conflict, "; ")
 		}
 		if signal != "" {
 			x.Signal = ptr(signal)
@@ -805,7 +960,11 @@ func (w *watcher) done(ok bool) {
 	}
 	wait := time.Since(end.at)
 	w.finish(end.status, end.code, end.signal, end.end, ok, wait)
-	if ok && !typedAfter(w.seen.line, w.known) {
+	switch {
+	case w.fast && ok:
+		// Its prompt is still to come: learnt when it is drawn.
+		w.r.learnLater(w.pane, w.s, w.j.ShellTag, w.j.ShellGroup, end.end)
+	case ok && !typedAfter(w.seen.line, w.known):
 		w.r.learnPrompt(w.pane, w.s, w.j.ShellTag, w.seen)
 	}
 }

@@ -56,12 +56,58 @@ func (k Kind) Parses(ctx context.Context, command string) bool {
 		_, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(command), "")
 		return err == nil
 	case Zsh:
+		if plain(command, "&") {
+			return true
+		}
 		return check(ctx, nil, "zsh", "-f", "-n", "-c", command)
 	case Fish:
+		// fish is asked even about a plain command: the few milliseconds
+		// it takes are, after a C-c, the moment fish needs to settle
+		// before it takes typed keys whole (typed at once, fish lost
+		// them); see TestAnUnfinishedCommandIsRefusedWithTheWayOut.
 		// fish -n -c exits 0 whatever it finds; on standard input it does not.
 		return check(ctx, []byte(command), "fish", "--no-config", "-n")
 	}
 	return false
+}
+
+// plain reports whether command is plain enough that every shell takes it
+// as one complete command, without asking one (a zsh or fish takes a few
+// milliseconds to start): only words of letters, digits and - _ . / : , + @,
+// none a reserved word of bash, zsh or fish (nor break or continue, which
+// fish refuses outside a loop), between spaces and the operators ; and |
+// (and the characters of more, such as &), in an order bash parses. No
+// quote, expansion, glob, redirection, assignment or comment.
+func plain(command, more string) bool {
+	for _, r := range command {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', strings.ContainsRune("-_./:,+@ ;|", r), strings.ContainsRune(more, r):
+		default:
+			return false
+		}
+	}
+	if strings.Contains(command, "||") && !strings.Contains(more, "&") {
+		return false // fish before 3.0 has no ||
+	}
+	for _, w := range strings.FieldsFunc(command, func(r rune) bool { return strings.ContainsRune(" ;|&", r) }) {
+		if reserved[w] {
+			return false
+		}
+	}
+	_, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(command), "")
+	return err == nil
+}
+
+// reserved are the words that open, continue or close a block in bash,
+// zsh or fish, that fish refuses outside one, or that zsh takes as a
+// modifier of a command to follow ("-").
+var reserved = map[string]bool{
+	"if": true, "then": true, "else": true, "elif": true, "fi": true, "case": true, "esac": true, "for": true,
+	"select": true, "while": true, "until": true, "do": true, "done": true, "in": true, "function": true,
+	"time": true, "coproc": true, "begin": true, "end": true, "switch": true, "and": true, "or": true,
+	"not": true, "repeat": true, "foreach": true, "always": true, "break": true, "continue": true,
+	"return": true, "nocorrect": true, "noglob": true, "declare": true, "typeset": true, "local": true,
+	"export": true, "readonly": true, "integer": true, "float": true, "-": true,
 }
 
 func check(ctx context.Context, stdin []byte, name string, args ...string) bool {

@@ -10,7 +10,9 @@ import (
 	"testing"
 
 	"github.com/tmuxmcp/tmuxmcp/audit"
+	"github.com/tmuxmcp/tmuxmcp/internal/testdir"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/sandbox"
 	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
@@ -20,7 +22,12 @@ import (
 // marks, whatever tags it finds (the pane's options, every process's
 // environment, the screen, the job script, the state directory, the
 // shell's tag made from the integration's key), nor by writing its
-// script's status file.
+// script's status file. At most it makes the status unknown (end marks
+// with conflicting statuses: exitCode null and a note). Outside a sandbox
+// a command ends at its end mark once its shell's process group has the
+// terminal back, so what runs in that group (the command line's builtins,
+// a command substitution) could end it early in a pane where no forged
+// mark was seen yet; programs of their own process group cannot.
 
 // forgeScript prints forged end marks (D;0, A, a prompt, B) with every tag
 // a process of the pane can find, lists them on stderr, then runs on and
@@ -91,12 +98,20 @@ func jobRecord(t *testing.T, stateDir, id string) jobs.Job {
 	return j
 }
 
-// wantRealEnd checks a forger's result: its own exit status, the output
-// it printed after its forged marks, and that it had found the job's real
-// tag (so only the terminal's evidence stopped it).
+// realEnd reports whether a forger's result is its own: completed with
+// its own exit status (1), or with none and the note that end marks with
+// conflicting statuses came (never the forged 0), and the output it
+// printed after its forged marks.
+func realEnd(r result) bool {
+	status := r.M["exitCode"] != nil && r.Num("exitCode") == 1 || r.M["exitCode"] == nil && strings.Contains(r.Str("note"), "conflicting end marks")
+	return r.Str("status") == "completed" && status && strings.Contains(r.Str("output"), "after")
+}
+
+// wantRealEnd checks a forger's result (realEnd), and that it had found
+// the job's real tag (so only the terminal's evidence stopped it).
 func wantRealEnd(t *testing.T, r result, stateDir string, realTag bool) {
 	t.Helper()
-	if r.Str("status") != "completed" || r.Num("exitCode") != 1 || !strings.Contains(r.Str("output"), "after") {
+	if !realEnd(r) {
 		t.Fatalf("a forged end mark changed the result: %v", r)
 	}
 	if !realTag {
@@ -139,7 +154,7 @@ func TestAForgedEndMarkChangesNoResult(t *testing.T) {
 			// shell's own process group.
 			if sh != "/usr/bin/fish" {
 				r = e.runCmd(t, map[string]any{"paneId": pane, "command": "x=$(" + cmd + " 2>&1 >/dev/tty); echo \"$x\" | tail -c 200; false", "waitMs": 30000})
-				if r.Str("status") != "completed" || r.Num("exitCode") != 1 || !strings.Contains(r.Str("output"), "after") {
+				if !realEnd(r) {
 					t.Fatalf("a forged end mark from a command substitution changed the result: %v", r)
 				}
 			}
@@ -148,10 +163,19 @@ func TestAForgedEndMarkChangesNoResult(t *testing.T) {
 }
 
 // The shell's own builtins print what the typed command tells them, and
-// can read the shell's variables: an end mark they print, the shell then
-// running on, is no end either: the shell does not read its next command.
+// can read the shell's variables: in a sandboxed pane an end mark they
+// print, the shell then running on, is no end either: the shell does not
+// read its next command. (Outside a sandbox a command ends at its end mark
+// once its shell has the terminal back, so the agent's own command line
+// can end itself early there: docs/design.md.)
 func TestAnEndMarkPrintedByTheShellsOwnBuiltinDoesNotEndTheCommand(t *testing.T) {
 	t.Parallel()
+	if s, err := sandbox.New(sandbox.Config{Mode: sandbox.ReadOnly}); err != nil || s.Preflight(t.Context()) != nil {
+		t.Skip("bubblewrap cannot run here")
+	}
+	sandboxed := func(sh string) envOptions {
+		return envOptions{shell: sh, stateDir: testdir.Outside(t), sandbox: sandbox.Config{Mode: sandbox.ReadOnly}}
+	}
 	cases := []struct{ sh, forge, loop string }{
 		{"/bin/bash", `printf '\033]133;D;0;tmuxmcp=s%s\007\033]133;A;tmuxmcp=s%s\007$ \033]133;B;tmuxmcp=s%s\007' "$__tmuxmcp_tag" "$__tmuxmcp_tag" "$__tmuxmcp_tag"`,
 			`i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done`},
@@ -163,11 +187,11 @@ func TestAnEndMarkPrintedByTheShellsOwnBuiltinDoesNotEndTheCommand(t *testing.T)
 	for _, c := range cases {
 		t.Run(filepath.Base(c.sh), func(t *testing.T) {
 			t.Parallel()
-			e := newEnv(t, envOptions{shell: c.sh})
+			e := newEnv(t, sandboxed(c.sh))
 			pane := e.ok(t, "create_pane", map[string]any{}).Str("paneId")
 			for _, then := range []string{"sleep 1", c.loop} {
 				r := e.runCmd(t, map[string]any{"paneId": pane, "command": c.forge + "; " + then + "; echo after; false", "waitMs": 60000})
-				if r.Str("status") != "completed" || r.Num("exitCode") != 1 || !strings.Contains(r.Str("output"), "after") {
+				if !realEnd(r) {
 					t.Fatalf("%s: a builtin's forged end mark changed the result: %v", then, r)
 				}
 			}
@@ -177,9 +201,9 @@ func TestAnEndMarkPrintedByTheShellsOwnBuiltinDoesNotEndTheCommand(t *testing.T)
 	// runs.
 	t.Run("job script", func(t *testing.T) {
 		t.Parallel()
-		e := newEnv(t, envOptions{shell: "/bin/bash"})
+		e := newEnv(t, sandboxed("/bin/bash"))
 		r := e.runCmd(t, map[string]any{"command": `printf '\033]133;D;0;tmuxmcp=%s\007' "$__tmuxmcp_job_k"; sleep 1; echo after; false`, "waitMs": 30000})
-		if r.Str("status") != "completed" || r.Num("exitCode") != 1 || !strings.Contains(r.Str("output"), "after") {
+		if !realEnd(r) {
 			t.Fatalf("a forged end mark with the job's secret changed the result: %v", r)
 		}
 	})

@@ -57,7 +57,14 @@ var (
 		{name: "bash-errexit", shell: "/bin/bash", kind: "bash"},
 		{name: "bash-preexec-hooks", shell: "/bin/bash", kind: "bash", extra: func(t *testing.T, m *matrix, pane string) {
 			m.ok(t, pane, "echo hooked")
-			log, _ := os.ReadFile(filepath.Join(m.home, ".command-log"))
+			// The result comes at the command's end mark; the hooks of
+			// the prompt after it run a moment later.
+			var log []byte
+			for deadline := time.Now().Add(10 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				if log, _ = os.ReadFile(filepath.Join(m.home, ".command-log")); strings.Contains(string(log), "start echo hooked") {
+					break
+				}
+			}
 			if !strings.Contains(string(log), "start echo hooked") || !strings.Contains(string(log), "end 0") {
 				t.Fatalf("the user's preexec/precmd hooks did not run: %q", log)
 			}
