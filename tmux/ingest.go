@@ -3,7 +3,10 @@ package tmux
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
+	"syscall"
 	"time"
 )
 
@@ -27,6 +30,22 @@ import (
 // did not come, the server is on another machine, or raw ingest is off.
 // If tmux closes the pipe while the pane lives (someone ran pipe-pane on
 // it), the pane goes back to %output and the gap is reported as dropped.
+
+// PipeOption is the pane option naming the process (its pid) whose relay
+// pipes the pane: a pipe whose process has exited (tmux notices a closed
+// pipe only when it next writes to it) is taken over, anyone else's is
+// left alone.
+const PipeOption = "@tmuxmcp-pipe"
+
+// staleOwner reports whether by (a PipeOption value) names a process of
+// this machine that has exited.
+func staleOwner(by string) bool {
+	pid, err := strconv.Atoi(by)
+	if err != nil || pid <= 0 {
+		return false
+	}
+	return syscall.Kill(pid, 0) == syscall.ESRCH
+}
 
 // Ingest paths, as Fleet.Ingest reports them.
 const (
@@ -113,12 +132,18 @@ func (f *Fleet) pipePane(ctx context.Context, p PaneInfo) (err error) {
 	if c == nil {
 		return fmt.Errorf("no control client sees the pane")
 	}
-	out, err := c.Exec(ctx, "display-message", "-p", "-t", PaneName(pane), "#{pane_pipe}")
+	out, err := c.Exec(ctx, "display-message", "-p", "-t", PaneName(pane), "#{pane_pipe}\x1f#{"+PipeOption+"}")
 	if err != nil {
 		return err
 	}
-	if len(out) == 1 && strings.TrimSpace(out[0]) == "1" {
-		return fmt.Errorf("the pane is already piped (pipe-pane)")
+	open := "-o" // never replace someone else's pipe
+	if len(out) == 1 {
+		if piped, by, _ := strings.Cut(out[0], "\x1f"); piped == "1" {
+			if !staleOwner(by) {
+				return fmt.Errorf("the pane is already piped (pipe-pane)")
+			}
+			open = "-O" // a tmuxmcp that has exited left it: replaced
+		}
 	}
 	token, ch := f.relays.expect()
 	defer f.relays.forget(token)
@@ -127,7 +152,9 @@ func (f *Fleet) pipePane(ctx context.Context, p PaneInfo) (err error) {
 		h.replied = true
 		f.mu.Unlock()
 	}
-	if _, err := c.ExecMark(ctx, mark, "pipe-pane", "-o", "-O", "-t", PaneName(pane), relayCommand(f.relay, f.relays.addr, token)); err != nil {
+	if _, err := c.ExecBatchMark(ctx, mark,
+		[]string{"pipe-pane", open, "-O", "-t", PaneName(pane), relayCommand(f.relay, f.relays.addr, token)},
+		[]string{"set-option", "-p", "-t", PaneName(pane), PipeOption, strconv.Itoa(os.Getpid())}); err != nil {
 		return err
 	}
 	select {
@@ -261,12 +288,24 @@ func (f *Fleet) drainPipes() {
 	}
 }
 
-// closePipes stops every pipe (tmux then closes them) and the listener.
+// closePipes ends every pipe and stops the listener: tmux is told to
+// close them (it would notice a closed socket only at the pane's next
+// output, and a pane that stays quiet would look piped to the next
+// tmuxmcp).
 func (f *Fleet) closePipes() {
 	f.mu.Lock()
 	pipes := f.pipes
 	f.pipes = map[int]*panePipe{}
 	f.mu.Unlock()
+	if c, err := f.anyConn(); err == nil && len(pipes) > 0 {
+		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		for pane := range pipes { // one line each: a pane gone fails only its own
+			if _, err := c.ExecBatch(ctx, []string{"pipe-pane", "-t", PaneName(pane)}, []string{"set-option", "-p", "-u", "-t", PaneName(pane), PipeOption}); err != nil {
+				f.log.Debug("closing a pane's pipe", "pane", PaneName(pane), "err", err)
+			}
+		}
+		cancel()
+	}
 	for _, pp := range pipes {
 		pp.close()
 	}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"os/exec"
 	"regexp"
 	"strconv"
 	"syscall"
@@ -282,4 +283,42 @@ func TestWhatAPaneShowsIsNeverAheadOfItsRecording(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestTheNextFleetPipesAPaneTheLastOneLeft: a fleet that closes leaves
+// its panes unpiped, and a pipe left by a process that has exited (a
+// crash: no chance to close it) is taken over, while a pipe of anyone
+// else is left alone.
+func TestTheNextFleetPipesAPaneTheLastOneLeft(t *testing.T) {
+	t.Parallel()
+	tg := newTestServer(t)
+	id := mainPane(t, tg)
+	ctx := testCtx(t)
+	first, err := StartFleetWith(ctx, tg, newFakeEvents(), discardLog, Options{Relay: SelfRelay()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	waitIngest(t, first, id, IngestPipe)
+	first.Close()
+	if out, _ := tg.Run(ctx, "display-message", "-p", "-t", PaneName(id), "#{pane_pipe}"); out != "0" {
+		t.Fatalf("after the fleet closed, pane_pipe = %q, want 0", out)
+	}
+	// A pipe whose owner has exited: a process that is gone by now.
+	dead := exec.Command("true")
+	if err := dead.Run(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.Run(ctx, "pipe-pane", "-t", PaneName(id), "cat > /dev/null"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := tg.Run(ctx, "set-option", "-p", "-t", PaneName(id), PipeOption, strconv.Itoa(dead.Process.Pid)); err != nil {
+		t.Fatal(err)
+	}
+	ev := newFakeEvents()
+	second := startRawFleet(t, tg, ev)
+	waitIngest(t, second, id, IngestPipe)
+	if _, err := second.Exec(ctx, "send-keys", "-t", PaneName(id), "echo again $((6*7))", "Enter"); err != nil {
+		t.Fatal(err)
+	}
+	ev.waitOutput(t, id, "again 42", 0)
 }

@@ -477,6 +477,9 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	}
 	log.Info("tmuxmcp serving MCP on stdio", "tmux", c.target.String(), "session", c.session, "panes", len(local.Recorded()))
 	quoted := []string{shellQuote(executable())}
+	if c := os.Getenv("TMUXMCP_COMMAND"); c != "" {
+		quoted = []string{c} // a launcher's own command line, already words
+	}
 	for _, a := range args {
 		quoted = append(quoted, shellQuote(a))
 	}

@@ -32,7 +32,10 @@ try {
   try { fs.chmodSync(bin, 0o755); } catch (e) { fail(`${bin} is not executable and could not be made so: ${e.message}`); }
 }
 
-const child = spawn(bin, process.argv.slice(2), { stdio: 'inherit' });
+// The command a person should give an MCP client is this package's, not
+// the binary in npx's cache (which a cache clean removes).
+const env = Object.assign({}, process.env, { TMUXMCP_COMMAND: process.env.TMUXMCP_COMMAND || 'npx -y tmuxmcp' });
+const child = spawn(bin, process.argv.slice(2), { stdio: 'inherit', env });
 
 // Signals sent to this process (a client stopping the server, ^C in a
 // terminal) go to the binary; this process ends when the binary does.
