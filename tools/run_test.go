@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/tmuxmcp/tmuxmcp/internal/mcptest"
+	"github.com/tmuxmcp/tmuxmcp/tmux"
 )
 
 func (e *env) runCmd(t *testing.T, args map[string]any) result {
@@ -122,6 +123,35 @@ func TestRunShellCommandSurvivesRestart(t *testing.T) {
 	a := e2.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 20000})
 	if a.Str("status") != "completed" || a.Num("exitCode") != 0 || a.Str("output") != "done\n" {
 		t.Fatalf("await after restart: %v", a)
+	}
+}
+
+// TestASecondTmuxmcpRunsCommandsInThePanesItFindsAtOnce: each MCP
+// client session starts its own tmuxmcp on the same server; the next one,
+// a moment after the last exits, runs a command in the pane it finds at
+// once (not "still starting") and reads the pane raw again.
+func TestASecondTmuxmcpRunsCommandsInThePanesItFindsAtOnce(t *testing.T) {
+	t.Parallel()
+	state := t.TempDir()
+	e := newEnv(t, envOptions{stateDir: state, ingest: tmux.IngestPipe})
+	pane, _ := e.shell(t)
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "echo one"}); r.Str("output") != "one\n" {
+		t.Fatalf("first: %v", r)
+	}
+	e.close()
+	e2 := newEnv(t, envOptions{target: &e.target, stateDir: state, ingest: tmux.IngestPipe})
+	start := time.Now()
+	r := e2.runCmd(t, map[string]any{"paneId": pane, "command": "echo two", "waitMs": 20000})
+	if r.Str("status") != "completed" || r.Str("output") != "two\n" {
+		t.Fatalf("the second tmuxmcp's first command: %v", r)
+	}
+	if d := time.Since(start); d > 10*time.Second {
+		t.Errorf("the second tmuxmcp's first command took %v", d)
+	}
+	for _, p := range e2.ok(t, "list_panes", map[string]any{}).M["panes"].([]any) {
+		if m := p.(map[string]any); m["paneId"] == pane && m["ingest"] != nil && m["ingest"] != tmux.IngestPipe {
+			t.Errorf("the second tmuxmcp reads %s through %v: the first left its pipe", pane, m["ingest"])
+		}
 	}
 }
 
