@@ -407,13 +407,10 @@ func (r *Runner) rememberPrompt(ctx context.Context, pane int, s *stream.PaneStr
 // the background.
 func (r *Runner) LineCleared(pane int) {
 	r.mu.Lock()
-	select {
-	case <-r.closing:
+	if !r.addWorkerLocked() {
 		r.mu.Unlock()
 		return
-	default:
 	}
-	r.wg.Add(1)
 	done := make(chan struct{})
 	r.learning[pane] = done
 	r.mu.Unlock()

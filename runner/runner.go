@@ -441,13 +441,10 @@ func (r *Runner) Track(panes []tmux.PaneInfo) {
 				}
 				r.released[p.ID] = s.ID()
 			}
-			select {
-			case <-r.closing:
+			if !r.addWorkerLocked() {
 				r.mu.Unlock()
 				continue
-			default:
 			}
-			r.wg.Add(1)
 			r.mu.Unlock()
 			go func() {
 				defer r.wg.Done()
@@ -492,4 +489,16 @@ func (r *Runner) Prompted(ctx context.Context, pane int, max time.Duration) {
 			return
 		}
 	}
+}
+
+// addWorkerLocked counts a goroutine about to start in r.wg (Close waits
+// for it), unless the runner is closing; r.mu must be held.
+func (r *Runner) addWorkerLocked() bool {
+	select {
+	case <-r.closing:
+		return false
+	default:
+	}
+	r.wg.Add(1)
+	return true
 }

@@ -330,14 +330,11 @@ func (r *Runner) learnPrompt(pane int, s *stream.PaneStream, tag string, seen pr
 // before its prompt leaves it to be learnt in the background.
 func (r *Runner) learnLater(pane int, s *stream.PaneStream, tag string, shellGroup int, at int64) {
 	r.mu.Lock()
-	select {
-	case <-r.closing:
-		r.mu.Unlock()
-		return
-	default:
-	}
-	r.wg.Add(1)
+	ok := r.addWorkerLocked()
 	r.mu.Unlock()
+	if !ok {
+		return
+	}
 	go func() {
 		defer r.wg.Done()
 		t := time.NewTimer(PromptWait)
