@@ -299,14 +299,9 @@ func (f *Fleet) ExecBatchPane(ctx context.Context, pane int, mark func(), cmds .
 	if err != nil {
 		return nil, err
 	}
-	f.mu.Lock()
-	c := f.owner[pane]
-	f.mu.Unlock()
-	if c == nil {
-		var err error
-		if c, err = f.anyConn(); err != nil {
-			return nil, err
-		}
+	c, err := f.paneConn(pane)
+	if err != nil {
+		return nil, err
 	}
 	if pp == nil {
 		return c.ExecBatchMark(ctx, mark, cmds...)
@@ -326,6 +321,18 @@ func (f *Fleet) ExecBatchPane(ctx context.Context, pane int, mark func(), cmds .
 		}
 	}, "display-message", "-p", "")
 	return out, err
+}
+
+// paneConn is the connection that delivers pane's %output (any, if none
+// has yet).
+func (f *Fleet) paneConn(pane int) (*Conn, error) {
+	f.mu.Lock()
+	c := f.owner[pane]
+	f.mu.Unlock()
+	if c != nil {
+		return c, nil
+	}
+	return f.anyConn()
 }
 
 func (f *Fleet) anyConn() (*Conn, error) {
@@ -356,9 +363,21 @@ func (f *Fleet) RefreshPanes() {
 // Pane describes one pane now, by number: the one place a pane's state is
 // read (ErrNoPane when tmux has no such pane).
 func (f *Fleet) Pane(ctx context.Context, pane int) (PaneInfo, error) {
-	// On the pane's own connection, its pipe drained (ExecPane): the state
-	// read is never ahead of the pane's recording.
-	lines, err := f.ExecPane(ctx, pane, nil, "list-panes", "-t", PaneName(pane), "-F", PaneFormat)
+	// On the pane's own connection, its pipe drained at the reply: one
+	// round trip (PaneScreen and marks take two, to be exact).
+	pp, err := f.barrier(ctx, pane)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	c, err := f.paneConn(pane)
+	if err != nil {
+		return PaneInfo{}, err
+	}
+	var drain func()
+	if pp != nil {
+		drain = func() { pp.drain() }
+	}
+	lines, err := c.ExecMark(ctx, drain, "list-panes", "-t", PaneName(pane), "-F", PaneFormat)
 	return findPane(pane, lines, err)
 }
 
