@@ -82,13 +82,13 @@ func (sc Script) Text() string {
 	b.WriteString(d.guard(key))
 	// (read by the shell itself: an interactive zsh gives a command
 	// substitution the terminal, not the group's input)
-	fmt.Fprintf(&b, "{ __tmuxmcp_job_k= __tmuxmcp_job_t=; { IFS= %[1]sread -r __tmuxmcp_job_k; while IFS= %[1]sread -r __tmuxmcp_job_l; do __tmuxmcp_job_t=\"$__tmuxmcp_job_t$__tmuxmcp_job_l\n\"; done; } <%[2]s; %[3]srm -f -- %[2]s; %[4]sunset __tmuxmcp_job_l;%[5]s } 2>/dev/null\n",
-		d.regular, key, d.external, d.special, d.trapsRead)
+	fmt.Fprintf(&b, "{ __tmuxmcp_job_k= __tmuxmcp_job_t=; { IFS= %[1]sread -r __tmuxmcp_job_k; while IFS= %[1]sread -r __tmuxmcp_job_l; do __tmuxmcp_job_t=\"$__tmuxmcp_job_t$__tmuxmcp_job_l\n\"; done; } <%[2]s; %[3]s: >| %[2]s; %[3]sunset __tmuxmcp_job_l;%[4]s } 2>/dev/null\n",
+		d.regular, key, d.special, d.trapsRead)
 	if sc.Rearm != nil {
 		// The command before removed the shell integration's hooks (or
 		// replaced the shell): they go back before this one runs.
-		fmt.Fprintf(&b, "{ __tmuxmcp_tag=; IFS= %sread -r __tmuxmcp_tag < %s; %srm -f -- %s; __tmuxmcp_rearm=1; %s. %s; } >/dev/null 2>&1\n",
-			d.regular, Quote(sc.Rearm.TagFile), d.external, Quote(sc.Rearm.TagFile), d.special, Quote(sc.Rearm.Integration))
+		fmt.Fprintf(&b, "{ __tmuxmcp_tag=; IFS= %sread -r __tmuxmcp_tag < %s; %s: >| %s; __tmuxmcp_rearm=1; %s. %s; } >/dev/null 2>&1\n",
+			d.regular, Quote(sc.Rearm.TagFile), d.special, Quote(sc.Rearm.TagFile), d.special, Quote(sc.Rearm.Integration))
 	}
 	fmt.Fprintf(&b, "%sprintf '\\033]133;C;tmuxmcp=%%s\\007' \"$__tmuxmcp_job_k\"\n", d.regular)
 	if sc.TrapExit {
@@ -247,7 +247,7 @@ func (sc Script) fish() string {
 		b.WriteString(cd + " >/dev/null 2>/dev/null\nset -g __tmuxmcp_job_cd $status\n")
 		run = "if test $__tmuxmcp_job_cd -eq 0\n    " + run + "\nelse\n    " + cd + " >/dev/null\nend"
 	}
-	fmt.Fprintf(&b, "set -g __tmuxmcp_job_k; read -g __tmuxmcp_job_k < %s 2>/dev/null; command rm -f -- %s 2>/dev/null\n", q(sc.KeyFile), q(sc.KeyFile))
+	fmt.Fprintf(&b, "set -g __tmuxmcp_job_k; read -g __tmuxmcp_job_k < %s 2>/dev/null; builtin true > %s 2>/dev/null\n", q(sc.KeyFile), q(sc.KeyFile))
 	b.WriteString("builtin printf '\\e]133;C;tmuxmcp=%s\\a' $__tmuxmcp_job_k\n")
 	b.WriteString(run + "\n")
 	b.WriteString("set -g __tmuxmcp_job_s $status\n")
