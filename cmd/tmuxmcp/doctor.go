@@ -245,6 +245,9 @@ func (sc *shellCheck) run(ctx context.Context) (bool, string) {
 		detail += fmt.Sprintf(", exit %d", int(code))
 	}
 	detail += ")"
+	if took > slowShell {
+		detail += fmt.Sprintf("; WARNING: slow, over %v: every pane tmuxmcp creates waits that long for its shell (the startup files run something slow: `bash -xlic exit` or `zsh -xlic exit` shows what)", slowShell)
+	}
 	good := status == "completed" && hasCode && code == 0 && ready
 	if !ready {
 		detail += "; the next prompt was not back within 5 s of the command's end: a slow prompt (PROMPT_COMMAND, precmd hooks, a slow $(…) in PS1)"
@@ -270,6 +273,10 @@ func (sc *shellCheck) run(ctx context.Context) (bool, string) {
 	}
 	return good, detail + ingestNote(call, first)
 }
+
+// slowShell is a shell start doctor warns about: a new pane's first
+// command waits for it.
+const slowShell = 2 * time.Second
 
 // ingestNote says how the pane's output is read (operations.md: How pane
 // output is read).
