@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,6 +46,8 @@ type Options struct {
 	// matched: the latency breakdown `make bench` prints
 	// ($TMUXMCP_LATENCY_TRACE).
 	Trace func(WaitTrace)
+	// Serve names the tools served (SelectTools); nil serves every tool.
+	Serve []string
 }
 
 // WaitTrace is where one matched wait_for_text spent its time.
@@ -115,14 +118,16 @@ func (s *Server) Draining(ctx context.Context) context.Context {
 func (s *Server) NewServer() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "tmuxmcp", Title: "tmux for agents", Version: s.opts.Version},
 		&mcp.ServerOptions{
-			Instructions:       instructions + sandboxInstructions(s.hosts.Config().Sandbox),
+			Instructions:       instructions + sandboxInstructions(s.hosts.Config().Sandbox) + servedInstructions(s.opts.Serve),
 			SubscribeHandler:   s.subscribe,
 			UnsubscribeHandler: s.unsubscribe,
 			CompletionHandler:  s.complete,
 		})
 	remote := s.hosts.Remote()
 	for _, t := range s.Tools() {
-		srv.AddTool(servedOn(t.Tool, remote), t.Handler)
+		if s.opts.Serve == nil || slices.Contains(s.opts.Serve, t.Tool.Name) {
+			srv.AddTool(servedOn(t.Tool, remote), t.Handler)
+		}
 	}
 	srv.AddResourceTemplate(s.paneTemplate(), s.readPane)
 	s.server = srv
@@ -421,4 +426,22 @@ func sandboxInstructions(c sandbox.Config) string {
 		"outside: `run_shell_command` with `escalate: true` and a `reason`; a person always decides. Input to a " +
 		"pane outside the sandbox (`sandbox: unsandboxed` in list_panes) is always asked too.\n")
 	return b.String()
+}
+
+// servedInstructions tells a client served a subset of the tools (--tools)
+// which ones it has, as the instructions name others.
+func servedInstructions(serve []string) string {
+	if serve == nil {
+		return ""
+	}
+	return "\n- This server serves only these tools (--tools): " + strings.Join(serve, ", ") + ". Others the instructions name are not available here.\n"
+}
+
+// ToolNames is the name of every tool, in the order Tools lists them.
+func (s *Server) ToolNames() []string {
+	var out []string
+	for _, t := range s.Tools() {
+		out = append(out, t.Tool.Name)
+	}
+	return out
 }

@@ -113,6 +113,7 @@ type config struct {
 	sandbox     sandbox.Config // the three, checked
 	shell       string         // --shell, its absolute path once checked
 	ingest      string         // --ingest: pipe or control
+	toolsSpec   string         // --tools: tool and set names
 }
 
 // usageError is a command line tmuxmcp cannot take: it exits 2, with a
@@ -190,6 +191,7 @@ func (c *config) defineFlags(fs *flag.FlagSet) (debugLog, showVersion *bool) {
 	fs.Var(&c.hosts, "host", "drive tmux on another machine too: `NAME=ssh://[user@]host[:port]` (repeatable; tools take host: NAME). tmuxmcp keeps one OpenSSH connection per host (your ~/.ssh/config, keys, agent and known_hosts; BatchMode, so set up key login first) and starts a private tmux server there (tmux -L tmuxmcp; ?socket=NAME picks another)")
 	fs.StringVar(&c.sshConfig, "ssh-config", "", "ssh client config file passed as ssh -F to every ssh tmuxmcp runs (default: ssh's own, ~/.ssh/config)")
 	fs.StringVar(&c.configFile, "config", "", "JSON config file with hosts: {\"hosts\": {\"build\": \"ssh://ci@build.example.com\"}}")
+	fs.StringVar(&c.toolsSpec, "tools", "all", "the tools served, comma-separated: sets ("+tools.ToolSetNames+"; observe only reads) and tool names, e.g. observe or observe,run_shell_command: fewer tools, less context in every conversation")
 	fs.StringVar(&c.ingest, "ingest", cmp.Or(os.Getenv("TMUXMCP_INGEST"), tmux.IngestPipe), "how panes' output is read: pipe (raw through tmux's pipe-pane, a pane someone else pipes falls back to control) or control (tmux's %output for every pane)")
 	fs.StringVar(&c.shell, "shell", "", "the shell the panes tmuxmcp starts run, e.g. /bin/bash (default: tmux's default-shell, which is $SHELL when tmuxmcp starts the server); one of "+shell.Supported+"; your own login shell stays as it is")
 	fs.StringVar(&c.sandboxMode, "sandbox", "off", sandboxHelp)
@@ -214,6 +216,9 @@ func (c *config) validate() error {
 	}
 	if c.waitMax < time.Second {
 		return fmt.Errorf("--wait-max %v: must be at least 1s", c.waitMax)
+	}
+	if _, err := tools.SelectTools(c.toolsSpec, tools.AllToolNames()); err != nil {
+		return err
 	}
 	if c.ingest != tmux.IngestPipe && c.ingest != tmux.IngestControl {
 		return fmt.Errorf("--ingest %q: use pipe (the default) or control", c.ingest)
@@ -500,6 +505,13 @@ func (c *config) firstPane(integ *shell.Integration, sb *engine.PaneSandbox) eng
 func hostOptions(c *config, stateDir string, integ *shell.Integration, restart func(context.Context) error, trace *latencyTrace) (opts engine.Config, served tools.Options, closeAudit func(), err error) {
 	opts = engine.Config{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, StateDir: stateDir, ReviewTimeout: c.review, ApprovalVia: c.viaList, Approver: c.approver, Shell: integ, KeepPagers: c.keepPagers}
 	served = tools.Options{Version: versionString(), CheckResults: os.Getenv("TMUXMCP_CHECK_RESULTS") != ""}
+	if c.toolsSpec != "all" {
+		names, err := tools.SelectTools(c.toolsSpec, tools.AllToolNames())
+		if err != nil {
+			return opts, served, nil, err
+		}
+		served.Serve = names
+	}
 	if trace != nil {
 		served.Trace = trace.wait
 	}
