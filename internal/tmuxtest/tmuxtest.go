@@ -346,3 +346,19 @@ func Hermetic() (cleanup func()) {
 	_ = os.Setenv("SHELL", "/bin/bash")
 	return func() { _ = os.RemoveAll(home) }
 }
+
+// signalWait is how long WaitSignal waits: generous, for a loaded machine.
+const signalWait = 60 * time.Second
+
+// WaitSignal waits (up to a minute) until channel of target's server is
+// signalled (tmux wait-for), and fails the test naming what, what it waited
+// for, when it is not: a wait-for without a deadline hangs a test until
+// go test's own timeout kills the whole package.
+func WaitSignal(t testing.TB, target tmux.Target, channel, what string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), signalWait)
+	defer cancel()
+	if _, err := target.Run(ctx, "wait-for", channel); err != nil {
+		t.Fatalf("waited %v for %s (tmux wait-for %s on %s): %v", signalWait, what, channel, target, err)
+	}
+}
