@@ -91,9 +91,7 @@ func TestAskingAPersonInTmux(t *testing.T) {
 		t.Fatal(err)
 	}
 	human := tmuxtest.AttachHuman(t, target, "agent", 120, 40)
-	if _, err := target.Run(ctx, "wait-for", "human-attached"); err != nil {
-		t.Fatal(err)
-	}
+	tmuxtest.WaitSignal(t, target, "human-attached", "the person's client to attach")
 	pol, _ := policy.New(policy.Ask, nil)
 	logPath := filepath.Join(t.TempDir(), "audit.jsonl")
 	al, _ := audit.Open(logPath)
@@ -244,9 +242,7 @@ func TestPendingFreshPaneJobHasAJobID(t *testing.T) {
 		t.Fatal(err)
 	}
 	human := tmuxtest.AttachHuman(t, target, "agent", 120, 40)
-	if _, err := target.Run(t.Context(), "wait-for", "human-attached"); err != nil {
-		t.Fatal(err)
-	}
+	tmuxtest.WaitSignal(t, target, "human-attached", "the person's client to attach")
 	pol, _ := policy.New(policy.Ask, nil)
 	e := newEnv(t, envOptions{target: &target, policy: pol, review: 20 * time.Second})
 	mark := human.Mark()
@@ -289,9 +285,7 @@ func TestApprovedFreshPaneJobRunsAndIsAwaited(t *testing.T) {
 		t.Fatal(err)
 	}
 	human := tmuxtest.AttachHuman(t, target, "agent", 120, 40)
-	if _, err := target.Run(t.Context(), "wait-for", "human-attached"); err != nil {
-		t.Fatal(err)
-	}
+	tmuxtest.WaitSignal(t, target, "human-attached", "the person's client to attach")
 	pol, _ := policy.New(policy.Ask, nil)
 	e := newEnv(t, envOptions{target: &target, policy: pol, review: 20 * time.Second})
 	for _, c := range []struct{ cmd, want string }{{"echo approved-fresh; exit 3", "pane_died"}, {"echo approved-fresh", "completed"}} {

@@ -383,9 +383,7 @@ func TestHumanClientKeepsItsWindowSize(t *testing.T) {
 		t.Fatal(err)
 	}
 	human := tmuxtest.AttachHuman(t, target, "agent", 100, 30)
-	if _, err := target.Run(ctx, "wait-for", "human-attached"); err != nil {
-		t.Fatal(err)
-	}
+	tmuxtest.WaitSignal(t, target, "human-attached", "the person's client to attach")
 	size := func() string {
 		out, err := target.Run(ctx, "list-clients", "-F", "#{client_control_mode} #{client_width}x#{client_height} #{window_width}x#{window_height}")
 		if err != nil {
@@ -588,9 +586,7 @@ func TestFloodingPaneDoesNotDelayAnother(t *testing.T) {
 		t.Fatal(err)
 	}
 	tmuxtest.AttachHuman(t, target, "agent", 120, 40)
-	if _, err := target.Run(t.Context(), "wait-for", "human-attached"); err != nil {
-		t.Fatal(err)
-	}
+	tmuxtest.WaitSignal(t, target, "human-attached", "the person's client to attach")
 	e := newEnv(t, envOptions{target: &target})
 	flood, fc := e.shell(t)
 	quiet, qc := e.shell(t)

@@ -57,13 +57,19 @@ func ServerWith(t testing.TB, spec tmux.SessionSpec, home string, env ...string)
 }
 
 // Env is the hermetic environment a test's tmux server (and every pane in
-// it) gets: home as HOME, bash as the shell, a fixed PATH and prompt, and
-// nothing of the invoking user's (no XDG or zsh directories, no ENV).
+// it) gets: home as HOME, bash as the shell, a fixed PATH and prompt, the
+// test process's TMUX_TMPDIR, and nothing of the invoking user's (no XDG
+// or zsh directories, no ENV).
 func Env(home string) []string {
 	env := []string{"HOME=" + home, "SHELL=/bin/bash", "PATH=/usr/local/bin:/usr/bin:/bin", "PS1=$ ",
 		"HISTFILE=" + home + "/.history", "LANG=C.UTF-8", "TERM=xterm-256color", "USER=" + os.Getenv("USER"), "LOGNAME=" + os.Getenv("LOGNAME")}
-	if tmp := os.Getenv("TMPDIR"); tmp != "" {
-		env = append(env, "TMPDIR="+tmp)
+	// The process's own TMUX_TMPDIR (leaktest's private one) so every
+	// tmux a test starts, and tmuxmcp under test, finds the same sockets;
+	// and the run's mark, so the end-of-run check finds what is left.
+	for _, k := range []string{"TMPDIR", "TMUX_TMPDIR", leaktest.RunVar} {
+		if v := os.Getenv(k); v != "" {
+			env = append(env, k+"="+v)
+		}
 	}
 	return env
 }
@@ -310,7 +316,8 @@ func AttachHuman(t testing.TB, target tmux.Target, session string, width, height
 }
 
 // Main runs a package's tests in a Hermetic process and then checks that no
-// goroutine was left running (leaktest). Use it as TestMain's only line.
+// goroutine, tmux server or process was left running (leaktest, which also
+// gives the run its private TMUX_TMPDIR). Use it as TestMain's only line.
 func Main(m *testing.M) {
 	tmux.RelayMain() // panes' output comes raw through this binary
 	cleanup := Hermetic()
@@ -338,4 +345,20 @@ func Hermetic() (cleanup func()) {
 	_ = os.Setenv("HOME", home)
 	_ = os.Setenv("SHELL", "/bin/bash")
 	return func() { _ = os.RemoveAll(home) }
+}
+
+// signalWait is how long WaitSignal waits: generous, for a loaded machine.
+const signalWait = 60 * time.Second
+
+// WaitSignal waits (up to a minute) until channel of target's server is
+// signalled (tmux wait-for), and fails the test naming what, what it waited
+// for, when it is not: a wait-for without a deadline hangs a test until
+// go test's own timeout kills the whole package.
+func WaitSignal(t testing.TB, target tmux.Target, channel, what string) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), signalWait)
+	defer cancel()
+	if _, err := target.Run(ctx, "wait-for", channel); err != nil {
+		t.Fatalf("waited %v for %s (tmux wait-for %s on %s): %v", signalWait, what, channel, target, err)
+	}
 }
