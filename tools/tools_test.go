@@ -500,8 +500,13 @@ func TestAPaneWhosePipeSomeoneReplacesReportsTheGapAndGoesOn(t *testing.T) {
 		}
 		return ""
 	}
-	if got := ingest(); got != tmux.IngestPipe {
-		t.Fatalf("a fresh pane is read through %q, want %q", got, tmux.IngestPipe)
+	// The hand-over to a pipe happens in the background once the pane is
+	// listed: wait for it.
+	for deadline := time.Now().Add(20 * time.Second); ingest() != tmux.IngestPipe; {
+		if time.Now().After(deadline) {
+			t.Fatalf("a fresh pane is read through %q, want %q", ingest(), tmux.IngestPipe)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 	if _, err := e.target.Run(context.Background(), "pipe-pane", "-t", pane, "cat > /dev/null"); err != nil {
 		t.Fatal(err)
