@@ -81,14 +81,17 @@ func (sc Script) Text() string {
 	// what it reads), and set aside.
 	b.WriteString(d.guard(key))
 	// (read by the shell itself: an interactive zsh gives a command
-	// substitution the terminal, not the group's input)
-	fmt.Fprintf(&b, "{ __tmuxmcp_job_k= __tmuxmcp_job_t=; { IFS= %[1]sread -r __tmuxmcp_job_k; while IFS= %[1]sread -r __tmuxmcp_job_l; do __tmuxmcp_job_t=\"$__tmuxmcp_job_t$__tmuxmcp_job_l\n\"; done; } <%[2]s; %[3]s: >| %[2]s; %[3]sunset __tmuxmcp_job_l;%[4]s } 2>/dev/null\n",
+	// substitution the terminal, not the group's input; emptied by a
+	// regular builtin, true, whose failed redirection in a read-only
+	// sandbox is only its own failure, where a special builtin's, :'s,
+	// ends the script in dash)
+	fmt.Fprintf(&b, "{ __tmuxmcp_job_k= __tmuxmcp_job_t=; { IFS= %[1]sread -r __tmuxmcp_job_k; while IFS= %[1]sread -r __tmuxmcp_job_l; do __tmuxmcp_job_t=\"$__tmuxmcp_job_t$__tmuxmcp_job_l\n\"; done; } <%[2]s; %[1]strue >| %[2]s; %[3]sunset __tmuxmcp_job_l;%[4]s } 2>/dev/null\n",
 		d.regular, key, d.special, d.trapsRead)
 	if sc.Rearm != nil {
 		// The command before removed the shell integration's hooks (or
 		// replaced the shell): they go back before this one runs.
-		fmt.Fprintf(&b, "{ __tmuxmcp_tag=; IFS= %sread -r __tmuxmcp_tag < %s; %s: >| %s; __tmuxmcp_rearm=1; %s. %s; } >/dev/null 2>&1\n",
-			d.regular, Quote(sc.Rearm.TagFile), d.special, Quote(sc.Rearm.TagFile), d.special, Quote(sc.Rearm.Integration))
+		fmt.Fprintf(&b, "{ __tmuxmcp_tag=; IFS= %[1]sread -r __tmuxmcp_tag < %[2]s; %[1]strue >| %[2]s; __tmuxmcp_rearm=1; %[3]s. %[4]s; } >/dev/null 2>&1\n",
+			d.regular, Quote(sc.Rearm.TagFile), d.special, Quote(sc.Rearm.Integration))
 	}
 	fmt.Fprintf(&b, "%sprintf '\\033]133;C;tmuxmcp=%%s\\007' \"$__tmuxmcp_job_k\"\n", d.regular)
 	if sc.TrapExit {
