@@ -10,6 +10,7 @@ import (
 	"github.com/tmuxmcp/tmuxmcp/approval"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
 	"github.com/tmuxmcp/tmuxmcp/runner"
+	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 )
 
@@ -341,6 +342,13 @@ func (l *launch) resetLine(ctx context.Context) error {
 	unsure := l.h.line(l.pane).Unsure
 	what := fmt.Sprintf("after the keys sent to it (%q)", unsure)
 	if unsure == "" {
+		// fish reads a lone Escape as Escape once fish_escape_delay_ms has
+		// passed, so a person's keys leave nothing pending there (and its
+		// reset costs a second); bash's readline and zle wait for the next
+		// key.
+		if l.sh.Kind == shell.Fish {
+			return nil
+		}
 		if unsure = l.h.personKeys(ctx, l.pane, l.sh.Stream); unsure == "" {
 			return nil
 		}
