@@ -282,8 +282,10 @@ func (f *Fleet) ExecBatch(ctx context.Context, cmds ...[]string) ([][]string, er
 
 // ExecPane runs a command on the connection that delivers pane's output, and
 // runs mark on its reader goroutine when the reply ends (see Conn.ExecMark).
-// Output and reply arrive on one pipe in order, so mark sees every byte of
-// the pane that tmux had processed before the command.
+// mark sees every byte of the pane that tmux had processed before the
+// command: through %output the bytes come before the reply on the same
+// pipe; a raw pane's pipe is drained after a second round trip
+// (ExecBatchPane).
 func (f *Fleet) ExecPane(ctx context.Context, pane int, mark func(), args ...string) ([]string, error) {
 	out, err := f.ExecBatchPane(ctx, pane, mark, args)
 	if len(out) == 0 {

@@ -322,3 +322,14 @@ func TestTheNextFleetPipesAPaneTheLastOneLeft(t *testing.T) {
 	}
 	ev.waitOutput(t, id, "again 42", 0)
 }
+
+// TestThePanesOfAServerTmuxmcpStartsDoNotSeeItsRelayNote: RelayMain's
+// note in this process's environment is not handed to tmux, so no shell
+// of a pane sees it.
+func TestThePanesOfAServerTmuxmcpStartsDoNotSeeItsRelayNote(t *testing.T) {
+	for _, kv := range cleanEnv([]string{"A=1", relayReadyEnv + "=42", "TMUX=/tmp/x,1,0"}) {
+		if kv != "A=1" {
+			t.Errorf("cleanEnv kept %q", kv)
+		}
+	}
+}

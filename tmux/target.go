@@ -257,7 +257,9 @@ func cleanEnv(base []string) []string {
 	}
 	out := env[:0:0]
 	for _, kv := range env {
-		if strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") {
+		// TMUX and TMUX_PANE name another server; relayReadyEnv is this
+		// process's own note (RelayMain), not for the shells of its panes.
+		if strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") || strings.HasPrefix(kv, relayReadyEnv+"=") {
 			continue
 		}
 		out = append(out, kv)
