@@ -34,7 +34,7 @@ func (s *Server) listPanesTool() Tool {
 		"inCopyMode":     boolean("The pane is in copy mode; input tools refuse it."),
 		"cursor":         nullable(cursorSchema("The pane's current stream position (wait_for_text from it), or null if it is not being recorded.")),
 		"sandbox":        sandboxSchema(),
-		"ingest":         {Type: "string", Enum: []any{"pipe", "control"}, Description: "How output is read: pipe (raw) or control (%output: piped by another program, or remote)."},
+		"ingest":         {Type: "string", Enum: []any{"pipe", "control"}, Description: "How output is read: pipe (raw) or control (%output: piped by another program, remote, --ingest control, or for a moment while tmuxmcp starts reading a new pane)."},
 	})
 	out := outputObject(map[string]*jsonschema.Schema{
 		"panes":      {Type: "array", Items: pane, Description: "Every pane, in session, window and pane order (host by host, local first)."},
