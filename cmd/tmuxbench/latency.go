@@ -188,15 +188,11 @@ func (w *world) measurePolling(ctx context.Context, pane, tag string, n int, eve
 
 // sectionLatency is section 1: wait latency against the floor and polling.
 func sectionLatency(ctx context.Context, cfg config, rep *report) error {
-	w, err := newWorld(ctx, cfg)
+	w, pane, err := newShellWorld(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer w.close()
-	pane, err := w.shellPane(ctx)
-	if err != nil {
-		return err
-	}
 	ctl, err := w.measureFloor(ctx, pane, cfg.n, cfg.every)
 	if err != nil {
 		return fmt.Errorf("floor: %w", err)
@@ -207,7 +203,7 @@ func sectionLatency(ctx context.Context, cfg config, rep *report) error {
 	}
 	// The floor is the faster bare reader; the other is shown against it.
 	floor, other := ctl, pipe
-	if fasterFloor(ctl, pipe).name == pipe.name {
+	if pipe.p(0.5) < ctl.p(0.5) {
 		floor, other = pipe, ctl
 	}
 	floor.name += " (floor)"
@@ -424,12 +420,4 @@ func (w *world) measurePipeFloor(ctx context.Context, pane string, n int, every 
 		}
 	}
 	return s, nil
-}
-
-// fasterFloor is the faster (by p50) of the two bare readers.
-func fasterFloor(a, b sample) sample {
-	if len(b.d) > 0 && b.p(0.5) < a.p(0.5) {
-		return b
-	}
-	return a
 }

@@ -60,15 +60,11 @@ func sectionPeers(ctx context.Context, cfg config, rep *report) error {
 // the peer in rotating blocks on one pane, all three clients attached
 // throughout) and run round trips (alternate calls) on one server.
 func (pr *peerResult) latencyAndRun(ctx context.Context, cfg config) error {
-	w, err := newWorld(ctx, cfg)
+	w, pane, err := newShellWorld(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer w.close()
-	pane, err := w.shellPane(ctx)
-	if err != nil {
-		return err
-	}
 	c, err := w.startMCP(ctx, nil)
 	if err != nil {
 		return err

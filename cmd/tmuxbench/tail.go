@@ -113,15 +113,11 @@ const tailBlocks = 4
 // bench, tmuxmcp's wait_for_text and the bare reader floor in alternating
 // blocks on the same pane, both clients attached throughout.
 func sectionTail(ctx context.Context, cfg config, rep *report) error {
-	w, err := newWorld(ctx, cfg)
+	w, pane, err := newShellWorld(ctx, cfg)
 	if err != nil {
 		return err
 	}
 	defer w.close()
-	pane, err := w.shellPane(ctx)
-	if err != nil {
-		return err
-	}
 	tracePath := filepath.Join(w.tmp, "latency.trace")
 	c, err := w.startMCP(ctx, []string{"TMUXMCP_LATENCY_TRACE=" + tracePath})
 	if err != nil {

@@ -65,6 +65,21 @@ func (w *world) close() {
 
 const shell = "env -i PATH=/usr/bin:/bin TERM=screen PS1='$ ' bash --norc --noprofile"
 
+// newShellWorld is newWorld with a window running a bare bash, whose
+// pane id it returns too.
+func newShellWorld(ctx context.Context, cfg config) (*world, string, error) {
+	w, err := newWorld(ctx, cfg)
+	if err != nil {
+		return nil, "", err
+	}
+	pane, err := w.shellPane(ctx)
+	if err != nil {
+		w.close()
+		return nil, "", err
+	}
+	return w, pane, nil
+}
+
 // shellPane opens a window running a bare bash and returns its pane id.
 func (w *world) shellPane(ctx context.Context) (string, error) {
 	return w.target.Run(ctx, "new-window", "-d", "-P", "-F", "#{pane_id}", "-t", "=bench:", shell)
