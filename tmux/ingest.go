@@ -319,10 +319,23 @@ func (f *Fleet) openRelays(opts Options) {
 	if len(opts.Relay) == 0 || f.target.Via != nil {
 		return
 	}
-	l, err := listenRelay(f.log)
+	l, err := listenRelay(f.log, f.serverPID)
 	if err != nil {
 		f.log.Warn("panes read through control mode", "err", err)
 		return
 	}
 	f.relays, f.relay = l, opts.Relay
+}
+
+// serverPID is the tmux server's process id, asked now (0 when it cannot
+// be): relays must be its children.
+func (f *Fleet) serverPID() int {
+	ctx, cancel := context.WithTimeout(f.ctx, 5*time.Second)
+	defer cancel()
+	out, err := f.Exec(ctx, "display-message", "-p", "#{pid}")
+	if err != nil || len(out) != 1 {
+		return 0
+	}
+	pid, _ := strconv.Atoi(strings.TrimSpace(out[0]))
+	return pid
 }

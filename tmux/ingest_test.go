@@ -165,7 +165,7 @@ func TestAMarkSeesEveryByteThePanePrintedBeforeIt(t *testing.T) {
 
 func TestARelayWithAnUnknownTokenIsRefused(t *testing.T) {
 	t.Parallel()
-	l, err := listenRelay(discardLog)
+	l, err := listenRelay(discardLog, func() int { return 0 })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -331,5 +331,40 @@ func TestThePanesOfAServerTmuxmcpStartsDoNotSeeItsRelayNote(t *testing.T) {
 		if kv != "A=1" {
 			t.Errorf("cleanEnv kept %q", kv)
 		}
+	}
+}
+
+// TestOnlyAChildOfTheTmuxServerCanHandOverAPanesOutput: the right token
+// is not enough (a process of the same user can read it from a relay's
+// environment): the sender must be the tmux server's child.
+func TestOnlyAChildOfTheTmuxServerCanHandOverAPanesOutput(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name   string
+		server int
+		taken  bool
+	}{
+		{"the sender's parent is the server", os.Getppid(), true},
+		{"the sender's parent is another process", 1, false},
+	} {
+		l, err := listenRelay(discardLog, func() int { return c.server })
+		if err != nil {
+			t.Fatal(err)
+		}
+		token, ch := l.expect()
+		go func() { _ = handOver(l.addr, token) }() // from this test process
+		select {
+		case f := <-ch:
+			f.Close()
+			if !c.taken {
+				t.Errorf("%s: the hand-over was taken", c.name)
+			}
+		case <-time.After(2 * time.Second):
+			if c.taken {
+				t.Errorf("%s: the hand-over was refused", c.name)
+			}
+		}
+		l.forget(token)
+		l.close()
 	}
 }

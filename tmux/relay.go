@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"time"
 )
 
 // The relay: how a pane's raw output reaches tmuxmcp without control mode's
@@ -77,6 +78,9 @@ func handOver(addr, token string) error {
 	if _, _, err := c.WriteMsgUnix([]byte(token), syscall.UnixRights(0), nil); err != nil {
 		return fmt.Errorf("hand over the pane's output: %w", err)
 	}
+	// Alive until the listener has checked who sent it (its parent).
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	_, _ = c.Read(make([]byte, 1))
 	return nil
 }
 
@@ -111,19 +115,23 @@ type relayListener struct {
 	ln   *net.UnixListener
 	addr string
 	log  *slog.Logger
+	// server is the tmux server's process id (0: unknown): a relay is
+	// tmux's pipe-pane child, any other process is refused, whatever token
+	// it read from a relay's environment.
+	server func() int
 
 	mu      sync.Mutex
 	waiting map[string]chan *os.File // by token
 	done    chan struct{}
 }
 
-func listenRelay(log *slog.Logger) (*relayListener, error) {
+func listenRelay(log *slog.Logger, server func() int) (*relayListener, error) {
 	addr := "@tmuxmcp-relay-" + newToken()
 	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: addr, Net: "unix"})
 	if err != nil {
 		return nil, fmt.Errorf("listen for pane-output relays: %w", err)
 	}
-	l := &relayListener{ln: ln, addr: addr, log: log, waiting: map[string]chan *os.File{}, done: make(chan struct{})}
+	l := &relayListener{ln: ln, addr: addr, log: log, server: server, waiting: map[string]chan *os.File{}, done: make(chan struct{})}
 	go l.serve()
 	return l, nil
 }
@@ -155,26 +163,41 @@ func (l *relayListener) forget(token string) {
 
 func (l *relayListener) serve() {
 	defer close(l.done)
+	var wg sync.WaitGroup
+	defer wg.Wait()
 	for {
 		c, err := l.ln.AcceptUnix()
 		if err != nil {
 			return // closed
 		}
-		token, f, err := receive(c)
-		if err != nil {
-			l.log.Warn("pane-output relay refused", "err", err)
-			continue
-		}
-		l.mu.Lock()
-		ch := l.waiting[token]
-		delete(l.waiting, token)
-		l.mu.Unlock()
-		if ch == nil {
-			_ = f.Close() // late or unknown: its pipe closes
-			continue
-		}
-		ch <- f
+		wg.Add(1)
+		go func() { // one silent connection holds up no other
+			defer wg.Done()
+			l.take(c)
+		}()
 	}
+}
+
+// take reads one hand-over from c and gives its descriptor to whoever
+// waits for its token.
+func (l *relayListener) take(c *net.UnixConn) {
+	defer c.Close()
+	_ = c.SetDeadline(time.Now().Add(relayWait))
+	token, f, err := receive(c, l.server())
+	if err != nil {
+		l.log.Warn("pane-output relay refused", "err", err)
+		return
+	}
+	_, _ = c.Write([]byte{1}) // the relay may exit
+	l.mu.Lock()
+	ch := l.waiting[token]
+	delete(l.waiting, token)
+	l.mu.Unlock()
+	if ch == nil {
+		_ = f.Close() // late or unknown: its pipe closes
+		return
+	}
+	ch <- f
 }
 
 func (l *relayListener) close() {
@@ -195,8 +218,7 @@ func (l *relayListener) close() {
 var errRelayUser = errors.New("relay of another user")
 
 // receive reads one hand-over from c: its token and descriptor.
-func receive(c *net.UnixConn) (string, *os.File, error) {
-	defer c.Close()
+func receive(c *net.UnixConn, server int) (string, *os.File, error) {
 	raw, err := c.SyscallConn()
 	if err != nil {
 		return "", nil, err
@@ -211,6 +233,9 @@ func receive(c *net.UnixConn) (string, *os.File, error) {
 	}
 	if int(cred.Uid) != os.Getuid() {
 		return "", nil, errRelayUser
+	}
+	if server <= 0 || parentOf(int(cred.Pid)) != server {
+		return "", nil, fmt.Errorf("relay pid %d is not a child of the tmux server (pid %d)", cred.Pid, server)
 	}
 	buf := make([]byte, 64)
 	oob := make([]byte, syscall.CmsgSpace(4))
@@ -230,4 +255,23 @@ func receive(c *net.UnixConn) (string, *os.File, error) {
 		return "", nil, fmt.Errorf("relay sent %d descriptors: %v", len(fds), err)
 	}
 	return string(buf[:n]), os.NewFile(uintptr(fds[0]), "pane-output"), nil
+}
+
+// parentOf is pid's parent process id, from /proc (0 when unknown).
+func parentOf(pid int) int {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	// pid (comm) state ppid ...: comm may hold spaces and parentheses.
+	i := strings.LastIndexByte(string(b), ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 2 {
+		return 0
+	}
+	ppid, _ := strconv.Atoi(f[1])
+	return ppid
 }
