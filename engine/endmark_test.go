@@ -53,6 +53,9 @@ func openHostIn(t *testing.T, cfg Config, home string) *Host {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	cfg.Session, cfg.Target, cfg.StateDir = "agent", target, t.TempDir()
+	if cfg.Log == nil {
+		cfg.Log = tmuxtest.Log(t)
+	}
 	h, err := OpenHost(ctx, cfg)
 	if err != nil {
 		t.Fatalf("open: %v", err)

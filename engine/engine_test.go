@@ -26,6 +26,9 @@ func openHost(t *testing.T, cfg Config) *Host {
 	if cfg.StateDir == "" {
 		cfg.StateDir = t.TempDir()
 	}
+	if cfg.Log == nil {
+		cfg.Log = tmuxtest.Log(t)
+	}
 	h, err := OpenHost(ctx, cfg)
 	if err != nil {
 		t.Fatalf("open: %v", err)

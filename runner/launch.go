@@ -345,6 +345,7 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 		return nil, err
 	}
 	s.Submitted(time.Now())
+	r.log.Debug("job typed", "job", j.ID, "pane", id, "mode", mode, "at", in.At, "end", s.End())
 	return &Started{Job: j, Stream: s, From: in.At, PID: sh.PID, TTY: sh.TTY, spool: sp, untap: untap}, nil
 }
 

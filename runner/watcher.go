@@ -3,6 +3,7 @@ package runner
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"time"
 
@@ -257,6 +258,7 @@ func (w *watcher) mark(m shell.Mark, data []byte, base int64) bool {
 	// interrupt cut short.
 	ours := m.Tag != "" && (m.Tag == w.jobTag() || j.Mode == jobs.Integrated && m.Tag == j.ShellTag)
 	shells := j.ShellTag != "" && m.Tag == j.ShellTag
+	w.r.log.Debug("job mark", "job", w.run.ID, "kind", string(m.Kind), "status", m.Status, "at", m.Start, "ours", ours, "shells", shells, "started", w.started, "ended", w.end != nil)
 	if shells && !w.shellMarks.Feed(m) {
 		return false // a line editor the command uses, not a prompt
 	}
@@ -858,6 +860,7 @@ func (w *watcher) reached(at int64, code *int) bool {
 // finish writes the job's final record, and lets its pane go.
 func (w *watcher) finish(status jobs.Status, code *int, signal string, endAt int64, ready bool, readyWait time.Duration) {
 	r, out := w.r, w.out
+	r.log.Debug("job finish", "job", w.run.ID, "status", status, "code", fmtCode(code), "endAt", endAt, "ready", ready, "fast", w.fast, "started", w.started, "pos", w.pos, "from", w.j.StartOffset)
 	conflict := ""
 	if len(w.conflict) > 0 {
 		// Two end marks with different statuses: one was forged.
@@ -996,4 +999,12 @@ func (w *watcher) promptWaited() bool {
 	}
 	w.promptT.Reset(PromptWait)
 	return false
+}
+
+// fmtCode is an exit status for the log: the number, or "none".
+func fmtCode(code *int) string {
+	if code == nil {
+		return "none"
+	}
+	return strconv.Itoa(*code)
 }

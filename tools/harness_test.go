@@ -3,8 +3,6 @@ package tools
 import (
 	"context"
 	"fmt"
-	"io"
-	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -88,7 +86,7 @@ func newEnv(t *testing.T, o envOptions) *env {
 	if o.machine != nil {
 		machine = o.machine(stateDir)
 	}
-	h, err := engine.OpenHost(ctx, engine.Config{Target: target, Retain: o.retain, Log: slog.New(slog.NewTextHandler(io.Discard, nil)), Session: "agent", WaitMax: o.waitMax, StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review, ApprovalVia: o.via, Approver: o.approver, RestartServer: restartFunc(t, o.restart, target), Host: o.host, Machine: machine, Sandbox: o.sandbox, Ingest: o.ingest})
+	h, err := engine.OpenHost(ctx, engine.Config{Target: target, Retain: o.retain, Log: tmuxtest.Log(t), Session: "agent", WaitMax: o.waitMax, StateDir: stateDir, Policy: o.policy, Audit: o.audit, ReviewTimeout: o.review, ApprovalVia: o.via, Approver: o.approver, RestartServer: restartFunc(t, o.restart, target), Host: o.host, Machine: machine, Sandbox: o.sandbox, Ingest: o.ingest})
 	if err != nil {
 		t.Fatalf("start: %v", err)
 	}
