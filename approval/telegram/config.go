@@ -45,12 +45,13 @@ type Config struct {
 	Client *http.Client
 }
 
-// LoadToken reads the bot token: from tokenFile when given, else from the
+// LoadToken reads the bot token: from tokenFile (the value of the flag
+// named flagName) when given, else from the
 // file $TMUXMCP_TELEGRAM_TOKEN_FILE names, else $TMUXMCP_TELEGRAM_TOKEN.
 // A token file must be the user's own and private (mode 0600). No error
 // holds the token.
-func LoadToken(tokenFile string) (string, error) {
-	where := "--telegram-token-file " + tokenFile
+func LoadToken(tokenFile, flagName string) (string, error) {
+	where := flagName + " " + tokenFile
 	if tokenFile == "" {
 		tokenFile, where = os.Getenv(EnvTokenFile), "$"+EnvTokenFile+" "+os.Getenv(EnvTokenFile)
 	}
@@ -70,7 +71,7 @@ func LoadToken(tokenFile string) (string, error) {
 	if t := strings.TrimSpace(os.Getenv(EnvToken)); t != "" {
 		return checkToken(t, "$"+EnvToken)
 	}
-	return "", fmt.Errorf("no Telegram bot token: put it in a file only you can read (chmod 600) and name it with --telegram-token-file or $%s, or set $%s (the token comes from @BotFather; it is never a flag)", EnvTokenFile, EnvToken)
+	return "", fmt.Errorf("no Telegram bot token: put it in a file only you can read (chmod 600) and name it with %s or $%s, or set $%s (the token comes from @BotFather; it is never a flag)", flagName, EnvTokenFile, EnvToken)
 }
 
 // checkToken checks t looks like a bot token, "ID:SECRET", without

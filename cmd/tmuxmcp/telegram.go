@@ -9,7 +9,6 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"time"
 
@@ -57,7 +56,7 @@ func (t *telegramFlags) define(fs *flag.FlagSet) {
 // the API address) and makes this binary's approve-telegram subcommand
 // the approver program. The token is not kept: the subcommand reads it.
 func (c *config) useTelegram() error {
-	if _, err := telegram.LoadToken(c.telegram.tokenFile); err != nil {
+	if _, err := telegram.LoadToken(c.telegram.tokenFile, "--telegram-token-file"); err != nil {
 		return fmt.Errorf("--approval-via telegram: %w", err)
 	}
 	list, what := c.telegram.chats, "--telegram-chats"
@@ -74,7 +73,7 @@ func (c *config) useTelegram() error {
 	if c.review < 4*telegramGrace {
 		timeout = c.review * 3 / 4
 	}
-	c.approver = selfProgram()
+	c.approver = executable() // its name is in decidedBy: exec:tmuxmcp
 	c.approverArgs = []string{approveTelegramCmd, "--chats", list, "--timeout", timeout.String()}
 	if c.telegram.tokenFile != "" {
 		abs, _ := filepath.Abs(c.telegram.tokenFile)
@@ -85,16 +84,6 @@ func (c *config) useTelegram() error {
 		c.approverArgs = append(c.approverArgs, "--state-dir", abs)
 	}
 	return nil
-}
-
-// selfProgram is the running binary, even after a rebuild replaced its
-// file.
-func selfProgram() string {
-	self := "/proc/" + strconv.Itoa(os.Getpid()) + "/exe"
-	if _, err := os.Stat(self); err == nil {
-		return self
-	}
-	return executable()
 }
 
 // approveTelegram is the approve-telegram subcommand: it reads one
@@ -155,7 +144,7 @@ func telegramConfig(chats, tokenFile, stateDir string, timeout time.Duration) (t
 	if err != nil {
 		return telegram.Config{}, err
 	}
-	token, err := telegram.LoadToken(tokenFile)
+	token, err := telegram.LoadToken(tokenFile, "--token-file")
 	if err != nil {
 		return telegram.Config{}, err
 	}
