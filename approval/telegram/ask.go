@@ -67,10 +67,12 @@ func Ask(ctx context.Context, cfg Config, req approval.Request) (Outcome, error)
 	if approvable {
 		buttons = append([]button{{Text: "Approve", CallbackData: approvePrefix + nonce}}, buttons...)
 	}
+	wctx, cancel := context.WithTimeout(ctx, cfg.Timeout) // the sends count too
+	defer cancel()
 	var msgs []sent
 	var sendErr error
 	for _, c := range cfg.Chats {
-		id, err := b.send(ctx, c, text, buttons)
+		id, err := b.send(wctx, c, text, buttons)
 		if err != nil {
 			sendErr = errors.Join(sendErr, fmt.Errorf("chat %d: %w", c, err))
 			continue
@@ -80,8 +82,6 @@ func Ask(ctx context.Context, cfg Config, req approval.Request) (Outcome, error)
 	if len(msgs) == 0 {
 		return Outcome{}, sendErr
 	}
-	wctx, cancel := context.WithTimeout(ctx, cfg.Timeout)
-	defer cancel()
 	w := &waiter{bot: b, dir: cfg.Dir, nonce: nonce, chats: cfg.Chats, box: box}
 	press, err := w.wait(wctx)
 	out, err := verdict(ctx, press, err, approvable, cfg.Chats)
