@@ -45,6 +45,12 @@ type Request struct {
 // happened; ctx ending first is DeniedTimeout. The program and everything
 // it started are killed once the answer is in or ctx ends.
 func AskProgram(ctx context.Context, program string, req Request) (Decision, error) {
+	return AskCommand(ctx, program, nil, req)
+}
+
+// AskCommand is AskProgram with arguments for the program (such as
+// tmuxmcp's own approve-telegram subcommand).
+func AskCommand(ctx context.Context, program string, args []string, req Request) (Decision, error) {
 	in, err := json.Marshal(req)
 	if err != nil {
 		return DeniedError, fmt.Errorf("encode request: %w", err)
@@ -52,7 +58,7 @@ func AskProgram(ctx context.Context, program string, req Request) (Decision, err
 	parent := ctx
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	cmd := exec.CommandContext(ctx, program)
+	cmd := exec.CommandContext(ctx, program, args...)
 	cmd.Stdin = bytes.NewReader(append(in, '\n'))
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }

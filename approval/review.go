@@ -113,6 +113,8 @@ type Asker struct {
 	Timeout time.Duration
 	// Approver is the program of --approval-via exec:, or "".
 	Approver string
+	// ApproverArgs are the arguments Approver is started with.
+	ApproverArgs []string
 	// Popup shows, on client, a popup that runs the shell command line
 	// cmd, and returns when it closes.
 	Popup func(ctx context.Context, client, cmd string) error
@@ -258,7 +260,7 @@ func (rv *review) askProgram(actx context.Context) {
 		defer rv.wg.Done()
 		pctx, cancel := context.WithTimeout(actx, a.Timeout)
 		defer cancel()
-		d, err := AskProgram(pctx, a.Approver, rv.req)
+		d, err := AskCommand(pctx, a.Approver, a.ApproverArgs, rv.req)
 		if err != nil && a.Log != nil {
 			a.Log.Warn("approver program", "program", a.Approver, "decision", d, "err", err)
 		}

@@ -64,6 +64,9 @@ type Config struct {
 	// Approver is the program a person away from the terminal answers
 	// through (--approval-via exec:PROGRAM): it races the tmux popups.
 	Approver string
+	// ApproverArgs are the arguments Approver is started with (the
+	// subcommand of --approval-via telegram).
+	ApproverArgs []string
 	// Shell is the installed shell integration; nil installs it under
 	// StateDir/shell.
 	Shell *shell.Integration

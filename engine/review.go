@@ -45,11 +45,12 @@ func (h *Host) asker(ctx context.Context) *approval.Asker {
 		title = " tmuxmcp asks: run this command on host " + h.opts.Host + "? "
 	}
 	return &approval.Asker{
-		Dir:      h.approvalDir(ctx),
-		Files:    h.run.Machine(),
-		Timeout:  h.opts.ReviewTimeout,
-		Approver: h.opts.Approver,
-		Log:      h.log,
+		Dir:          h.approvalDir(ctx),
+		Files:        h.run.Machine(),
+		Timeout:      h.opts.ReviewTimeout,
+		Approver:     h.opts.Approver,
+		ApproverArgs: h.opts.ApproverArgs,
+		Log:          h.log,
 		Popup: func(ctx context.Context, client, cmd string) error {
 			return target.Popup(ctx, client, title, cmd)
 		},

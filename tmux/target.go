@@ -258,8 +258,9 @@ func cleanEnv(base []string) []string {
 	out := env[:0:0]
 	for _, kv := range env {
 		// TMUX and TMUX_PANE name another server; relayReadyEnv is this
-		// process's own note (RelayMain), not for the shells of its panes.
-		if strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") || strings.HasPrefix(kv, relayReadyEnv+"=") {
+		// process's own note (RelayMain), not for the shells of its panes;
+		// the Telegram approver's bot token is not the agent's.
+		if strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") || strings.HasPrefix(kv, relayReadyEnv+"=") || strings.HasPrefix(kv, "TMUXMCP_TELEGRAM_TOKEN=") {
 			continue
 		}
 		out = append(out, kv)

@@ -69,6 +69,9 @@ func doctor(ctx context.Context, c *config, out io.Writer) error {
 	report(good, "shell", detail)
 	good, detail = checkSandbox(ctx, c)
 	report(good, "sandbox", detail)
+	if detail := telegramNote(c); detail != "" {
+		report(true, "approver", detail)
+	}
 	for _, spec := range c.hosts.specs {
 		checkHost(ctx, c, spec, stateDir, report)
 	}

@@ -77,43 +77,45 @@ func main() {
 }
 
 type config struct {
-	target      tmux.Target
-	session     string
-	retain      int
-	retainAll   int
-	waitMax     time.Duration
-	stateDir    string
-	approval    string
-	def         policy.Action // --approval, parsed
-	policy      string
-	audit       string
-	review      time.Duration
-	via         string
-	viaList     []string // --approval-via, split
-	approver    string   // the exec: program of --approval-via
-	httpAddr    string
-	remote      bool
-	keepPagers  bool
-	tokenFile   string
-	tlsCert     string          // --tls-cert
-	tlsKey      string          // --tls-key
-	origins     httpmcp.Origins // --allow-origin
-	maxSess     int             // --max-sessions
-	noAuth      bool
-	embedded    bool // the private default server, which tmuxmcp restarts itself
-	idle        time.Duration
-	logLevel    slog.Level
-	shellWait   time.Duration  // doctor: how long the shell may take to start
-	hosts       hostFlags      // --host, and the --config file's hosts
-	sshConfig   string         // --ssh-config
-	configFile  string         // --config
-	sandboxMode string         // --sandbox
-	workspaces  workspaceFlags // --workspace
-	sandboxNet  bool           // --sandbox-network
-	sandbox     sandbox.Config // the three, checked
-	shell       string         // --shell, its absolute path once checked
-	ingest      string         // --ingest: pipe or control
-	toolsSpec   string         // --tools: tool and set names
+	target       tmux.Target
+	session      string
+	retain       int
+	retainAll    int
+	waitMax      time.Duration
+	stateDir     string
+	approval     string
+	def          policy.Action // --approval, parsed
+	policy       string
+	audit        string
+	review       time.Duration
+	via          string
+	viaList      []string // --approval-via, split
+	approver     string   // the exec: program of --approval-via
+	approverArgs []string // its arguments (--approval-via telegram)
+	telegram     telegramFlags
+	httpAddr     string
+	remote       bool
+	keepPagers   bool
+	tokenFile    string
+	tlsCert      string          // --tls-cert
+	tlsKey       string          // --tls-key
+	origins      httpmcp.Origins // --allow-origin
+	maxSess      int             // --max-sessions
+	noAuth       bool
+	embedded     bool // the private default server, which tmuxmcp restarts itself
+	idle         time.Duration
+	logLevel     slog.Level
+	shellWait    time.Duration  // doctor: how long the shell may take to start
+	hosts        hostFlags      // --host, and the --config file's hosts
+	sshConfig    string         // --ssh-config
+	configFile   string         // --config
+	sandboxMode  string         // --sandbox
+	workspaces   workspaceFlags // --workspace
+	sandboxNet   bool           // --sandbox-network
+	sandbox      sandbox.Config // the three, checked
+	shell        string         // --shell, its absolute path once checked
+	ingest       string         // --ingest: pipe or control
+	toolsSpec    string         // --tools: tool and set names
 }
 
 // usageError is a command line tmuxmcp cannot take: it exits 2, with a
@@ -186,7 +188,8 @@ func (c *config) defineFlags(fs *flag.FlagSet) (debugLog, showVersion *bool) {
 	fs.StringVar(&c.tokenFile, "token-file", "", "file holding the HTTP bearer token (default: $TMUXMCP_TOKEN, else a generated token saved under --state-dir); tmuxmcp refuses to start if the file is not yours or group or others may read it (fix: chmod 600)")
 	fs.BoolVar(&c.noAuth, "no-auth", false, "serve --http without a bearer token (loopback addresses only; for clients that cannot send one, such as the MCP conformance suite)")
 	fs.DurationVar(&c.idle, "session-timeout", 30*time.Minute, "close HTTP sessions that sent no request this long (0: never); a session that only listens for resource updates counts as idle")
-	fs.StringVar(&c.via, "approval-via", "tmux,elicitation", "how to ask a person, in order: tmux (a popup on attached clients), elicitation (the MCP client asks its user), exec:PROGRAM (a program of yours gets the request as JSON on stdin and prints approve or deny; it races the popups)")
+	fs.StringVar(&c.via, "approval-via", "tmux,elicitation", "how to ask a person, in order: tmux (a popup on attached clients), elicitation (the MCP client asks its user), exec:PROGRAM (a program of yours gets the request as JSON on stdin and prints approve or deny; it races the popups), telegram (Approve/Deny buttons in the --telegram-chats of your bot: tmuxmcp approve-telegram as the exec: program)")
+	c.telegram.define(fs)
 	fs.StringVar(&c.audit, "audit", "", "append a JSON line per approval decision and per command completion to this file (secrets redacted)")
 	fs.Var(&c.hosts, "host", "drive tmux on another machine too: `NAME=ssh://[user@]host[:port]` (repeatable; tools take host: NAME). tmuxmcp keeps one OpenSSH connection per host (your ~/.ssh/config, keys, agent and known_hosts; BatchMode, so set up key login first) and starts a private tmux server there (tmux -L tmuxmcp; ?socket=NAME picks another)")
 	fs.StringVar(&c.sshConfig, "ssh-config", "", "ssh client config file passed as ssh -F to every ssh tmuxmcp runs (default: ssh's own, ~/.ssh/config)")
@@ -228,19 +231,30 @@ func (c *config) validate() error {
 		switch prog, isExec := strings.CutPrefix(v, "exec:"); {
 		case v == "tmux" || v == "elicitation":
 			c.viaList = append(c.viaList, v)
+		case v == "telegram":
+			if c.approver != "" {
+				return fmt.Errorf("--approval-via %q: one exec: program or telegram at most", c.via)
+			}
+			if err := c.useTelegram(); err != nil {
+				return err
+			}
+			c.viaList = append(c.viaList, "exec")
 		case isExec && prog != "":
 			path, err := exec.LookPath(prog)
 			if err != nil {
 				return fmt.Errorf("--approval-via exec:%s: %w (give the path of an executable program that reads the request as JSON on stdin and prints approve or deny)", prog, err)
 			}
 			if c.approver != "" {
-				return fmt.Errorf("--approval-via %q: one exec: program at most", c.via)
+				return fmt.Errorf("--approval-via %q: one exec: program or telegram at most", c.via)
 			}
 			c.approver, _ = filepath.Abs(path)
 			c.viaList = append(c.viaList, "exec")
 		default:
-			return fmt.Errorf("--approval-via %q: use tmux, elicitation and exec:PROGRAM, comma-separated (e.g. tmux,exec:/usr/local/bin/ask-phone)", c.via)
+			return fmt.Errorf("--approval-via %q: use tmux, elicitation, telegram and exec:PROGRAM, comma-separated (e.g. tmux,exec:/usr/local/bin/ask-phone or tmux,telegram)", c.via)
 		}
+	}
+	if (c.telegram.chats != "" || c.telegram.tokenFile != "") && (len(c.approverArgs) == 0 || c.approverArgs[0] != approveTelegramCmd) {
+		return fmt.Errorf("--telegram-chats and --telegram-token-file take effect with --approval-via telegram (e.g. --approval-via tmux,telegram); --approval-via is %q", c.via)
 	}
 	if c.shellWait < time.Second || c.shellWait > 90*time.Second {
 		return fmt.Errorf("--shell-wait %v: must be 1s..90s", c.shellWait)
@@ -302,6 +316,7 @@ func (c *config) validateShell() error {
 const usageText = `usage: tmuxmcp [flags]          serve MCP over stdio (what MCP client configs launch)
        tmuxmcp --http ADDR     serve Streamable HTTP at http://ADDR/mcp instead
        tmuxmcp doctor [flags]  check tmux, your shell with the integration, the state directory
+       tmuxmcp approve-telegram  ask on Telegram (an --approval-via exec: program; see approve-telegram -h)
        tmuxmcp version         print the version, VCS revision and build date
        tmuxmcp help            print this
 
@@ -320,6 +335,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 		switch args[0] {
 		case "doctor", "version", "help":
 			cmd, args = args[0], args[1:]
+		case approveTelegramCmd:
+			return approveTelegram(ctx, args[1:], stdin, stdout, stderr)
 		}
 	}
 	switch cmd {
@@ -503,7 +520,7 @@ func (c *config) firstPane(integ *shell.Integration, sb *engine.PaneSandbox) eng
 // the audit log; closeAudit closes it) and what the MCP adapter is built
 // with.
 func hostOptions(c *config, stateDir string, integ *shell.Integration, restart func(context.Context) error, trace *latencyTrace) (opts engine.Config, served tools.Options, closeAudit func(), err error) {
-	opts = engine.Config{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, StateDir: stateDir, ReviewTimeout: c.review, ApprovalVia: c.viaList, Approver: c.approver, Shell: integ, KeepPagers: c.keepPagers}
+	opts = engine.Config{RestartServer: restart, Session: c.session, WaitMax: c.waitMax, StateDir: stateDir, ReviewTimeout: c.review, ApprovalVia: c.viaList, Approver: c.approver, ApproverArgs: c.approverArgs, Shell: integ, KeepPagers: c.keepPagers}
 	served = tools.Options{Version: versionString(), CheckResults: os.Getenv("TMUXMCP_CHECK_RESULTS") != ""}
 	if c.toolsSpec != "all" {
 		names, err := tools.SelectTools(c.toolsSpec, tools.AllToolNames())

@@ -1,0 +1,13 @@
+package tmux
+
+import "testing"
+
+// TestThePanesOfAServerTmuxmcpStartsDoNotSeeTheTelegramBotToken: the
+// approver's token in tmuxmcp's environment is not handed to a tmux
+// server it starts, so no agent's shell can read it.
+func TestThePanesOfAServerTmuxmcpStartsDoNotSeeTheTelegramBotToken(t *testing.T) {
+	env := cleanEnv([]string{"A=1", "TMUXMCP_TELEGRAM_TOKEN=123:secret", "TMUXMCP_TELEGRAM_CHATS=42"})
+	if len(env) != 2 || env[0] != "A=1" || env[1] != "TMUXMCP_TELEGRAM_CHATS=42" {
+		t.Fatalf("cleanEnv gave %q", env)
+	}
+}
