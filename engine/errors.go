@@ -37,6 +37,8 @@ func (h *Host) runnerError(field string, pane int, err error) error {
 		}
 	case runner.InputOff:
 		next = "Someone must enable it with select-pane -e; or omit paneId to run in a fresh pane"
+	case runner.Person:
+		next = personNext
 	case runner.RunningJob:
 		next = fmt.Sprintf("await_command_result(%q) or cancel_command(%q) first, or omit paneId to run in a fresh pane", ref.Job.ID, ref.Job.ID)
 	case runner.Busy:
@@ -108,4 +110,13 @@ func names[T ~string](values []T) []string {
 		s[i] = string(v)
 	}
 	return s
+}
+
+// personNext is what an agent can do while a person has a pane.
+const personNext = "Wait until they give it back: ask_person with this paneId waits for that (and says what was printed meanwhile); wait_for_text and capture_pane work as usual. Or omit paneId to run in a fresh pane"
+
+// personSays is why pane is a person's, after its name: how says how they
+// got it (tmux.PersonTook, tmux.PersonAsked).
+func personSays(pane int, how string) string {
+	return strings.TrimPrefix(runner.PersonReason(paneName(pane), how), "pane "+paneName(pane)+" ")
 }

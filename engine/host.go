@@ -161,6 +161,7 @@ type Host struct {
 
 	mu       sync.Mutex
 	panes    map[int]tmux.PaneInfo // the latest listing
+	listed   chan struct{}         // closed (and made anew) by each listing
 	onPanes  []func([]PaneEntry)
 	selfPane int          // the pane tmuxmcp itself runs in on this server, or -1
 	gate     *Gate        // the policy, the one review, the audit log
@@ -202,7 +203,7 @@ func OpenHost(ctx context.Context, cfg Config) (*Host, error) {
 		hub.SetRetainTotal(opts.RetainTotal)
 	}
 	target := opts.Target
-	h := &Host{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, selfPane: -1,
+	h := &Host{hub: hub, opts: opts, log: log, panes: map[int]tmux.PaneInfo{}, listed: make(chan struct{}), selfPane: -1,
 		closing: make(chan struct{}), lines: input.NewLines(), waits: map[int]int{}, gate: newGate(opts, log)}
 	h.revive.since = time.Now()
 	if err := PrepareStateDir(opts.StateDir); err != nil {
@@ -248,12 +249,25 @@ func OpenHost(ctx context.Context, cfg Config) (*Host, error) {
 	h.mu.Unlock()
 	h.run.Track(listed) // the first listing came before the runner had the fleet
 	h.selfPane = h.findSelfPane(ctx)
+	h.bindHandOff(ctx)
 	if err := h.checkShell(ctx); err != nil {
 		log.Warn("no command can run in the panes tmuxmcp starts", "err", err)
 	}
 	h.resumePending()
 	h.run.Resume(ctx)
 	return h, nil
+}
+
+// bindHandOff binds the hand-off key (tmux.BindHandOff) on a server
+// tmuxmcp started itself; a user's own server keeps its bindings (doctor
+// prints the line for their tmux.conf).
+func (h *Host) bindHandOff(ctx context.Context) {
+	if h.opts.RestartServer == nil {
+		return
+	}
+	if err := h.fleet.BindHandOff(ctx); err != nil {
+		h.log.Warn("no hand-off key", "err", err)
+	}
 }
 
 // Close detaches from tmux and ends every stream with hub_closed.

@@ -54,6 +54,9 @@ func (h *Host) prepareInput(ctx context.Context, field, id, text string) (int, *
 	case p.InputOff:
 		s.Untype(in)
 		return 0, nil, in, errorf("%s %s has input disabled (select-pane -d), so nothing was sent; someone must enable it with select-pane -e", field, paneName(pane))
+	case p.Person != "":
+		s.Untype(in)
+		return 0, nil, in, errorf("%s %s %s. %s", field, paneName(pane), strings.Replace(personSays(pane, p.Person), "nothing is typed into it", "nothing was sent", 1), personNext)
 	}
 	return pane, s, in, nil
 }

@@ -43,6 +43,9 @@ type PaneSummary struct {
 	// pipe-pane) or control (%output: the pane is piped by someone else,
 	// is on another machine, or --ingest control).
 	Ingest string `json:"ingest"`
+	// Person says a person has the pane, and how: took (the hand-off key)
+	// or asked (ask_person); null while the agent may type into it.
+	Person *string `json:"person"`
 }
 
 // ListPanesResult lists a host's panes.
@@ -115,6 +118,9 @@ func (h *Host) ListPanes(ctx context.Context, c Caller, in *ListPanesRequest) (*
 			Height: p.Height, Active: p.Active, Dead: p.Dead, DeadStatus: p.DeadStatus, InCopyMode: p.InMode,
 			Attended: p.WindowActive && watched[p.SessionID+p.WindowID], Sandbox: h.paneSandboxMode(p.PID),
 			Ingest: h.fleet.Ingest(p.ID),
+		}
+		if p.Person != "" {
+			po.Person = &p.Person
 		}
 		if s, ok := h.hub.Live(p.ID); ok {
 			po.Cursor = cursorText(s, s.End())

@@ -44,6 +44,8 @@ func (e hubEvents) PanesListed(panes []tmux.PaneInfo, listedAt time.Time) {
 	}
 	e.h.mu.Lock()
 	e.h.panes = m
+	close(e.h.listed)
+	e.h.listed = make(chan struct{})
 	e.h.mu.Unlock()
 	e.h.hub.Sync(states, listedAt)
 	e.h.run.Track(panes)

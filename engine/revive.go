@@ -290,6 +290,9 @@ func (h *Host) startAgain() (started int, err error) {
 		if err != nil && h.fleet.Err() == nil {
 			err = nil // reached: only its first listing failed
 		}
+		if err == nil {
+			h.bindHandOff(ctx)
+		}
 	}
 	switch {
 	case err == nil:

@@ -123,7 +123,7 @@ func (r *Runner) gather(ctx context.Context, pane int, s *stream.PaneStream) (pa
 		return f, err
 	}
 	f.info, f.screen = p, screen
-	if p.Dead || p.InMode || p.Alternate || p.InputOff {
+	if p.Dead || p.InMode || p.Alternate || p.InputOff || p.Person != "" {
 		return f, nil
 	}
 	if j, ok := r.runningIn(paneName(pane)); ok {
@@ -222,6 +222,10 @@ func paneRefusal(f paneFacts) *Refusal {
 		return ref
 	case p.InputOff:
 		return refuse(InputOff)
+	case p.Person != "":
+		ref := refuse(Person)
+		ref.Person = p.Person
+		return ref
 	case f.job != nil:
 		ref := refuse(RunningJob)
 		ref.Job = f.job

@@ -23,6 +23,7 @@ const (
 	CopyMode     State = "copy_mode"    // someone is scrolling it
 	FullScreen   State = "full_screen"  // a program uses the alternate screen
 	InputOff     State = "input_off"    // select-pane -d
+	Person       State = "person"       // a person has the pane (the hand-off key, ask_person)
 	RunningJob   State = "running_job"  // one of tmuxmcp's jobs runs there
 	Busy         State = "busy"         // a program owns the terminal
 	Builtin      State = "builtin"      // the shell runs a command itself (read, a function)
@@ -65,6 +66,9 @@ type Refusal struct {
 	// a control key tmuxmcp sent drew there (OwnKeysOnly).
 	Typed string
 	Shell *Shell
+	// Person is how a person has the pane (Person): tmux.PersonTook or
+	// tmux.PersonAsked.
+	Person string
 	// Job is the job running in the pane (RunningJob).
 	Job *jobs.Job
 	// Waited is how long Ready waited for a transient state to pass.
@@ -88,6 +92,15 @@ const endingGrace = 500 * time.Millisecond
 
 func (e *Refusal) Error() string {
 	return fmt.Sprintf("pane %s cannot take a command: %s", paneName(e.Pane), e.State)
+}
+
+// PersonReason says that a person has pane id: how says whether they
+// took it (tmux.PersonTook) or an agent asked for them (tmux.PersonAsked).
+func PersonReason(id, how string) string {
+	if how == tmux.PersonAsked {
+		return fmt.Sprintf("pane %s is a person's: an agent asked for one there (ask_person) and they have not given it back yet, so nothing is typed into it", id)
+	}
+	return fmt.Sprintf("pane %s is a person's: they took it with the hand-off key (prefix %s) and have not given it back yet, so nothing is typed into it", id, tmux.HandOffKey)
 }
 
 // Shell is a pane found idle at a shell prompt, ready for a command.
@@ -683,6 +696,8 @@ func (e *Refusal) Reason() string {
 		return fmt.Sprintf("pane %s shows a full-screen program (%s, alternate screen), not a shell prompt", id, e.Program)
 	case InputOff:
 		return fmt.Sprintf("pane %s has input disabled (select-pane -d)", id)
+	case Person:
+		return PersonReason(id, e.Person)
 	case RunningJob:
 		return fmt.Sprintf("pane %s is still running job %s (%q)", id, e.Job.ID, truncate(e.Job.Command, 60))
 	case Busy:

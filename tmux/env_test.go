@@ -11,3 +11,12 @@ func TestThePanesOfAServerTmuxmcpStartsDoNotSeeTheTelegramBotToken(t *testing.T)
 		t.Fatalf("cleanEnv gave %q", env)
 	}
 }
+
+// TestThePanesOfAServerTmuxmcpStartsDoNotSeeTheHTTPBearerToken: the token
+// clients of the HTTP transport present is not the agent's shells' to read.
+func TestThePanesOfAServerTmuxmcpStartsDoNotSeeTheHTTPBearerToken(t *testing.T) {
+	env := cleanEnv([]string{"TMUXMCP_TOKEN=0123456789abcdef0123456789abcdef", "B=2"})
+	if len(env) != 1 || env[0] != "B=2" {
+		t.Fatalf("cleanEnv gave %q", env)
+	}
+}

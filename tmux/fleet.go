@@ -74,6 +74,9 @@ type PaneInfo struct {
 	// StartAfter is the pane option StartOption: the wait-for channel its
 	// shell waits on before it starts, or "".
 	StartAfter string
+	// Person is the pane option PersonOption: PersonTook or PersonAsked
+	// while a person has the pane, "" while the agent may type into it.
+	Person string
 }
 
 // ProgramOption is the pane option that names the program a pane was
@@ -94,6 +97,18 @@ const PromptOption = "@tmuxmcp-prompt"
 // pane, created before tmuxmcp records it.
 const StartOption = "@tmuxmcp-start"
 
+// PersonOption is the pane option that says a person has the pane
+// (PaneInfo.Person): the hand-off key binding (BindHandOff) sets it to
+// PersonTook and clears it, the agent's request for a person sets it to
+// PersonAsked.
+const PersonOption = "@tmuxmcp-person"
+
+// The values of PersonOption.
+const (
+	PersonTook  = "took"  // a person took the pane with the hand-off key
+	PersonAsked = "asked" // an agent asked for a person in the pane
+)
+
 // paneFields are the list-panes fields PaneInfo is parsed from, separated
 // by \x1f: ids and numbers first, then free text, the current path last so
 // that a stray separator in it cannot shift the other fields.
@@ -101,7 +116,7 @@ var paneFields = []string{
 	"pane_id", "session_id", "window_id", "window_index", "window_active", "pane_index", "pane_pid",
 	"pane_width", "pane_height", "pane_active", "pane_dead", "pane_dead_status", "pane_dead_signal",
 	"pane_in_mode", "alternate_on", "pane_input_off", "cursor_x", "cursor_y", "history_size", "pane_tty",
-	ShellOption, StartOption, ProgramOption, "session_name", "window_name", "pane_current_command", PromptOption, "pane_title", "pane_current_path",
+	ShellOption, StartOption, ProgramOption, PersonOption, "session_name", "window_name", "pane_current_command", PromptOption, "pane_title", "pane_current_path",
 }
 
 // PaneFormat is the -F format for list-panes that ParsePane reads.
@@ -151,8 +166,8 @@ func ParsePane(line string) (PaneInfo, error) {
 		PaneIndex: atoi(f[5]), PID: atoi(f[6]), Width: atoi(f[7]), Height: atoi(f[8]), Active: f[9] == "1",
 		Dead: f[10] == "1", DeadStatus: optInt(f[11]), DeadSignal: optInt(f[12]), InMode: f[13] == "1", Alternate: f[14] == "1",
 		InputOff: f[15] == "1", CursorX: atoi(f[16]), CursorY: atoi(f[17]), HistorySize: atoi(f[18]), TTY: f[19],
-		ShellTag: f[20], StartAfter: f[21], Program: f[22], SessionName: f[23], WindowName: f[24], CurrentCommand: f[25], Prompt: f[26],
-		Title: f[27], CWD: f[28],
+		ShellTag: f[20], StartAfter: f[21], Program: f[22], Person: f[23], SessionName: f[24], WindowName: f[25], CurrentCommand: f[26], Prompt: f[27],
+		Title: f[28], CWD: f[29],
 	}, nil
 }
 
@@ -508,11 +523,12 @@ func (f *Fleet) syncSessions(ctx context.Context) error {
 		f.mu.Unlock()
 		// pause-after: tmux drops (and tells us) instead of buffering without
 		// bound when we fall behind. The subscription reports pane deaths,
-		// for which tmux has no notification.
+		// for which tmux has no notification, and a person taking a pane
+		// or giving it back (PersonOption).
 		if _, err := c.Exec(ctx, "refresh-client", "-f", "pause-after=5"); err != nil {
 			f.log.Warn("refresh-client -f pause-after", "err", err)
 		}
-		if _, err := c.Exec(ctx, "refresh-client", "-B", "tmuxmcp-dead:%*:#{pane_dead}/#{pane_dead_status}/#{pane_dead_signal}"); err != nil {
+		if _, err := c.Exec(ctx, "refresh-client", "-B", "tmuxmcp-dead:%*:#{pane_dead}/#{pane_dead_status}/#{pane_dead_signal}/#{"+PersonOption+"}"); err != nil {
 			f.log.Warn("refresh-client -B", "err", err)
 		}
 		go func() {

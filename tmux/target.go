@@ -259,8 +259,9 @@ func cleanEnv(base []string) []string {
 	for _, kv := range env {
 		// TMUX and TMUX_PANE name another server; relayReadyEnv is this
 		// process's own note (RelayMain), not for the shells of its panes;
-		// the Telegram approver's bot token is not the agent's.
-		if strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") || strings.HasPrefix(kv, relayReadyEnv+"=") || strings.HasPrefix(kv, "TMUXMCP_TELEGRAM_TOKEN=") {
+		// the Telegram approver's bot token and the HTTP transport's bearer
+		// token are not the agent's.
+		if strings.HasPrefix(kv, "TMUX=") || strings.HasPrefix(kv, "TMUX_PANE=") || strings.HasPrefix(kv, relayReadyEnv+"=") || strings.HasPrefix(kv, "TMUXMCP_TELEGRAM_TOKEN=") || strings.HasPrefix(kv, "TMUXMCP_TOKEN=") {
 			continue
 		}
 		out = append(out, kv)

@@ -21,6 +21,7 @@ type Host interface {
 	RunShellCommand(context.Context, engine.Caller, *engine.RunShellCommandRequest) (*engine.JobResult, error)
 	AwaitCommandResult(context.Context, engine.Caller, *engine.AwaitCommandResultRequest) (*engine.JobResult, error)
 	CancelCommand(context.Context, engine.Caller, *engine.CancelCommandRequest) (*engine.JobResult, error)
+	AskPerson(context.Context, engine.Caller, *engine.AskPersonRequest) (*engine.AskPersonResult, error)
 
 	// OnPanes calls f with the panes now and after every change.
 	OnPanes(f func([]engine.PaneEntry))

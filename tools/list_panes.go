@@ -34,6 +34,7 @@ func (s *Server) listPanesTool() Tool {
 		"inCopyMode":     boolean("The pane is in copy mode; input tools refuse it."),
 		"cursor":         nullable(cursorSchema("The pane's current stream position (wait_for_text from it), or null if it is not being recorded.")),
 		"sandbox":        sandboxSchema(),
+		"person":         nullable(&jsonschema.Schema{Type: "string", Enum: []any{"took", "asked"}, Description: "A person has the pane: took (they took it with the hand-off key, prefix T) or asked (ask_person asked for them); tools that type into it refuse until they give it back. null: the agent may type."}),
 		"ingest":         {Type: "string", Enum: []any{"pipe", "control"}, Description: "How output is read: pipe (raw) or control (%output: piped by another program, remote, --ingest control, or for a moment while tmuxmcp starts reading a new pane)."},
 	})
 	out := outputObject(map[string]*jsonschema.Schema{

@@ -157,6 +157,7 @@ func (s *Server) Tools() []Tool {
 		s.awaitCommandResultTool(),
 		s.cancelCommandTool(),
 		s.listCommandsTool(),
+		s.askPersonTool(),
 	}
 }
 

@@ -17,7 +17,7 @@ func toolSet(name string) []string {
 	case "run":
 		return []string{"run_shell_command", "await_command_result", "cancel_command", "list_commands"}
 	case "panes":
-		return []string{"list_panes", "create_pane", "kill_pane", "type_text", "send_keys"}
+		return []string{"list_panes", "create_pane", "kill_pane", "type_text", "send_keys", "ask_person"}
 	}
 	return nil
 }
@@ -25,7 +25,7 @@ func toolSet(name string) []string {
 // AllToolNames is every tool's name, in the order Tools lists them.
 func AllToolNames() []string {
 	return []string{"wait_for_text", "capture_since", "capture_pane", "type_text", "send_keys", "list_panes",
-		"create_pane", "kill_pane", "run_shell_command", "await_command_result", "cancel_command", "list_commands"}
+		"create_pane", "kill_pane", "run_shell_command", "await_command_result", "cancel_command", "list_commands", "ask_person"}
 }
 
 // ToolSetNames are the set names --tools takes, besides tool names.
