@@ -68,6 +68,9 @@ type PaneStream struct {
 	discardedOffset int64
 	taps            map[int]func(at int64, data []byte, gap bool)
 	tapSeq          int
+	// times is the timing index (timing.go): when the retained bytes
+	// arrived, bounded.
+	times []sample
 
 	// waits counts the waits open on the stream; group is the shared pass
 	// literal waits join (share.go), shared how many joins it has had.
@@ -144,6 +147,7 @@ func (s *PaneStream) append(data []byte, now time.Time) int64 {
 		fn(at, data, false)
 	}
 	s.last = now
+	s.noteTimeLocked(at, now)
 	if s.scanner != nil {
 		s.scanner.Scan(data, at, s.addMask)
 	}
@@ -223,6 +227,7 @@ func (s *PaneStream) pruneLocked() {
 	if j > 0 {
 		s.gaps = append(s.gaps[:0], s.gaps[j:]...)
 	}
+	s.pruneTimesLocked()
 }
 
 // gapByte stands in the stream where tmux discarded output: one byte, so a
@@ -526,6 +531,7 @@ func (s *PaneStream) release() int64 {
 	if s.ring.mem != nil {
 		s.ring.mem.free()
 	}
+	s.times = nil
 	s.pruneLocked()
 	return n
 }
