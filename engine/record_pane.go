@@ -12,6 +12,7 @@ import (
 
 	"github.com/tmuxmcp/tmuxmcp/asciicast"
 	"github.com/tmuxmcp/tmuxmcp/jobs"
+	"github.com/tmuxmcp/tmuxmcp/shell"
 	"github.com/tmuxmcp/tmuxmcp/stream"
 )
 
@@ -35,8 +36,9 @@ type RecordInfo struct {
 // run_shell_command typed into the pane marked where it started ("$
 // command") and where it ended (its status), a marker where tmux dropped
 // output, and, when older output was evicted (--retain), a first marker
-// and the title saying how many bytes are missing. It is bounded by the
-// retained window.
+// and the title saying how many bytes are missing. The secret tags of
+// tmuxmcp's own shell marks are blanked (shell.BlankTags). It is bounded
+// by the retained window.
 func (h *Host) RecordPane(ctx context.Context, paneID string, w io.Writer) (*RecordInfo, error) {
 	pane, s, err := h.paneStream(ctx, "paneId", paneID)
 	if err != nil {
@@ -49,6 +51,7 @@ func (h *Host) RecordPane(ctx context.Context, paneID string, w io.Writer) (*Rec
 		hdr.Title += fmt.Sprintf(" (%s:%d.%d)", p.SessionName, p.WindowIndex, p.PaneIndex)
 	}
 	r := s.Replay()
+	shell.BlankTags(r.Data, r.From > 0) // the marks' tags are secrets of the pane's shell
 	info, err := writeReplay(w, hdr, r, commandMarks(h.jobs.List(), s.ID().String(), r.From, r.End))
 	if info != nil {
 		info.PaneID = paneName(pane)
