@@ -147,7 +147,9 @@ func (s *PaneStream) append(data []byte, now time.Time) int64 {
 		fn(at, data, false)
 	}
 	s.last = now
-	s.noteTimeLocked(at, now)
+	if ns, n := int64(now.Sub(s.born)), len(s.times); n == 0 || ns-s.times[n-1].ns >= int64(sampleEvery) {
+		s.noteTimeLocked(at, ns)
+	}
 	if s.scanner != nil {
 		s.scanner.Scan(data, at, s.addMask)
 	}
@@ -227,7 +229,9 @@ func (s *PaneStream) pruneLocked() {
 	if j > 0 {
 		s.gaps = append(s.gaps[:0], s.gaps[j:]...)
 	}
-	s.pruneTimesLocked()
+	if len(s.times) > 1 && s.times[1].off <= s.ring.start {
+		s.pruneTimesLocked()
+	}
 }
 
 // gapByte stands in the stream where tmux discarded output: one byte, so a

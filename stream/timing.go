@@ -29,13 +29,10 @@ type Sample struct {
 	At     time.Time
 }
 
-// noteTimeLocked notes that the bytes from offset at arrived at now; s.mu
-// is held.
-func (s *PaneStream) noteTimeLocked(at int64, now time.Time) {
-	ns := int64(now.Sub(s.born))
-	if n := len(s.times); n > 0 && ns-s.times[n-1].ns < int64(sampleEvery) {
-		return
-	}
+// noteTimeLocked notes that the bytes from offset at arrived ns after the
+// recording began (append checks that the last sample is older than
+// sampleEvery); s.mu is held.
+func (s *PaneStream) noteTimeLocked(at, ns int64) {
 	if len(s.times) >= maxSamples {
 		// Thin: keep every other sample (the first one stays, it covers
 		// the oldest retained byte). Amortised O(1) per sample.
@@ -50,11 +47,9 @@ func (s *PaneStream) noteTimeLocked(at int64, now time.Time) {
 }
 
 // pruneTimesLocked drops the samples of evicted bytes, keeping the one
-// that covers the oldest retained byte; s.mu is held.
+// that covers the oldest retained byte (pruneLocked checks that the second
+// sample is evicted); s.mu is held.
 func (s *PaneStream) pruneTimesLocked() {
-	if len(s.times) < 2 || s.times[1].off > s.ring.start {
-		return
-	}
 	i := sort.Search(len(s.times), func(i int) bool { return s.times[i].off > s.ring.start })
 	s.times = append(s.times[:0], s.times[i-1:]...)
 }
