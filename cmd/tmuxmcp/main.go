@@ -303,7 +303,9 @@ func (c *config) validateShell() error {
 const usageText = `usage: tmuxmcp [flags]          serve MCP over stdio (what MCP client configs launch)
        tmuxmcp --http ADDR     serve Streamable HTTP at http://ADDR/mcp instead
        tmuxmcp doctor [flags]  check tmux, your shell with the integration, the state directory
-       tmuxmcp record --pane %N -o FILE  save a pane's output as an asciicast (asciinema play FILE)
+       tmuxmcp record --pane %N -o FILE
+                               save a pane's recording, the agent's commands
+                               marked (asciinema play FILE; record -h for more)
        tmuxmcp version         print the version, VCS revision and build date
        tmuxmcp help            print this
 
