@@ -169,3 +169,41 @@ func (p *PromptState) Feed(m Mark) bool {
 
 // Last is the kind of the last mark that counted, or 0.
 func (p *PromptState) Last() byte { return p.last }
+
+// BlankTags overwrites, in place, the value of every tmuxmcp=<tag>
+// parameter in data (a copy of a pane's raw output) with x's of the same
+// length, so a recording a person saves — perhaps where the pane's
+// programs can read it — carries no tag a program could forge an end
+// mark with. Offsets do not move. With cut set (data begins where older
+// output was evicted), a run of tag characters that begins data and ends
+// at a mark's terminator is taken for the tail of a tag and blanked too.
+func BlankTags(data []byte, cut bool) {
+	blank := func(i int) int {
+		for i < len(data) && isTagByte(data[i]) {
+			data[i] = 'x'
+			i++
+		}
+		return i
+	}
+	if cut {
+		n := 0
+		for n < len(data) && isTagByte(data[n]) {
+			n++
+		}
+		if n > 0 && n < len(data) && (data[n] == '\a' || data[n] == '\x1b') {
+			blank(0)
+		}
+	}
+	key := []byte("tmuxmcp=")
+	for i := 0; ; {
+		j := bytes.Index(data[i:], key)
+		if j < 0 {
+			return
+		}
+		i = blank(i + j + len(key))
+	}
+}
+
+func isTagByte(b byte) bool {
+	return b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b == '-' || b == '_'
+}

@@ -1,6 +1,9 @@
 package shell
 
-import "testing"
+import (
+	"bytes"
+	"testing"
+)
 
 func TestMarkScannerAcrossPieces(t *testing.T) {
 	in := "echo x\r\n\x1b]133;C;tmuxmcp=j1\x07x\r\n\x1b]133;D;3;tmuxmcp=j1\x1b\\\x1b]133;A\x07$ "
@@ -41,4 +44,21 @@ func FuzzMarkScanner(f *testing.F) {
 			t.Fatalf("split changes marks: %v vs %v", one, two)
 		}
 	})
+}
+
+// A recording carries no mark tag: each tmuxmcp=<tag> value is blanked in
+// place (offsets do not move), and so is a tag's tail cut by eviction.
+func TestBlankTagsLeavesNoTagInARecording(t *testing.T) {
+	data := []byte("81af\x07$ \x1b]133;B;tmuxmcp=s1e51874771a77c0a\x07ls\r\n\x1b]133;D;0;tmuxmcp=01abc\x1b\\done")
+	want := "xxxx\x07$ \x1b]133;B;tmuxmcp=xxxxxxxxxxxxxxxxx\x07ls\r\n\x1b]133;D;0;tmuxmcp=xxxxx\x1b\\done"
+	got := bytes.Clone(data)
+	BlankTags(got, true)
+	if string(got) != want {
+		t.Fatalf("blanked %q, want %q", got, want)
+	}
+	got = bytes.Clone(data)
+	BlankTags(got, false)
+	if string(got[:4]) != "81af" {
+		t.Fatalf("output at the start of an uncut recording was blanked: %q", got)
+	}
 }

@@ -68,6 +68,9 @@ type PaneStream struct {
 	discardedOffset int64
 	taps            map[int]func(at int64, data []byte, gap bool)
 	tapSeq          int
+	// times is the timing index (timing.go): when the retained bytes
+	// arrived, bounded.
+	times []sample
 
 	// waits counts the waits open on the stream; group is the shared pass
 	// literal waits join (share.go), shared how many joins it has had.
@@ -144,6 +147,9 @@ func (s *PaneStream) append(data []byte, now time.Time) int64 {
 		fn(at, data, false)
 	}
 	s.last = now
+	if ns, n := int64(now.Sub(s.born)), len(s.times); n == 0 || ns-s.times[n-1].ns >= int64(sampleEvery) {
+		s.noteTimeLocked(at, ns)
+	}
 	if s.scanner != nil {
 		s.scanner.Scan(data, at, s.addMask)
 	}
@@ -222,6 +228,9 @@ func (s *PaneStream) pruneLocked() {
 	j := sort.Search(len(s.gaps), func(j int) bool { return s.gaps[j] >= s.ring.start })
 	if j > 0 {
 		s.gaps = append(s.gaps[:0], s.gaps[j:]...)
+	}
+	if len(s.times) > 1 && s.times[1].off <= s.ring.start {
+		s.pruneTimesLocked()
 	}
 }
 
@@ -526,6 +535,7 @@ func (s *PaneStream) release() int64 {
 	if s.ring.mem != nil {
 		s.ring.mem.free()
 	}
+	s.times = nil
 	s.pruneLocked()
 	return n
 }

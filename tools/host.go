@@ -2,6 +2,7 @@ package tools
 
 import (
 	"context"
+	"io"
 
 	"github.com/tmuxmcp/tmuxmcp/engine"
 	"github.com/tmuxmcp/tmuxmcp/stream"
@@ -29,6 +30,9 @@ type Host interface {
 	Recording(ctx context.Context, field, paneID string) (*stream.PaneStream, error)
 	// Recorded are the panes with a live recording.
 	Recorded() []int
+	// RecordPane writes a pane's retained output as an asciicast v2
+	// recording.
+	RecordPane(ctx context.Context, paneID string, w io.Writer) (*engine.RecordInfo, error)
 	// CloseStreams ends every stream (the first step of a drain).
 	CloseStreams()
 }

@@ -130,6 +130,7 @@ func (s *Server) NewServer() *mcp.Server {
 		}
 	}
 	srv.AddResourceTemplate(s.paneTemplate(), s.readPane)
+	srv.AddResourceTemplate(recordingTemplate(), s.readRecording)
 	s.server = srv
 	s.startPaneList(srv)
 	return srv

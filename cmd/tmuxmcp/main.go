@@ -5,6 +5,7 @@
 //
 //	tmuxmcp [flags]        serve MCP over stdio
 //	tmuxmcp doctor [flags] check tmux, the server and the panes
+//	tmuxmcp record --pane %N -o FILE  save a pane's recording (asciicast)
 //	tmuxmcp version        print the version (also --version)
 //	tmuxmcp help           print the usage (also -h, --help)
 package main
@@ -317,6 +318,9 @@ const usageText = `usage: tmuxmcp [flags]          serve MCP over stdio (what MC
        tmuxmcp --http ADDR     serve Streamable HTTP at http://ADDR/mcp instead
        tmuxmcp doctor [flags]  check tmux, your shell with the integration, the state directory
        tmuxmcp approve-telegram  ask on Telegram (an --approval-via exec: program; see approve-telegram -h)
+       tmuxmcp record --pane %N -o FILE
+                               save a pane's recording, the agent's commands
+                               marked (asciinema play FILE; record -h for more)
        tmuxmcp version         print the version, VCS revision and build date
        tmuxmcp help            print this
 
@@ -337,6 +341,8 @@ func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.
 			cmd, args = args[0], args[1:]
 		case approveTelegramCmd:
 			return approveTelegram(ctx, args[1:], stdin, stdout, stderr)
+		case "record":
+			return record(ctx, args[1:], stdout, stderr)
 		}
 	}
 	switch cmd {
@@ -490,6 +496,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	// that cannot be reached is tried again by the next call that names it.
 	hosts.Connect(ctx, func(name string, err error) { log.Warn("host not reachable yet", "host", name, "err", err) })
 	local := hosts.Local()
+	defer serveReplay(stateDir, c.target, local, log)()
 	h := tools.New(tools.Engine(hosts), served)
 	defer h.Close()
 	watch := "tmux " + strings.Join(tmux.Target{SocketName: c.target.SocketName, SocketPath: c.target.SocketPath}.Args(), " ") + " attach -t " + c.session
