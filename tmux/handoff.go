@@ -19,6 +19,12 @@ func HandOffBinding() []string {
 	return []string{"bind-key", "-T", "prefix", HandOffKey, "if-shell", "-F", "#{" + PersonOption + "}", back, took}
 }
 
+// HandOffConfLine is HandOffBinding as a line of tmux.conf.
+func HandOffConfLine() string {
+	b := HandOffBinding()
+	return strings.Join(b[:6], " ") + " '" + b[6] + "' \"" + b[7] + "\" \"" + b[8] + "\""
+}
+
 // handOffStatus is the status-line segment that shows a person has the
 // active pane and how to give it back.
 var handOffStatus = fmt.Sprintf("#{?#{%s},#[reverse] #{?#{==:#{%s},%s},an agent asked for you here,pane is yours} · prefix %s gives it back #[default] ,}", PersonOption, PersonOption, PersonAsked, HandOffKey)

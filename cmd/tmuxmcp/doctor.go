@@ -69,6 +69,7 @@ func doctor(ctx context.Context, c *config, out io.Writer) error {
 	report(good, "shell", detail)
 	good, detail = checkSandbox(ctx, c)
 	report(good, "sandbox", detail)
+	report(true, "hand-off", handOffNote(c))
 	if detail := telegramNote(c); detail != "" {
 		report(true, "approver", detail)
 	}
@@ -394,4 +395,14 @@ func checkHost(ctx context.Context, c *config, spec host.Spec, stateDir string, 
 	report(good, spec.Name+":tmux", detail)
 	good, detail = checkShell(ctx, c, conn)
 	report(good, spec.Name+":shell", detail)
+}
+
+// handOffNote says how a person takes a pane from the agent and gives it
+// back: bound on the server tmuxmcp starts itself, a line for the user's
+// own tmux.conf otherwise.
+func handOffNote(c *config) string {
+	if c.embedded {
+		return fmt.Sprintf("prefix %s takes the active pane from the agent and gives it back (bound on %s, shown in the status line)", tmux.HandOffKey, c.target)
+	}
+	return fmt.Sprintf("to take a pane from the agent with prefix %s (and give it back), add to your tmux.conf: %s", tmux.HandOffKey, tmux.HandOffConfLine())
 }
