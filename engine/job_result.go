@@ -52,6 +52,10 @@ type JobResult struct {
 	// FoldedRedraws is how many times a line of the output was drawn
 	// again and is shown once, in its final state.
 	FoldedRedraws int64 `json:"foldedRedraws"`
+	// PersonInput says a person's terminal sent keys to the pane while
+	// the command ran: what they typed may be in output, and a line they
+	// typed may run after it.
+	PersonInput bool `json:"personInput"`
 }
 
 // outputCursor is the position after the first offset bytes of job id's
@@ -179,6 +183,7 @@ func (h *Host) jobResult(j *jobs.Job) *JobResult {
 	}
 	out.MissedBytes = j.MissedBytes
 	out.FoldedRedraws = j.FoldedRedraws
+	out.PersonInput = j.PersonInput
 	if !j.Done() {
 		out.FoldedRedraws = h.run.FoldedRedraws(j)
 	}

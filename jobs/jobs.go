@@ -129,6 +129,9 @@ type Job struct {
 	// FoldedRedraws is how many times a line was drawn again (a progress
 	// bar's carriage return) and shown once, in its final state.
 	FoldedRedraws int64 `json:"foldedRedraws,omitempty"`
+	// PersonInput says a person's tmux client sent keys to the job's pane
+	// while it ran (checked for jobs that ran a second or longer).
+	PersonInput bool `json:"personInput,omitempty"`
 }
 
 // KeptDead is how a pane was changed to be kept when its shell dies: its

@@ -90,6 +90,7 @@ type paneServer interface {
 	SignalChannel(ctx context.Context, channel string) error
 	DefaultShell(ctx context.Context) (shell, command string, err error)
 	TypeText(ctx context.Context, pane int, text, buffer string, submit bool) error
+	Clients(ctx context.Context) ([]tmux.Client, error)
 	RefreshPanes()
 }
 

@@ -877,6 +877,7 @@ func (w *watcher) finish(status jobs.Status, code *int, signal string, endAt int
 		signal = w.lastSignal
 	}
 	out.close() // before the record says whether the file is whole
+	person := w.personTyped()
 	// The pane as it was, before the record lets the next command come.
 	r.letGo(w.j, w.died)
 	out.mu.Lock()
@@ -891,6 +892,7 @@ func (w *watcher) finish(status jobs.Status, code *int, signal string, endAt int
 		}
 		x.MissedBytes += out.missed
 		x.FoldedRedraws = out.redraws()
+		x.PersonInput = person
 		if out.cut() || out.err != nil {
 			x.OutputFile = out.path
 		}
@@ -1007,4 +1009,31 @@ func fmtCode(code *int) string {
 		return "none"
 	}
 	return strconv.Itoa(*code)
+}
+
+// personCheckAfter is how long a job must have run for personTyped to ask
+// tmux about people's keys: a shorter one pays no round trip for it.
+const personCheckAfter = time.Second
+
+// personTyped reports whether a person's tmux client sent keys to the
+// job's pane while it ran: a client showing the pane as its active one
+// whose last key came in a later second than the job's start (tmux counts
+// whole seconds, and a client's attach counts as a key: keys in the
+// second the job started are not counted, so no attach is taken for one).
+func (w *watcher) personTyped() bool {
+	if w.j.Started.IsZero() || time.Since(w.j.Started) < personCheckAfter {
+		return false
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	clients, err := w.r.fleet.Clients(ctx)
+	if err != nil {
+		return false
+	}
+	for _, c := range clients {
+		if !c.Control && c.Pane == w.pane && !c.Activity.IsZero() && c.Activity.Unix() > w.j.Started.Unix() {
+			return true
+		}
+	}
+	return false
 }

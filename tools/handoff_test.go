@@ -198,3 +198,23 @@ func TestAskPersonTimesOutWithThePaneStillThePersonsUntilWithdrawn(t *testing.T)
 		t.Fatalf("after withdraw: %v", r)
 	}
 }
+
+// Keys a person types into a pane while an agent's command runs there are
+// flagged in that command's result (personInput); a command nobody typed
+// into is not flagged.
+func TestKeysAPersonTypesDuringACommandAreFlaggedInItsResult(t *testing.T) {
+	t.Parallel()
+	e, human, pane := handOffWorld(t)
+	if r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 1.2; echo alone", "waitMs": 20000}); r.Str("output") != "alone\n" || r.M["personInput"] != false {
+		t.Fatalf("nobody typed: %v", r)
+	}
+	r := e.runCmd(t, map[string]any{"paneId": pane, "command": "sleep 3; echo watched", "waitMs": 100})
+	time.Sleep(1200 * time.Millisecond) // a person's pace: keys in a later second than the start
+	if err := human.Type("xyz"); err != nil {
+		t.Fatal(err)
+	}
+	r = e.ok(t, "await_command_result", map[string]any{"jobId": r.Str("jobId"), "waitMs": 20000})
+	if r.Str("status") != "completed" || r.M["personInput"] != true {
+		t.Fatalf("a person typed during the command: %v", r)
+	}
+}
