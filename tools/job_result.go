@@ -34,6 +34,6 @@ func jobOutSchema() *jsonschema.Schema {
 		"foreground":         nullable(str("With waitingForInput: the program waiting (less, python3, sudo), else null.")),
 		"prompt":             nullable(str("With waitingForInput: the text before the cursor on its line — the question it asks, a pager's : or (END) — else null.")),
 		"serverNote":         serverNoteSchema(),
-		"personInput":        boolean("A person's terminal sent keys to the pane while the command ran (checked for commands that ran a second or longer; tmux counts keys in whole seconds, so keys in the second the command started are not counted): what they typed may be in output, and a line they typed may run after it; look with capture_pane before the next command there."),
+		"personInput":        boolean("A person typed into the pane while it ran (commands of 1 s or more): output may hold their keys."),
 	})
 }

@@ -18,13 +18,15 @@ import (
 
 // hostsBudget is what tools/list may cost every agent's context with
 // other hosts configured (--host), when every tool advertises host;
-// toolListBudget is the same without other hosts.
+// toolListBudget is the same without other hosts. ask_person (the 13th
+// tool) raised both by 2 KiB; a client that wants less serves fewer tools
+// (--tools).
 const (
-	hostsBudget    = 24 << 10
-	toolListBudget = 24<<10 - 512
+	hostsBudget    = 26 << 10
+	toolListBudget = 26<<10 - 512
 )
 
-// tools/list, as a client receives it, fits in 24 KiB with other hosts
+// tools/list, as a client receives it, fits in 26 KiB with other hosts
 // configured, output schemas with required fields and patterns included.
 func TestTheToolListFitsItsBudget(t *testing.T) {
 	for _, c := range []struct {

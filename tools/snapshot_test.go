@@ -46,7 +46,7 @@ func TestToolSchemasMatchSnapshots(t *testing.T) {
 func TestEveryToolIsDescribedAndAnnotatedExplicitly(t *testing.T) {
 	readOnly := map[string]bool{"wait_for_text": true, "capture_since": true, "capture_pane": true, "list_panes": true, "await_command_result": true, "list_commands": true}
 	tools := Catalog(engine.Config{})
-	if len(tools) != 12 {
+	if len(tools) != 13 {
 		t.Fatalf("%d tools", len(tools))
 	}
 	for _, tool := range tools {

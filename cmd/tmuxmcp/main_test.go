@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/tmuxmcp/tmuxmcp/tools"
 	"io"
 	"net"
 	"os"
@@ -80,7 +81,7 @@ func TestStdioServerOnAPrivateServer(t *testing.T) {
 		}
 		names = append(names, tool.Name)
 	}
-	if len(names) != 12 {
+	if len(names) != len(tools.AllToolNames()) {
 		t.Fatalf("tools: %v", names)
 	}
 	mcptest.OK(ctx, t, cs, "list_panes", map[string]any{})
