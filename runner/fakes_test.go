@@ -446,3 +446,6 @@ type fakeSandbox struct{}
 func (fakeSandbox) Wrap(argv []string, _ string) ([]string, error) { return argv, nil }
 func (fakeSandbox) JobDir(string) (string, string)                 { return "", "" }
 func (fakeSandbox) Mode() string                                   { return "workspace" }
+
+// Clients: no person's client is attached to the fake server.
+func (f *fakeTmux) Clients(context.Context) ([]tmux.Client, error) { return nil, nil }

@@ -305,6 +305,17 @@ func (r *Runner) Start(ctx context.Context, j *jobs.Job, sh *Shell, cwd string) 
 			sp.remove()
 		}
 	}
+	if sh.Kind == shell.Fish {
+		keysAt, _ := s.LastKeysSubmit()
+		if left := fishResetSettle - time.Since(keysAt); left > 0 {
+			t := time.NewTimer(left)
+			select {
+			case <-t.C:
+			case <-ctx.Done():
+			}
+			t.Stop()
+		}
+	}
 	var in stream.Input
 	mark := func() { in = s.Typed(typed, time.Now()) }
 	if err := r.fleet.MarkPane(ctx, sh.Pane, mark); err != nil {

@@ -29,6 +29,12 @@ const (
 	resetQuiet = 250 * time.Millisecond
 )
 
+// fishResetSettle is how long fish's pane must stay quiet after keys that
+// ended its line (C-c, Enter) before a command is typed: fish takes a
+// moment before it takes typed keys whole (typed at once, it lost them;
+// see TestAnUnfinishedCommandIsRefusedWithTheWayOut).
+const fishResetSettle = 50 * time.Millisecond
+
 // escapeSettle is how long a program is given to read a lone Escape as
 // Escape before the next key is sent (fish_escape_delay_ms is 30 ms by
 // default, vim's ttimeoutlen 100; users raise them to a few hundred).

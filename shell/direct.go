@@ -61,10 +61,9 @@ func (k Kind) Parses(ctx context.Context, command string) bool {
 		}
 		return check(ctx, nil, "zsh", "-f", "-n", "-c", command)
 	case Fish:
-		// fish is asked even about a plain command: the few milliseconds
-		// it takes are, after a C-c, the moment fish needs to settle
-		// before it takes typed keys whole (typed at once, fish lost
-		// them); see TestAnUnfinishedCommandIsRefusedWithTheWayOut.
+		if plain(command, "") {
+			return true
+		}
 		// fish -n -c exits 0 whatever it finds; on standard input it does not.
 		return check(ctx, []byte(command), "fish", "--no-config", "-n")
 	}
