@@ -133,6 +133,11 @@ func (f *fakeTmux) RestoreDeadPane(_ context.Context, pane int, kd tmux.KeptDead
 	return nil
 }
 
+func (f *fakeTmux) FinishPane(_ context.Context, pane int, fin tmux.Finished) error {
+	f.log("finish %s %q", paneName(pane), fin.Name)
+	return nil
+}
+
 func (f *fakeTmux) KillPane(_ context.Context, pane int) error {
 	f.log("kill %s", paneName(pane))
 	return nil
