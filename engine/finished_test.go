@@ -80,7 +80,7 @@ func TestAFreshPaneJobsWindowStaysDeadWithItsStatusThenClosesAfterTheSetTime(t *
 		strings.Index(screen.Screen, "kept-42") > strings.Index(screen.Screen, "Pane is dead") {
 		t.Fatalf("the finished pane shows:\n%s", screen.Screen)
 	}
-	if _, err := h.TypeText(t.Context(), nil, &TypeTextRequest{PaneID: *r.PaneID, Text: "ls", Submit: true}); err == nil || !strings.Contains(err.Error(), "dead") {
+	if _, err := h.TypeText(t.Context(), nil, &TypeTextRequest{PaneID: *r.PaneID, Text: "ls", Submit: true}); err == nil || !strings.Contains(err.Error(), "finished job's window, dead") {
 		t.Fatalf("typing into a finished window: %v", err)
 	}
 	waitPane(t, h, *r.PaneID, "closed", func(_ PaneSummary, listed bool) bool { return !listed })
