@@ -117,6 +117,11 @@ func TestAtMostFourFinishedWindowsAreKeptTheOldestClosedFirst(t *testing.T) {
 			t.Fatalf("a newer finished window %s: %+v (listed %v)", pane, p, listed)
 		}
 	}
+	// Closing them left tmuxmcp's connection in step: another fresh pane
+	// (its reply read as new-window's) runs.
+	if r := runFresh(t, h, "echo after", "", false); r.Output != "after\n" {
+		t.Fatalf("a fresh pane after the oldest closed: %+v", r)
+	}
 }
 
 func TestAFinishedWindowLeftByAnEarlierTmuxmcpClosesAtItsTime(t *testing.T) {

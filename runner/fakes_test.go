@@ -134,7 +134,12 @@ func (f *fakeTmux) RestoreDeadPane(_ context.Context, pane int, kd tmux.KeptDead
 }
 
 func (f *fakeTmux) FinishPane(_ context.Context, pane int, fin tmux.Finished) error {
-	f.log("finish %s %q", paneName(pane), fin.Name)
+	f.log("finish %s %q", paneName(pane), fin.Mark)
+	return nil
+}
+
+func (f *fakeTmux) CloseFinished(_ context.Context, pane int, _ time.Time) error {
+	f.log("close finished %s", paneName(pane))
 	return nil
 }
 

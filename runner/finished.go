@@ -42,53 +42,47 @@ func (r *Runner) finishFresh(final *jobs.Job, pane int) {
 		defer r.wg.Done()
 		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 		defer cancel()
-		p, err := fleet.Pane(ctx, pane)
-		if err != nil {
-			return
-		}
 		// Whole seconds (the pane option's), rounded up.
 		until := time.Unix(time.Now().Add(r.cfg.KeepFinished).Add(time.Second-1).Unix(), 0)
-		fin := tmux.Finished{Name: finishedName(p.WindowName, final), Until: until, Exit: final.ExitCode, Dead: p.Dead}
+		fin := tmux.Finished{Mark: finishedMark(final), Until: until, Exit: final.ExitCode, Close: r.keepUntil(pane, until)}
 		if final.Signal != nil {
 			fin.Signal = *final.Signal
 		}
 		if err := fleet.FinishPane(ctx, pane, fin); err != nil {
 			r.log.Debug("keep a finished job's window", "pane", pane, "err", err)
+			r.forget(pane, until)
 			_ = fleet.KillPane(ctx, pane)
-			return
 		}
-		r.keepUntil(pane, until)
 	}()
 }
 
-// finishedName is window name marked with how job j ended: "✓" for exit
-// status 0, "✗ 2" for another, "✗ SIGTERM" for a signal, "?" when
-// nobody knows.
-func finishedName(name string, j *jobs.Job) string {
-	if name == "" {
-		name = "job"
-	}
+// finishedMark says how job j ended, for its window's name: "✓" for exit
+// status 0, "✗ 2" for another, "✗ SIGTERM" for a signal, "?" when nobody
+// knows.
+func finishedMark(j *jobs.Job) string {
 	switch {
 	case j.Signal != nil:
-		return name + " ✗ " + *j.Signal
+		return "✗ " + *j.Signal
 	case j.ExitCode == nil:
-		return name + " ?"
+		return "?"
 	case *j.ExitCode == 0:
-		return name + " ✓"
+		return "✓"
 	default:
-		return name + " ✗ " + strconv.Itoa(*j.ExitCode)
+		return "✗ " + strconv.Itoa(*j.ExitCode)
 	}
 }
 
-// keepUntil closes finished pane at until (now, when it is past), and the
-// oldest kept finished windows past keepFinishedMax now. Cheap to call
-// again with the same time (every pane listing does).
-func (r *Runner) keepUntil(pane int, until time.Time) {
+// keepUntil has finished pane closed at until (at once when it is past),
+// and returns the kept finished panes it puts over keepFinishedMax, the
+// oldest, which are to close now (with the time each was kept until);
+// their timers are stopped. Cheap to call again with the same time (every
+// pane listing does).
+func (r *Runner) keepUntil(pane int, until time.Time) map[int]time.Time {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if f, ok := r.finished[pane]; ok {
 		if f.until.Equal(until) {
-			return
+			return nil
 		}
 		f.timer.Stop()
 	}
@@ -96,6 +90,7 @@ func (r *Runner) keepUntil(pane int, until time.Time) {
 		r.finished = map[int]finishedPane{}
 	}
 	r.finished[pane] = finishedPane{until: until, timer: time.AfterFunc(time.Until(until), func() { r.closeFinished(pane, until) })}
+	var over map[int]time.Time
 	for len(r.finished) > keepFinishedMax {
 		oldest, of := -1, finishedPane{}
 		for p, f := range r.finished {
@@ -105,17 +100,38 @@ func (r *Runner) keepUntil(pane int, until time.Time) {
 		}
 		of.timer.Stop()
 		delete(r.finished, oldest)
-		time.AfterFunc(0, func() { r.closeFinished(oldest, of.until) })
+		if over == nil {
+			over = map[int]time.Time{}
+		}
+		over[oldest] = of.until
+	}
+	return over
+}
+
+// forget stops keeping finished pane (kept until until).
+func (r *Runner) forget(pane int, until time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if f, ok := r.finished[pane]; ok && f.until.Equal(until) {
+		f.timer.Stop()
+		delete(r.finished, pane)
+	}
+}
+
+// keepListed keeps a finished pane a listing shows (left by an earlier
+// tmuxmcp, or by this one), closing the ones it puts over
+// keepFinishedMax in the background.
+func (r *Runner) keepListed(pane int, until time.Time) {
+	for p, u := range r.keepUntil(pane, until) {
+		time.AfterFunc(0, func() { r.closeFinished(p, u) })
 	}
 }
 
 // closeFinished closes finished pane if it is still the finished window
-// that was to close at until (a pane listed dead with that time).
+// that was to close at until (dead, with that time).
 func (r *Runner) closeFinished(pane int, until time.Time) {
+	r.forget(pane, until)
 	r.mu.Lock()
-	if f, ok := r.finished[pane]; ok && f.until.Equal(until) {
-		delete(r.finished, pane)
-	}
 	ok := r.addWorkerLocked()
 	fleet := r.fleet
 	r.mu.Unlock()
@@ -128,11 +144,7 @@ func (r *Runner) closeFinished(pane int, until time.Time) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
-	p, err := fleet.Pane(ctx, pane)
-	if err != nil || !p.Dead || !p.FinishedUntil.Equal(until) {
-		return
-	}
-	if err := fleet.KillPane(ctx, pane); err != nil {
+	if err := fleet.CloseFinished(ctx, pane, until); err != nil {
 		r.log.Debug("close a finished job's window", "pane", pane, "err", err)
 	}
 }

@@ -90,6 +90,7 @@ type paneServer interface {
 	KeepDeadPane(ctx context.Context, pane int) (tmux.KeptDead, error)
 	RestoreDeadPane(ctx context.Context, pane int, kd tmux.KeptDead) error
 	FinishPane(ctx context.Context, pane int, fin tmux.Finished) error
+	CloseFinished(ctx context.Context, pane int, until time.Time) error
 	SendKeys(ctx context.Context, pane int, keys ...string) error
 	MarkPane(ctx context.Context, pane int, mark func()) error
 	SignalChannel(ctx context.Context, channel string) error
@@ -430,7 +431,7 @@ func (r *Runner) Track(panes []tmux.PaneInfo) {
 	r.mu.Unlock()
 	for _, p := range panes {
 		if p.Dead && !p.FinishedUntil.IsZero() {
-			r.keepUntil(p.ID, p.FinishedUntil) // left by an earlier tmuxmcp, or by this one
+			r.keepListed(p.ID, p.FinishedUntil) // left by an earlier tmuxmcp, or by this one
 		}
 		if p.ShellTag == "" || p.Dead {
 			continue

@@ -2,6 +2,8 @@ package tmux
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -15,8 +17,8 @@ const FinishedOption = "@tmuxmcp-finished-until"
 
 // Finished says how FinishPane leaves a pane whose job ended.
 type Finished struct {
-	// Name is the window's new name.
-	Name string
+	// Mark is added to the window's name: how the job ended ("✓").
+	Mark string
 	// Until is when the window is to close (FinishedOption).
 	Until time.Time
 	// Exit is the job's exit status, shown in tmux's line as the pane's
@@ -25,9 +27,10 @@ type Finished struct {
 	Exit *int
 	// Signal is the signal that ended the job (SIGTERM), shown instead.
 	Signal string
-	// Dead says the pane's program ended already (tmux shows its own
-	// status): it is only renamed and timed.
-	Dead bool
+	// Close are earlier finished panes to close in the same pass, each
+	// only if it still is that finished pane (its FinishedOption is the
+	// time given).
+	Close map[int]time.Time
 }
 
 // finishScript reprints the screen it is given, then ends as the job
@@ -36,36 +39,91 @@ const finishScript = `printf '%s' "$1"; case $2 in [0-9]*) exit "$2";; esac; tra
 
 // FinishPane leaves pane dead at its job's end for a person to see: the
 // screen it shows now stays, tmux's "Pane is dead (status N, …)" line
-// under it, its window renamed to f.Name and FinishedOption set. The
-// pane's program (the shell, back at its prompt) is replaced by one that
-// reprints the screen (a respawned pane's screen starts blank; its
+// under it, fin.Mark added to its window's name and FinishedOption set.
+// The pane's program (the shell, back at its prompt) is replaced by one
+// that reprints the screen (a respawned pane's screen starts blank; its
 // history stays) and exits with the job's status, so list-panes reports
-// that status as the pane's dead status. Two round trips.
+// that status as the pane's dead status; a pane whose program ended
+// already keeps tmux's own. Two round trips, the panes of fin.Close closed
+// in the second.
 func (f *Fleet) FinishPane(ctx context.Context, pane int, fin Finished) error {
 	id := PaneName(pane)
-	mark := [][]string{
-		{"set-option", "-p", "-t", id, FinishedOption, strconv.FormatInt(fin.Until.Unix(), 10)},
-		{"rename-window", "-t", id, fin.Name},
+	look := [][]string{
+		{"display-message", "-p", "-t", id, "#{pane_dead}#{window_name}"},
+		{"capture-pane", "-p", "-e", "-t", id},
 	}
-	if fin.Dead {
-		_, err := f.ExecBatch(ctx, mark...)
-		return err
+	if len(fin.Close) > 0 {
+		look = append(look, []string{"list-panes", "-a", "-F", finishedFormat})
 	}
-	rows, err := f.Exec(ctx, "capture-pane", "-p", "-e", "-t", id)
+	out, err := f.ExecBatch(ctx, look...)
 	if err != nil {
 		return err
 	}
-	end := "HUP"
-	switch {
-	case fin.Signal != "":
-		end = strings.TrimPrefix(fin.Signal, "SIG")
-	case fin.Exit != nil:
-		end = strconv.Itoa(*fin.Exit & 0xff)
+	if len(out) != len(look) || len(out[0]) != 1 || len(out[0][0]) < 1 {
+		return fmt.Errorf("%s: unexpected reply to a look at its window: %q", id, out)
 	}
-	_, err = f.ExecBatch(ctx, append(mark,
-		[]string{"set-option", "-p", "-t", id, "remain-on-exit", "on"},
-		[]string{"respawn-pane", "-k", "-t", id, "--", "/bin/sh", "-c", finishScript, "tmuxmcp", screenText(rows), end})...)
+	dead, name := out[0][0][0] == '1', out[0][0][1:]
+	cmds := [][]string{
+		{"set-option", "-p", "-t", id, FinishedOption, strconv.FormatInt(fin.Until.Unix(), 10)},
+		{"rename-window", "-t", id, strings.TrimSpace(name + " " + fin.Mark)},
+	}
+	if !dead {
+		end := "HUP"
+		switch {
+		case fin.Signal != "":
+			end = strings.TrimPrefix(fin.Signal, "SIG")
+		case fin.Exit != nil:
+			end = strconv.Itoa(*fin.Exit & 0xff)
+		}
+		cmds = append(cmds,
+			[]string{"set-option", "-p", "-t", id, "remain-on-exit", "on"},
+			[]string{"respawn-pane", "-k", "-t", id, "--", "/bin/sh", "-c", finishScript, "tmuxmcp", screenText(out[1]), end})
+	}
+	if len(fin.Close) > 0 {
+		for _, p := range stillFinished(out[2], fin.Close) {
+			cmds = append(cmds, []string{"kill-pane", "-t", PaneName(p)})
+		}
+	}
+	_, err = f.ExecBatch(ctx, cmds...)
 	return err
+}
+
+// finishedFormat lists each pane's id, whether it is dead and its
+// FinishedOption, for stillFinished.
+const finishedFormat = "#{pane_id} #{pane_dead} #{" + FinishedOption + "}"
+
+// stillFinished are the panes of want that lines (finishedFormat) list
+// dead with the FinishedOption want gives them: the same finished panes,
+// never a later pane with the same id on a server started again.
+func stillFinished(lines []string, want map[int]time.Time) []int {
+	var out []int
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if len(f) != 3 || f[1] != "1" {
+			continue
+		}
+		n, err := strconv.Atoi(strings.TrimPrefix(f[0], "%"))
+		if u, ok := want[n]; err == nil && ok && f[2] == strconv.FormatInt(u.Unix(), 10) {
+			out = append(out, n)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// CloseFinished closes pane if it still is the finished pane that was to
+// close at until (dead, its FinishedOption that time). Two round trips.
+func (f *Fleet) CloseFinished(ctx context.Context, pane int, until time.Time) error {
+	lines, err := f.Exec(ctx, "list-panes", "-t", PaneName(pane), "-F", finishedFormat)
+	if err != nil {
+		return err
+	}
+	for _, p := range stillFinished(lines, map[int]time.Time{pane: until}) {
+		if p == pane {
+			return f.KillPane(ctx, pane)
+		}
+	}
+	return nil
 }
 
 // screenText is captured rows to print again: the blank rows at the
