@@ -99,28 +99,21 @@ func TestAJobWithKeepStillLeavesItsShellLive(t *testing.T) {
 	}
 }
 
-func TestAtMostFourFinishedWindowsAreKeptTheOldestClosedFirst(t *testing.T) {
+func TestTheNextFreshPaneJobToEndClosesTheLastFinishedWindow(t *testing.T) {
 	t.Parallel()
 	h := openHost(t, Config{KeepFinished: time.Hour})
-	var panes []string
-	for i := range 5 {
-		r := runFresh(t, h, "true", "", false)
-		panes = append(panes, *r.PaneID)
-		waitPane(t, h, *r.PaneID, "finished", func(p PaneSummary, listed bool) bool { return listed && p.Dead })
-		if i == 0 {
-			time.Sleep(1100 * time.Millisecond) // the first ends a second before the rest (the times are whole seconds)
-		}
+	first := runFresh(t, h, "echo first", "", false)
+	waitPane(t, h, *first.PaneID, "finished", func(p PaneSummary, listed bool) bool { return listed && p.Dead })
+	next := runFresh(t, h, "echo next", "", false)
+	waitPane(t, h, *next.PaneID, "finished", func(p PaneSummary, listed bool) bool { return listed && p.Dead })
+	waitPane(t, h, *first.PaneID, "closed", func(_ PaneSummary, listed bool) bool { return !listed })
+	if p, listed := paneListed(t, h, *next.PaneID); !listed || !p.Dead || p.Window != "echo next ✓" {
+		t.Fatalf("the last finished window: %+v (listed %v)", p, listed)
 	}
-	waitPane(t, h, panes[0], "closed", func(_ PaneSummary, listed bool) bool { return !listed })
-	for _, pane := range panes[1:] {
-		if p, listed := paneListed(t, h, pane); !listed || !p.Dead {
-			t.Fatalf("a newer finished window %s: %+v (listed %v)", pane, p, listed)
-		}
-	}
-	// Closing them left tmuxmcp's connection in step: another fresh pane
+	// Closing it left tmuxmcp's connection in step: another fresh pane
 	// (its reply read as new-window's) runs.
 	if r := runFresh(t, h, "echo after", "", false); r.Output != "after\n" {
-		t.Fatalf("a fresh pane after the oldest closed: %+v", r)
+		t.Fatalf("a fresh pane after the last finished one closed: %+v", r)
 	}
 }
 

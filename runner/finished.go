@@ -15,17 +15,21 @@ import (
 // the job ended ("build ✓", "test ✗ 2"). It closes when its time is over
 // (a timer; the time is also in the pane's tmux.FinishedOption, so a
 // tmuxmcp started later closes it then, or at once when it is past), or
-// when more than keepFinishedMax finished windows are kept: the oldest
-// goes first. None of it is on the result's path: the job's result is
+// when the next fresh-pane job's window finishes: one finished window is
+// kept (keepFinishedMax), the newest, as a person watching wants the last
+// job's end, and every window more would cost each later fresh pane time
+// (each pane listing is longer). None of it is on the result's path: the job's result is
 // recorded before the pane is touched.
 
-// keepFinishedMax is how many finished windows are kept at most.
-const keepFinishedMax = 4
+// keepFinishedMax is how many finished windows are kept at most: the
+// newest.
+const keepFinishedMax = 1
 
 // finishedPane is a kept finished window: when it closes, and its timer.
 type finishedPane struct {
 	until time.Time
 	timer *time.Timer
+	seq   uint64 // the order it was kept in: the first kept goes first
 }
 
 // finishFresh leaves the fresh pane of job final, which just ended, to show
@@ -74,7 +78,7 @@ func finishedMark(j *jobs.Job) string {
 
 // keepUntil has finished pane closed at until (at once when it is past),
 // and returns the kept finished panes it puts over keepFinishedMax, the
-// oldest, which are to close now (with the time each was kept until);
+// first kept, which are to close now (with the time each was kept until);
 // their timers are stopped. Cheap to call again with the same time (every
 // pane listing does).
 func (r *Runner) keepUntil(pane int, until time.Time) map[int]time.Time {
@@ -89,12 +93,13 @@ func (r *Runner) keepUntil(pane int, until time.Time) map[int]time.Time {
 	if r.finished == nil {
 		r.finished = map[int]finishedPane{}
 	}
-	r.finished[pane] = finishedPane{until: until, timer: time.AfterFunc(time.Until(until), func() { r.closeFinished(pane, until) })}
+	r.finishedSeq++
+	r.finished[pane] = finishedPane{until: until, seq: r.finishedSeq, timer: time.AfterFunc(time.Until(until), func() { r.closeFinished(pane, until) })}
 	var over map[int]time.Time
 	for len(r.finished) > keepFinishedMax {
 		oldest, of := -1, finishedPane{}
 		for p, f := range r.finished {
-			if oldest < 0 || f.until.Before(of.until) || f.until.Equal(of.until) && p < oldest {
+			if oldest < 0 || f.seq < of.seq {
 				oldest, of = p, f
 			}
 		}

@@ -131,7 +131,8 @@ type Runner struct {
 	released map[int]cursor.StreamID
 	// finished holds the windows of finished fresh-pane jobs kept to show
 	// their end, each with its close timer (finished.go).
-	finished map[int]finishedPane
+	finished    map[int]finishedPane
+	finishedSeq uint64 // the last finishedPane.seq
 	// suspects holds, per pane, the recording in which end or prompt
 	// marks came that its shell did not print (a program learnt its
 	// tag): its jobs' ends wait for the whole proof.

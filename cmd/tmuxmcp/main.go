@@ -199,7 +199,7 @@ func (c *config) defineFlags(fs *flag.FlagSet) (debugLog, showVersion *bool) {
 	fs.Var(&c.workspaces, "workspace", "with --sandbox workspace, a `DIR` writable inside the sandbox (repeatable; default: the directory tmuxmcp was started in; must exist)")
 	fs.BoolVar(&c.sandboxNet, "sandbox-network", false, "give sandboxed panes the host's network (default: none, not even the host's 127.0.0.1)")
 	debugLog = fs.Bool("debug", false, "log debug messages to stderr")
-	fs.DurationVar(&c.keepDone, "keep-finished", 10*time.Minute, "how long the window of a command run in a fresh pane (run_shell_command without paneId, not keep) stays once it ended, dead, showing its output and exit status (\"Pane is dead (status 2, …)\"), its name marked ✓ or ✗ and the status; at most 4 are kept, the oldest closed first; 0 closes it at once")
+	fs.DurationVar(&c.keepDone, "keep-finished", 10*time.Minute, "how long the window of a command run in a fresh pane (run_shell_command without paneId, not keep) stays once it ended, dead, showing its output and exit status (\"Pane is dead (status 2, …)\"), its name marked ✓ or ✗ and the status; or until the next such command ends (only the last one is kept); 0 closes it at once")
 	fs.DurationVar(&c.shellWait, "shell-wait", 20*time.Second, "doctor: how long the shell tmuxmcp starts may take to show its first prompt")
 	showVersion = fs.Bool("version", false, "print the version and exit (also: tmuxmcp version)")
 	return debugLog, showVersion
