@@ -18,7 +18,10 @@ import (
 // when the next fresh-pane job's window finishes: one finished window is
 // kept (keepFinishedMax), the newest, as a person watching wants the last
 // job's end, and every window more would cost each later fresh pane time
-// (each pane listing is longer). None of it is on the result's path: the job's result is
+// (each pane listing is longer). The program that reprints the screen
+// (tmux.FinishPane) runs outside any sandbox the shell ran in: it is
+// tmuxmcp's own fixed script, the screen only its argument, never run.
+// None of it is on the result's path: the job's result is
 // recorded before the pane is touched.
 
 // keepFinishedMax is how many finished windows are kept at most: the
