@@ -83,6 +83,10 @@ type Config struct {
 	// (--shell), instead of tmux's default-shell; one tmuxmcp cannot run
 	// commands in is refused (CheckShell).
 	ShellProgram string
+	// KeepFinished is how long a fresh-pane job's window stays, dead,
+	// showing its output and exit status once the job ended
+	// (runner.Config.KeepFinished); 0 closes it at once.
+	KeepFinished time.Duration
 	// Sandbox is the sandbox every pane tmuxmcp starts runs in (--sandbox,
 	// --workspace, --sandbox-network); Mode "" or off: none. Only this
 	// machine's panes are sandboxed (a host with a Machine never is).
@@ -228,7 +232,7 @@ func OpenHost(ctx context.Context, cfg Config) (*Host, error) {
 	if !opts.KeepPagers {
 		env = shell.NoPagerEnv()
 	}
-	rc := runner.Config{Hub: hub, Jobs: store, Shell: integ, Session: opts.Session, Log: log, Ended: h.jobEnded, Env: env, Machine: opts.Machine, Remote: opts.Machine != nil, ShellProgram: opts.ShellProgram}
+	rc := runner.Config{Hub: hub, Jobs: store, Shell: integ, Session: opts.Session, Log: log, Ended: h.jobEnded, Env: env, Machine: opts.Machine, Remote: opts.Machine != nil, ShellProgram: opts.ShellProgram, KeepFinished: opts.KeepFinished}
 	if opts.Machine == nil {
 		if h.sandbox = NewPaneSandbox(opts.Sandbox, opts.StateDir, target, integ); h.sandbox != nil {
 			rc.Sandbox = h.sandbox

@@ -48,6 +48,9 @@ func (h *Host) prepareInput(ctx context.Context, field, id, text string) (int, *
 	case p.InMode:
 		s.Untype(in)
 		return 0, nil, in, errorf("%s %s is in copy mode (someone is scrolling it): keys would go to copy mode, not the program, so nothing was sent. Wait for them to leave it (capture_pane shows inCopyMode), or ask them to", field, paneName(pane))
+	case p.Dead && !p.FinishedUntil.IsZero():
+		s.Untype(in)
+		return 0, nil, in, errorf("%s %s is a finished job's window, dead, kept to show its output and exit status until %s (--keep-finished), so nothing was sent. Use create_pane for a shell, or omit paneId in run_shell_command", field, paneName(pane), p.FinishedUntil.Format(time.TimeOnly))
 	case p.Dead:
 		s.Untype(in)
 		return 0, nil, in, errorf("%s %s is dead: its program exited, so nothing was sent. Use create_pane for a new one", field, paneName(pane))

@@ -280,7 +280,7 @@ func (l *launch) begin(ctx context.Context, save func(*jobs.Job) (*jobs.Job, err
 // the call's waitMs goes on.
 func (l *launch) inFreshPane(ctx context.Context, save func(*jobs.Job) (*jobs.Job, error), run *runner.Run) (*jobs.Job, error) {
 	h, j := l.h, l.j
-	np, err := h.run.CreatePane(ctx, runner.PaneSpec{Name: firstNonEmpty(j.Description, "tmuxmcp job"), CWD: l.cwd, Unsandboxed: l.unsandboxed(), Shell: l.shell})
+	np, err := h.run.CreatePane(ctx, runner.PaneSpec{Name: firstNonEmpty(j.Description, windowName(j.Command), "tmuxmcp job"), CWD: l.cwd, Unsandboxed: l.unsandboxed(), Shell: l.shell})
 	if err != nil {
 		return nil, h.createError(err, h.opts.Session, nil)
 	}
@@ -425,4 +425,15 @@ func (l *launch) sandboxShown() string {
 		return l.h.paneSandboxMode(l.sh.PID)
 	}
 	return l.h.newPaneSandbox(l.unsandboxed())
+}
+
+// windowName is a fresh pane's window name for command: its first line,
+// spaces folded, cut to 30 characters ("…" says it was cut).
+func windowName(command string) string {
+	line, _, _ := strings.Cut(strings.TrimSpace(command), "\n")
+	r := []rune(strings.Join(strings.Fields(line), " "))
+	if len(r) > 30 {
+		return string(r[:29]) + "…"
+	}
+	return string(r)
 }

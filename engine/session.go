@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"maps"
+	"path/filepath"
 
 	"github.com/tmuxmcp/tmuxmcp/runner"
 	"github.com/tmuxmcp/tmuxmcp/shell"
@@ -42,6 +43,12 @@ func (s Session) Ensure(ctx context.Context, target tmux.Target) error {
 		}
 		maps.Copy(env, shell.NoPagerEnv())
 	}
-	_, err = target.EnsureSession(ctx, tmux.SessionSpec{Name: s.Name, Width: s.Width, Height: s.Height, Command: argv, Env: env, PaneOptions: options})
+	// Its window is named after its shell from the start: --shell's, else
+	// tmux's default-shell (tmux.SessionSpec.WindowName).
+	name := ""
+	if s.Program != "" {
+		name = filepath.Base(s.Program)
+	}
+	_, err = target.EnsureSession(ctx, tmux.SessionSpec{Name: s.Name, Width: s.Width, Height: s.Height, Command: argv, Env: env, PaneOptions: options, WindowName: name})
 	return err
 }

@@ -133,6 +133,16 @@ func (f *fakeTmux) RestoreDeadPane(_ context.Context, pane int, kd tmux.KeptDead
 	return nil
 }
 
+func (f *fakeTmux) FinishPane(_ context.Context, pane int, fin tmux.Finished) error {
+	f.log("finish %s %q", paneName(pane), fin.Mark)
+	return nil
+}
+
+func (f *fakeTmux) CloseFinished(_ context.Context, pane int, _ time.Time) error {
+	f.log("close finished %s", paneName(pane))
+	return nil
+}
+
 func (f *fakeTmux) KillPane(_ context.Context, pane int) error {
 	f.log("kill %s", paneName(pane))
 	return nil

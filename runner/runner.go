@@ -56,6 +56,10 @@ type Config struct {
 	// ShellProgram, when set, is the shell the panes the runner creates
 	// start (--shell), instead of tmux's default-shell and default-command.
 	ShellProgram string
+	// KeepFinished is how long the window of a fresh-pane job stays once
+	// its job ended, dead, showing its output and exit status
+	// (--keep-finished; finished.go); 0 closes it at once.
+	KeepFinished time.Duration
 }
 
 // Sandbox puts a pane's program in a sandbox.
@@ -85,6 +89,8 @@ type paneServer interface {
 	UnsetPaneOption(ctx context.Context, pane int, name string) error
 	KeepDeadPane(ctx context.Context, pane int) (tmux.KeptDead, error)
 	RestoreDeadPane(ctx context.Context, pane int, kd tmux.KeptDead) error
+	FinishPane(ctx context.Context, pane int, fin tmux.Finished) error
+	CloseFinished(ctx context.Context, pane int, until time.Time) error
 	SendKeys(ctx context.Context, pane int, keys ...string) error
 	MarkPane(ctx context.Context, pane int, mark func()) error
 	SignalChannel(ctx context.Context, channel string) error
@@ -124,6 +130,10 @@ type Runner struct {
 	// let start (a session's first pane waits for tmuxmcp): that shell's
 	// whole start is in that recording, however long it waited.
 	released map[int]cursor.StreamID
+	// finished holds the windows of finished fresh-pane jobs kept to show
+	// their end, each with its close timer (finished.go).
+	finished    map[int]finishedPane
+	finishedSeq uint64 // the last finishedPane.seq
 	// suspects holds, per pane, the recording in which end or prompt
 	// marks came that its shell did not print (a program learnt its
 	// tag): its jobs' ends wait for the whole proof.
@@ -422,6 +432,9 @@ func (r *Runner) Track(panes []tmux.PaneInfo) {
 	r.tags = tags
 	r.mu.Unlock()
 	for _, p := range panes {
+		if p.Dead && !p.FinishedUntil.IsZero() {
+			r.keepListed(p.ID, p.FinishedUntil) // left by an earlier tmuxmcp, or by this one
+		}
 		if p.ShellTag == "" || p.Dead {
 			continue
 		}

@@ -359,7 +359,8 @@ func (r *Runner) learnLater(pane int, s *stream.PaneStream, tag string, shellGro
 	}()
 }
 
-// afterJob restores a pane's title and closes a fresh pane.
+// afterJob restores a pane's title and closes a fresh pane, or leaves it
+// to show its job's end (finishFresh).
 func (r *Runner) afterJob(final *jobs.Job) {
 	if final == nil {
 		return
@@ -373,7 +374,11 @@ func (r *Runner) afterJob(final *jobs.Job) {
 	if final.Description != "" && !final.FreshPane {
 		_ = r.fleet.SetPaneTitle(ctx, pane, final.PaneTitle)
 	}
-	if final.FreshPane && !final.Keep {
+	switch {
+	case !final.FreshPane || final.Keep:
+	case r.cfg.KeepFinished > 0:
+		r.finishFresh(final, pane)
+	default:
 		_ = r.fleet.KillPane(ctx, pane)
 	}
 }

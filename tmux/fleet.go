@@ -77,6 +77,9 @@ type PaneInfo struct {
 	// Person is the pane option PersonOption: PersonTook or PersonAsked
 	// while a person has the pane, "" while the agent may type into it.
 	Person string
+	// FinishedUntil is the pane option FinishedOption: when the window of a
+	// finished job, kept to show its end, is to close (zero: not one).
+	FinishedUntil time.Time
 }
 
 // ProgramOption is the pane option that names the program a pane was
@@ -116,7 +119,7 @@ var paneFields = []string{
 	"pane_id", "session_id", "window_id", "window_index", "window_active", "pane_index", "pane_pid",
 	"pane_width", "pane_height", "pane_active", "pane_dead", "pane_dead_status", "pane_dead_signal",
 	"pane_in_mode", "alternate_on", "pane_input_off", "cursor_x", "cursor_y", "history_size", "pane_tty",
-	ShellOption, StartOption, ProgramOption, PersonOption, "session_name", "window_name", "pane_current_command", PromptOption, "pane_title", "pane_current_path",
+	ShellOption, StartOption, ProgramOption, PersonOption, FinishedOption, "session_name", "window_name", "pane_current_command", PromptOption, "pane_title", "pane_current_path",
 }
 
 // PaneFormat is the -F format for list-panes that ParsePane reads.
@@ -166,8 +169,8 @@ func ParsePane(line string) (PaneInfo, error) {
 		PaneIndex: atoi(f[5]), PID: atoi(f[6]), Width: atoi(f[7]), Height: atoi(f[8]), Active: f[9] == "1",
 		Dead: f[10] == "1", DeadStatus: optInt(f[11]), DeadSignal: optInt(f[12]), InMode: f[13] == "1", Alternate: f[14] == "1",
 		InputOff: f[15] == "1", CursorX: atoi(f[16]), CursorY: atoi(f[17]), HistorySize: atoi(f[18]), TTY: f[19],
-		ShellTag: f[20], StartAfter: f[21], Program: f[22], Person: f[23], SessionName: f[24], WindowName: f[25], CurrentCommand: f[26], Prompt: f[27],
-		Title: f[28], CWD: f[29],
+		ShellTag: f[20], StartAfter: f[21], Program: f[22], Person: f[23], FinishedUntil: unixTime(f[24]), SessionName: f[25], WindowName: f[26], CurrentCommand: f[27],
+		Prompt: f[28], Title: f[29], CWD: f[30],
 	}, nil
 }
 

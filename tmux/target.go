@@ -11,6 +11,7 @@ package tmux
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -198,6 +199,12 @@ type SessionSpec struct {
 	Env map[string]string
 	// PaneOptions are set on the first pane as it is created.
 	PaneOptions map[string]string
+	// WindowName names the first window from the start (its command, a
+	// launcher, would otherwise name it "sh" or "tmux" until the shell
+	// runs); "" names it after tmux's default-shell ("bash"), or leaves it
+	// to tmux's automatic naming when a default-command is set (the shell
+	// is then not known beforehand).
+	WindowName string
 }
 
 // EnsureSession creates the session spec names (detached) unless it exists,
@@ -206,13 +213,16 @@ func (t Target) EnsureSession(ctx context.Context, spec SessionSpec) (created bo
 	if _, err := t.Run(ctx, "has-session", "-t", "="+spec.Name); err == nil {
 		return false, nil
 	}
-	args := []string{"new-session", "-d", "-s", spec.Name, "-x", fmt.Sprint(spec.Width), "-y", fmt.Sprint(spec.Height)}
+	args := []string{"new-session", "-d", "-s", spec.Name, "-x", fmt.Sprint(spec.Width), "-y", fmt.Sprint(spec.Height), "-n", cmp.Or(spec.WindowName, "#{b:default-shell}")}
 	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 		args = append(args, "-e", k+"="+spec.Env[k])
 	}
 	args = append(args, spec.Command...)
 	for _, k := range slices.Sorted(maps.Keys(spec.PaneOptions)) {
 		args = append(args, ";", "set-option", "-p", "-t", "="+spec.Name+":", k, spec.PaneOptions[k])
+	}
+	if spec.WindowName == "" {
+		args = append(args, ";", "if-shell", "-F", "-t", "="+spec.Name+":", "#{default-command}", "set-option -w -t "+Quote("="+spec.Name+":")+" automatic-rename on")
 	}
 	for _, k := range slices.Sorted(maps.Keys(spec.Env)) {
 		// new-session -e sets the session's environment: the first pane

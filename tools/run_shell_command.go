@@ -9,7 +9,7 @@ import (
 func (s *Server) runShellCommandTool() Tool {
 	in := object(map[string]*jsonschema.Schema{
 		"command":     {Type: "string", MinLength: ptr(1), MaxLength: ptr(engine.MaxCommandBytes), Description: "Shell text, as you would type it; multi-line scripts, quotes, tabs and unicode arrive intact."},
-		"paneId":      paneID("Run in this pane's shell (its state persists; a shell still starting is waited for). Omit: a fresh pane, closed when done."),
+		"paneId":      paneID("Run in this pane's shell (its state persists; a shell still starting is waited for). Omit: a fresh pane, left dead a while to show people its end."),
 		"cwd":         {Type: "string", MinLength: ptr(1), Description: "Absolute directory to run in. In a given pane this is a cd that persists."},
 		"timeoutMs":   integer("Interrupt (C-c, then kill) the command after this long: status timed_out. Default: no limit.", 1, engine.MaxJobTimeoutMs),
 		"waitMs":      withDefault(integer("How long to wait for the end before returning status running and a jobId.", 0, engine.MaxWaitMs), engine.DefaultWaitMs),
@@ -18,7 +18,7 @@ func (s *Server) runShellCommandTool() Tool {
 		"reason":      {Type: "string", MaxLength: ptr(1000), Description: "One sentence on why this command is needed, shown to the person approving it."},
 		"description": {Type: "string", MaxLength: ptr(200), Description: "5-10 words for people watching (the window name), e.g. \"Run the unit tests\"."},
 		"background":  boolean("Return once the command has started: status running, jobId, and cursor at its first byte."),
-		"keep":        boolean("Keep the fresh pane open after the command ends (only without paneId)."),
+		"keep":        boolean("Keep the fresh pane's shell live after the command ends (only without paneId)."),
 		"escalate":    boolean("Run outside the sandbox in a fresh pane if a person approves (always asked); needs reason."),
 	}, "command")
 	tool := &mcp.Tool{

@@ -107,6 +107,7 @@ type config struct {
 	idle         time.Duration
 	logLevel     slog.Level
 	shellWait    time.Duration  // doctor: how long the shell may take to start
+	keepDone     time.Duration  // how long a finished fresh-pane job's window stays
 	hosts        hostFlags      // --host, and the --config file's hosts
 	sshConfig    string         // --ssh-config
 	configFile   string         // --config
@@ -202,6 +203,7 @@ func (c *config) defineFlags(fs *flag.FlagSet) (debugLog, showVersion *bool) {
 	fs.Var(&c.workspaces, "workspace", "with --sandbox workspace, a `DIR` writable inside the sandbox (repeatable; default: the directory tmuxmcp was started in; must exist)")
 	fs.BoolVar(&c.sandboxNet, "sandbox-network", false, "give sandboxed panes the host's network (default: none, not even the host's 127.0.0.1)")
 	debugLog = fs.Bool("debug", false, "log debug messages to stderr")
+	fs.DurationVar(&c.keepDone, "keep-finished", 10*time.Minute, "how long the window of a command run in a fresh pane (run_shell_command without paneId, not keep) stays once it ended, dead, showing its output and exit status (\"Pane is dead (status 2, …)\"), its name marked ✓ or ✗ and the status; or until the next such command ends (only the last one is kept); 0 closes it at once")
 	fs.DurationVar(&c.shellWait, "shell-wait", 20*time.Second, "doctor: how long the shell tmuxmcp starts may take to show its first prompt")
 	showVersion = fs.Bool("version", false, "print the version and exit (also: tmuxmcp version)")
 	return debugLog, showVersion
@@ -253,6 +255,9 @@ func (c *config) validate() error {
 		default:
 			return fmt.Errorf("--approval-via %q: use tmux, elicitation, telegram and exec:PROGRAM, comma-separated (e.g. tmux,exec:/usr/local/bin/ask-phone or tmux,telegram)", c.via)
 		}
+	}
+	if c.keepDone < 0 || c.keepDone > 24*time.Hour {
+		return fmt.Errorf("--keep-finished %v: must be 0 (close at once) to 24h, e.g. 10m", c.keepDone)
 	}
 	if (c.telegram.chats != "" || c.telegram.tokenFile != "") && (len(c.approverArgs) == 0 || c.approverArgs[0] != approveTelegramCmd) {
 		return fmt.Errorf("--telegram-chats and --telegram-token-file take effect with --approval-via telegram (e.g. --approval-via tmux,telegram); --approval-via is %q", c.via)
@@ -472,6 +477,7 @@ func serve(ctx context.Context, c *config, args []string, stdin io.Reader, stdou
 	defer closeAudit()
 	opts.Target, opts.Retain, opts.RetainTotal, opts.Log = c.target, c.retain, c.retainAll, log
 	opts.Sandbox = c.sandboxConfig()
+	opts.KeepFinished = c.keepDone
 	if sb != nil {
 		log.Info("panes run in a sandbox", "sandbox", sb.Mode(), "workspaces", strings.Join(sb.Sandbox().Workspaces(), " "), "network", c.sandboxNet)
 	}

@@ -443,3 +443,14 @@ func TestTheShellFlagTakesOnlyAShellTmuxmcpRunsCommandsIn(t *testing.T) {
 		}
 	}
 }
+
+func TestABadKeepFinishedIsRefusedNamingTheFlagAndTheRange(t *testing.T) {
+	t.Parallel()
+	for _, bad := range []string{"-1s", "25h"} {
+		var out, errb bytes.Buffer
+		err := run(context.Background(), []string{"-L", "tmuxmcp-absent-" + t.Name(), "--state-dir", t.TempDir(), "--keep-finished", bad}, nil, &out, &errb)
+		if err == nil || !strings.Contains(err.Error(), "--keep-finished "+strings.TrimSuffix(bad, "s")) || !strings.Contains(err.Error(), "0 (close at once) to 24h") {
+			t.Fatalf("--keep-finished %s: %v", bad, err)
+		}
+	}
+}
